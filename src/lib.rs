@@ -1,0 +1,22 @@
+//! context_condense: condenses the conversation history of LLM coding agents.
+//!
+//! The core (everything but `node`) works on `serde_json::Value` messages and knows nothing of
+//! JavaScript; `node` is the Node-API binding, behind the default `node` feature so
+//! `cargo test --no-default-features` tests the core without Node. Module tree only.
+#![deny(clippy::all)]
+
+pub mod analyze;
+pub mod condense;
+pub mod edit;
+pub mod error;
+pub mod model;
+pub mod parse;
+pub mod passes;
+pub mod providers;
+pub mod reference;
+pub mod report;
+pub mod tokens;
+pub mod validate;
+
+#[cfg(feature = "node")]
+mod node;

@@ -1,0 +1,206 @@
+//! Addresses into a history kept as `serde_json::Value`s: which string of which message a piece
+//! of text lives in (`Slot`), byte ranges inside it (`Span`), reading and replacing that string.
+//!
+//! Messages stay `Value`s end to end so unknown fields, unknown block types and key order come
+//! back exactly as they came in. This module never interprets what the text means.
+
+use std::ops::Range;
+
+use serde_json::Value;
+
+/// Which string of a message holds a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slot {
+    /// `content` itself is a string.
+    Content,
+    /// `content[j].text` (text blocks).
+    Text(usize),
+    /// `content[j].content` is a string (tool_result).
+    ResultString(usize),
+    /// `content[j].content[k].text` (text parts of a tool_result).
+    ResultPart(usize, usize),
+}
+
+/// A string inside the history: message index plus slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TextRef {
+    pub msg: usize,
+    pub slot: Slot,
+}
+
+/// A byte range inside one string of the history.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub at: TextRef,
+    pub range: Range<usize>,
+}
+
+impl Span {
+    pub fn overlaps(&self, other: &Span) -> bool {
+        self.at == other.at
+            && self.range.start < other.range.end
+            && other.range.start < self.range.end
+    }
+}
+
+impl Slot {
+    /// JSON path segments of this slot below the message, for error messages and edit lists.
+    pub fn path(self) -> String {
+        match self {
+            Slot::Content => "content".to_string(),
+            Slot::Text(j) => format!("content[{j}].text"),
+            Slot::ResultString(j) => format!("content[{j}].content"),
+            Slot::ResultPart(j, k) => format!("content[{j}].content[{k}].text"),
+        }
+    }
+}
+
+/// The string a slot points at, if the message has that shape.
+pub fn slot_text(message: &Value, slot: Slot) -> Option<&str> {
+    let content = message.get("content")?;
+    match slot {
+        Slot::Content => content.as_str(),
+        Slot::Text(j) => content.get(j)?.get("text")?.as_str(),
+        Slot::ResultString(j) => content.get(j)?.get("content")?.as_str(),
+        Slot::ResultPart(j, k) => content
+            .get(j)?
+            .get("content")?
+            .get(k)?
+            .get("text")?
+            .as_str(),
+    }
+}
+
+/// Replaces the string a slot points at; false when the message does not have that shape.
+pub fn set_slot_text(message: &mut Value, slot: Slot, text: String) -> bool {
+    let Some(content) = message.get_mut("content") else {
+        return false;
+    };
+    let target = match slot {
+        Slot::Content => Some(content),
+        Slot::Text(j) => content.get_mut(j).and_then(|b| b.get_mut("text")),
+        Slot::ResultString(j) => content.get_mut(j).and_then(|b| b.get_mut("content")),
+        Slot::ResultPart(j, k) => content
+            .get_mut(j)
+            .and_then(|b| b.get_mut("content"))
+            .and_then(|c| c.get_mut(k))
+            .and_then(|p| p.get_mut("text")),
+    };
+    match target {
+        Some(v @ Value::String(_)) => {
+            *v = Value::String(text);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Every string slot of a message, in document order.
+pub fn text_slots(message: &Value) -> Vec<Slot> {
+    let mut out = Vec::new();
+    match message.get("content") {
+        Some(Value::String(_)) => out.push(Slot::Content),
+        Some(Value::Array(blocks)) => {
+            for (j, b) in blocks.iter().enumerate() {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") if b.get("text").is_some_and(Value::is_string) => {
+                        out.push(Slot::Text(j))
+                    }
+                    Some("tool_result") => match b.get("content") {
+                        Some(Value::String(_)) => out.push(Slot::ResultString(j)),
+                        Some(Value::Array(parts)) => {
+                            for (k, p) in parts.iter().enumerate() {
+                                if p.get("type").and_then(Value::as_str) == Some("text")
+                                    && p.get("text").is_some_and(Value::is_string)
+                                {
+                                    out.push(Slot::ResultPart(j, k));
+                                }
+                            }
+                        }
+                        _ => {}
+                    },
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+pub fn role(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+pub fn is_summary(message: &Value) -> bool {
+    message.get("isSummary").and_then(Value::as_bool) == Some(true)
+}
+
+/// Which messages the model is sent: newer Roo hides messages whose `condenseParent` names a
+/// summary (`condenseId`) still in the history, or whose `truncationParent` names a truncation
+/// marker (`truncationId`) still in it. Hidden messages are neither condensed nor referenced.
+pub fn active_messages(messages: &[Value]) -> Vec<bool> {
+    use std::collections::HashSet;
+    let ids = |key: &str| -> HashSet<&str> {
+        messages
+            .iter()
+            .filter_map(|m| m.get(key).and_then(Value::as_str))
+            .collect()
+    };
+    let condense_ids = ids("condenseId");
+    let truncation_ids = ids("truncationId");
+    messages
+        .iter()
+        .map(|m| {
+            let hidden_by = |key: &str, live: &HashSet<&str>| {
+                m.get(key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|p| live.contains(p))
+            };
+            !(hidden_by("condenseParent", &condense_ids)
+                || hidden_by("truncationParent", &truncation_ids))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn slots_read_and_write_every_shape() {
+        let mut m = json!({"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"a","content":"one"},
+            {"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"two"},{"type":"image","source":{}}]},
+            {"type":"text","text":"three","cache_control":{"type":"ephemeral"}}
+        ]});
+        let slots = text_slots(&m);
+        assert_eq!(
+            slots,
+            vec![Slot::ResultString(0), Slot::ResultPart(1, 0), Slot::Text(2)]
+        );
+        let texts: Vec<_> = slots
+            .iter()
+            .map(|s| slot_text(&m, *s).unwrap_or(""))
+            .collect();
+        assert_eq!(texts, vec!["one", "two", "three"]);
+        assert!(set_slot_text(&mut m, Slot::Text(2), "3".into()));
+        assert_eq!(
+            m["content"][2],
+            json!({"type":"text","text":"3","cache_control":{"type":"ephemeral"}})
+        );
+        assert!(!set_slot_text(&mut m, Slot::Text(7), "x".into()));
+    }
+
+    #[test]
+    fn hidden_messages_are_inactive_only_while_their_summary_exists() {
+        let h = vec![
+            json!({"role":"user","content":"task"}),
+            json!({"role":"assistant","content":"old","condenseParent":"c1"}),
+            json!({"role":"user","content":"sum","isSummary":true,"condenseId":"c1"}),
+            json!({"role":"assistant","content":"orphan","condenseParent":"gone"}),
+        ];
+        assert_eq!(active_messages(&h), vec![true, false, true, true]);
+    }
+}

@@ -1,0 +1,386 @@
+//! The semantic view of a history over both tool formats: tool results (tool, argument, body,
+//! error or not, the files they show), environment-details blocks, and the spans that must never
+//! be edited (what the user typed, summaries). Every piece records where it lives
+//! (message, slot, byte range), so an edit can touch it and nothing else.
+//!
+//! Legacy XML results are user text blocks: a `[tool for 'arg'] Result:` header, the body blocks
+//! after it, then environment details. Native results are `tool_result` blocks whose tool is
+//! found through the `tool_use` with the same id. Messages the model is not sent (hidden by a
+//! newer-Roo `condenseParent`) and summaries are skipped. The view only reads.
+
+pub mod env;
+pub mod reads;
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+use crate::model::{active_messages, is_summary, role, slot_text, text_slots, Slot, Span, TextRef};
+pub use env::{EnvBlock, EnvSection};
+pub use reads::NumberedRead;
+
+/// One tool result.
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    pub msg: usize,
+    pub tool: String,
+    /// What the tool was run on: the path, the command, the header's argument.
+    pub arg: Option<String>,
+    /// Tool + arguments: two results with the same key are runs of the same operation.
+    pub key: String,
+    /// The body, slot by slot (a legacy header block is not part of it).
+    pub body: Vec<Span>,
+    pub is_error: bool,
+    /// Files shown in the body.
+    pub reads: Vec<FileRead>,
+}
+
+/// A file's numbered lines inside a tool result.
+#[derive(Debug, Clone)]
+pub struct FileRead {
+    pub at: TextRef,
+    pub read: NumberedRead,
+}
+
+impl FileRead {
+    pub fn span(&self) -> Span {
+        Span {
+            at: self.at,
+            range: self.read.region.clone(),
+        }
+    }
+}
+
+/// An environment-details block and where it lives.
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub at: TextRef,
+    pub block: EnvBlock,
+}
+
+/// The semantic view of a whole history.
+#[derive(Debug, Default)]
+pub struct View {
+    pub active: Vec<bool>,
+    pub results: Vec<ToolResult>,
+    pub env: Vec<Env>,
+    /// Spans no operation may change: user-typed text and summaries.
+    pub protected: Vec<Span>,
+}
+
+impl View {
+    pub fn build(messages: &[Value]) -> View {
+        let active = active_messages(messages);
+        let tool_uses = tool_use_index(messages);
+        let mut view = View {
+            active,
+            ..View::default()
+        };
+        for (i, m) in messages.iter().enumerate() {
+            if !view.active[i] {
+                continue;
+            }
+            if is_summary(m) {
+                for slot in text_slots(m) {
+                    let len = slot_text(m, slot).map_or(0, str::len);
+                    view.protected.push(Span {
+                        at: TextRef { msg: i, slot },
+                        range: 0..len,
+                    });
+                }
+                continue;
+            }
+            if role(m) == Some("user") {
+                view.parse_user(i, m, &tool_uses);
+            }
+        }
+        view
+    }
+
+    fn parse_user(&mut self, i: usize, m: &Value, tool_uses: &HashMap<&str, (&str, &Value)>) {
+        let mut open: Option<ToolResult> = None;
+        for slot in text_slots(m) {
+            let Some(text) = slot_text(m, slot) else {
+                continue;
+            };
+            let at = TextRef { msg: i, slot };
+            self.protect_user_tags(at, text);
+            match slot {
+                Slot::ResultString(j) | Slot::ResultPart(j, _) => {
+                    // Native tool_result: one result per block, possibly several text parts.
+                    let block = &m["content"][j];
+                    let id = block
+                        .get("tool_use_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    let (tool, input) = tool_uses
+                        .get(id)
+                        .copied()
+                        .unwrap_or(("unknown", &Value::Null));
+                    let same_block = matches!(&open, Some(r) if r.body.first().is_some_and(|s| block_of(s.at.slot) == Some(j)));
+                    if !same_block {
+                        self.close(m, open.take());
+                        open = Some(native_result(i, tool, input, block));
+                    }
+                    if let Some(r) = open.as_mut() {
+                        r.is_error |= looks_like_error(text);
+                        r.body.push(Span {
+                            at,
+                            range: 0..text.len(),
+                        });
+                    }
+                }
+                Slot::Text(_) | Slot::Content => {
+                    let envs = env::find_env_blocks(text);
+                    if let Some((tool, arg, body_start)) = legacy_header(text) {
+                        self.close(m, open.take());
+                        let key = format!("{tool}:{}", arg.as_deref().unwrap_or(""));
+                        let mut r = ToolResult {
+                            msg: i,
+                            tool,
+                            arg,
+                            key,
+                            body: vec![],
+                            is_error: false,
+                            reads: vec![],
+                        };
+                        let body_end = envs.first().map_or(text.len(), |e| e.range.start);
+                        if body_end > body_start && !text[body_start..body_end].trim().is_empty() {
+                            r.is_error |= looks_like_error(&text[body_start..body_end]);
+                            r.body.push(Span {
+                                at,
+                                range: body_start..body_end,
+                            });
+                        }
+                        open = Some(r);
+                    } else if text.trim_start().starts_with("<environment_details>") {
+                        // Environment details end the body of the result before them.
+                        self.close(m, open.take());
+                    } else if let Some(r) = open.as_mut().filter(|_| matches!(slot, Slot::Text(_)))
+                    {
+                        let body_end = envs.first().map_or(text.len(), |e| e.range.start);
+                        r.is_error |= looks_like_error(&text[..body_end]);
+                        r.body.push(Span {
+                            at,
+                            range: 0..body_end,
+                        });
+                    } else {
+                        // Text the user typed, or a system notice: never edited.
+                        self.protected.push(Span {
+                            at,
+                            range: 0..text.len(),
+                        });
+                    }
+                    for block in envs {
+                        self.env.push(Env { at, block });
+                    }
+                }
+            }
+        }
+        self.close(m, open);
+    }
+
+    fn close(&mut self, m: &Value, result: Option<ToolResult>) {
+        let Some(mut r) = result else { return };
+        if r.body.is_empty() {
+            return;
+        }
+        // Reads are parsed in error results too: a file shown beside an error for another file
+        // is still a file shown.
+        for span in &r.body {
+            let Some(text) = slot_text(m, span.at.slot) else {
+                continue;
+            };
+            let base = span.range.start;
+            for mut read in reads::find_reads(&text[span.range.clone()]) {
+                read.region = read.region.start + base..read.region.end + base;
+                for l in &mut read.lines {
+                    *l = l.start + base..l.end + base;
+                }
+                r.reads.push(FileRead { at: span.at, read });
+            }
+        }
+        self.results.push(r);
+    }
+
+    /// User-typed text inside any user string: `<task>`, `<feedback>`, `<answer>`, `<user_message>`.
+    fn protect_user_tags(&mut self, at: TextRef, text: &str) {
+        for tag in ["task", "feedback", "answer", "user_message"] {
+            let open = format!("<{tag}>");
+            let close = format!("</{tag}>");
+            let mut pos = 0;
+            while let Some(i) = text[pos..].find(&open) {
+                let start = pos + i;
+                let end = text[start..]
+                    .find(&close)
+                    .map_or(text.len(), |j| start + j + close.len());
+                self.protected.push(Span {
+                    at,
+                    range: start..end,
+                });
+                pos = end.max(start + 1);
+            }
+        }
+    }
+}
+
+/// Where each tool_use lives: id -> (name, input).
+fn tool_use_index(messages: &[Value]) -> HashMap<&str, (&str, &Value)> {
+    let mut map = HashMap::new();
+    for m in messages {
+        if let Some(Value::Array(blocks)) = m.get("content") {
+            for b in blocks {
+                if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+                    if let Some(id) = b.get("id").and_then(Value::as_str) {
+                        let name = b.get("name").and_then(Value::as_str).unwrap_or("unknown");
+                        map.insert(id, (name, b.get("input").unwrap_or(&Value::Null)));
+                    }
+                }
+            }
+        }
+    }
+    map
+}
+
+fn block_of(slot: Slot) -> Option<usize> {
+    match slot {
+        Slot::ResultString(j) | Slot::ResultPart(j, _) | Slot::Text(j) => Some(j),
+        Slot::Content => None,
+    }
+}
+
+fn native_result(msg: usize, tool: &str, input: &Value, block: &Value) -> ToolResult {
+    let arg = ["path", "command", "regex", "query", "server_name"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .map(str::to_string);
+    ToolResult {
+        msg,
+        tool: tool.to_string(),
+        arg,
+        key: format!(
+            "{tool}:{}",
+            serde_json::to_string(input).unwrap_or_default()
+        ),
+        body: vec![],
+        is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+        reads: vec![],
+    }
+}
+
+/// `[tool for 'arg'] Result:` or `[tool] Result:` on the first line: (tool, arg, body start).
+pub fn legacy_header(text: &str) -> Option<(String, Option<String>, usize)> {
+    let line_end = text.find('\n').unwrap_or(text.len());
+    let line = text[..line_end].trim_end();
+    let inner = line.strip_prefix('[')?.strip_suffix("] Result:")?;
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    if name_len == 0 {
+        return None;
+    }
+    let tool = inner[..name_len].to_string();
+    let rest = &inner[name_len..];
+    let arg = rest.strip_prefix(" for ").map(|a| {
+        let a = match a.find("'. Reading multiple files") {
+            Some(i) => &a[..i + 1],
+            None => a,
+        };
+        match (a.strip_prefix('\''), a.ends_with('\'')) {
+            (Some(x), true) if !x.is_empty() => x[..x.len() - 1].to_string(),
+            _ => a.to_string(),
+        }
+    });
+    if !rest.is_empty() && arg.is_none() {
+        return None;
+    }
+    let body_start = if line_end < text.len() {
+        line_end + 1
+    } else {
+        text.len()
+    };
+    Some((tool, arg, body_start))
+}
+
+/// Error results are never consolidated away.
+pub fn looks_like_error(text: &str) -> bool {
+    let head = &text[..floor_char_boundary(text, 400)];
+    let t = head.trim_start();
+    if t.starts_with("The tool execution failed")
+        || t.starts_with("[ERROR]")
+        || t.starts_with("Error:")
+    {
+        return true;
+    }
+    if t.starts_with("<error>")
+        || t.starts_with("<files>\n<file><path>")
+            && head.contains("<error>")
+            && !head.contains("<content")
+    {
+        return true;
+    }
+    if let Some(i) = head.find("Exit code: ") {
+        let code: String = head[i + 11..]
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        return !code.is_empty() && code != "0";
+    }
+    false
+}
+
+/// The largest index <= `at` that is a char boundary of `s`.
+pub fn floor_char_boundary(s: &str, at: usize) -> usize {
+    if at >= s.len() {
+        return s.len();
+    }
+    let mut i = at;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn headers() {
+        let (t, a, _) = legacy_header("[read_file for 'src/a.ts'. Reading multiple files at once is more efficient for the LLM. If other files are relevant to your current task, please read them simultaneously.] Result:").unwrap();
+        assert_eq!((t.as_str(), a.as_deref()), ("read_file", Some("src/a.ts")));
+        let (t, a, _) = legacy_header("[update_todo_list] Result:").unwrap();
+        assert_eq!((t.as_str(), a), ("update_todo_list", None));
+        let (_, a, _) = legacy_header("[execute_command for 'echo 'x''] Result:").unwrap();
+        assert_eq!(a.as_deref(), Some("echo 'x'"));
+        assert!(legacy_header("[ERROR] You did not use a tool").is_none());
+    }
+
+    #[test]
+    fn legacy_and_native_results_with_env_and_user_text() {
+        let h = vec![
+            json!({"role":"user","content":[{"type":"text","text":"<task>\ndo it\n</task>"}]}),
+            json!({"role":"assistant","content":[{"type":"text","text":"<read_file><path>a</path></read_file>"}]}),
+            json!({"role":"user","content":[
+                {"type":"text","text":"[read_file for 'a'] Result:"},
+                {"type":"text","text":"<files>\n<file><path>a</path>\n<content lines=\"1-2\">\n1 | x\n2 | y\n</content>\n</file>\n</files>"},
+                {"type":"text","text":"<environment_details>\n# Current Time\nnow\n</environment_details>"}]}),
+            json!({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"execute_command","input":{"command":"npm test"}}]}),
+            json!({"role":"user","content":[
+                {"type":"tool_result","tool_use_id":"t1","content":"Command executed. Exit code: 1\nOutput:\nfail"},
+                {"type":"text","text":"<feedback>keep going</feedback>"}]}),
+        ];
+        let v = View::build(&h);
+        assert_eq!(v.results.len(), 2);
+        assert_eq!(v.results[0].tool, "read_file");
+        assert_eq!(v.results[0].reads.len(), 1);
+        assert!(!v.results[0].is_error);
+        assert_eq!(v.results[1].tool, "execute_command");
+        assert_eq!(v.results[1].arg.as_deref(), Some("npm test"));
+        assert!(v.results[1].is_error);
+        assert_eq!(v.env.len(), 1);
+        assert!(v.protected.iter().any(|s| s.at.msg == 0));
+        assert!(v.protected.iter().any(|s| s.at.msg == 4));
+    }
+}

@@ -1,0 +1,284 @@
+//! Finds file contents inside tool-result text, in the three shapes Roo Code writes them:
+//! `<file><path>P</path>\n<content lines="a-b">\n 1 | ...\n</content>` (legacy XML reads),
+//! `--- P ---\n1 | ...` (older reads, and MCP file tools), and `File: P\nLines a-b:\n 1 | ...`
+//! (native reads). What is found is the exact byte region of the numbered lines, so an edit can
+//! replace the content and nothing around it (the path, notices, errors, user feedback).
+//!
+//! Never guesses: a region ends at the first line that is not the next numbered line, so a
+//! `</content>` or `File:` inside the file itself (always behind a line number) cannot end it.
+
+use std::ops::Range;
+
+/// One file's numbered lines inside a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberedRead {
+    pub path: String,
+    /// First and last line numbers shown.
+    pub first: u32,
+    pub last: u32,
+    /// Bytes of all numbered lines, each with its line ending.
+    pub region: Range<usize>,
+    /// Byte range of each line's text (after `N | `, without the line ending).
+    pub lines: Vec<Range<usize>>,
+    /// Where each line ends, its line ending included.
+    pub line_ends: Vec<usize>,
+    /// True when every line is written `format!("{n:>w$} | {text}")` with `w` the digits of
+    /// `last`: only then can a range of these lines be rebuilt from another read of the file.
+    pub canonical: bool,
+}
+
+/// Every numbered file read in `text`, in order.
+pub fn find_reads(text: &str) -> Vec<NumberedRead> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < text.len() {
+        let Some((header_end, path)) = next_header(text, pos) else {
+            break;
+        };
+        match numbered_lines(text, header_end) {
+            Some(read) if !path.is_empty() => {
+                pos = read.region.end.max(header_end + 1);
+                out.push(NumberedRead { path, ..read });
+            }
+            _ => pos = header_end.max(pos + 1),
+        }
+    }
+    out
+}
+
+/// The next read header at or after `from`: where its numbered lines would start, and the path.
+fn next_header(text: &str, from: usize) -> Option<(usize, String)> {
+    let rest = &text[from..];
+    let candidates = [
+        rest.find("<file>").map(|i| (i, 0u8)),
+        find_line_start(rest, "--- ").map(|i| (i, 1u8)),
+        find_line_start(rest, "File: ").map(|i| (i, 2u8)),
+    ];
+    let (offset, kind) = candidates.into_iter().flatten().min()?;
+    let at = from + offset;
+    let parsed = match kind {
+        0 => xml_header(text, at),
+        1 => dashed_header(text, at),
+        _ => native_header(text, at),
+    };
+    match parsed {
+        Some(found) => Some(found),
+        // Not a header after all: keep looking after it.
+        None => next_header(text, at + 1),
+    }
+}
+
+/// Index of `pat` at the start of a line in `s`.
+fn find_line_start(s: &str, pat: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = s[from..].find(pat) {
+        let at = from + i;
+        if at == 0 || s.as_bytes()[at - 1] == b'\n' {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+fn xml_header(text: &str, at: usize) -> Option<(usize, String)> {
+    let mut p = at + "<file>".len();
+    p = skip_ws(text, p);
+    p = expect(text, p, "<path>")?;
+    let end = p + text[p..].find("</path>")?;
+    let path = text[p..end].trim().to_string();
+    p = skip_ws(text, end + "</path>".len());
+    p = expect(text, p, "<content")?;
+    let tag_end = p + text[p..].find('>')?;
+    if text[p..tag_end].contains('\n') || text.as_bytes().get(tag_end - 1) == Some(&b'/') {
+        return None;
+    }
+    let mut start = tag_end + 1;
+    if text[start..].starts_with("\r\n") {
+        start += 2;
+    } else if text[start..].starts_with('\n') {
+        start += 1;
+    }
+    Some((start, path))
+}
+
+fn dashed_header(text: &str, at: usize) -> Option<(usize, String)> {
+    let line_end = at + text[at..].find('\n')?;
+    let line = text[at..line_end].trim_end_matches('\r');
+    let path = line.strip_prefix("--- ")?.strip_suffix(" ---")?;
+    Some((line_end + 1, path.trim().to_string()))
+}
+
+fn native_header(text: &str, at: usize) -> Option<(usize, String)> {
+    let line_end = at + text[at..].find('\n')?;
+    let path = text[at + "File: ".len()..line_end]
+        .trim_end_matches('\r')
+        .trim();
+    let next_end = line_end + 1 + text[line_end + 1..].find('\n')?;
+    let next = text[line_end + 1..next_end].trim_end_matches('\r');
+    if !(next.starts_with("Lines ") && next.ends_with(':')) {
+        return None;
+    }
+    Some((next_end + 1, path.to_string()))
+}
+
+fn skip_ws(text: &str, mut p: usize) -> usize {
+    while p < text.len() && text.as_bytes()[p].is_ascii_whitespace() {
+        p += 1;
+    }
+    p
+}
+
+fn expect(text: &str, p: usize, pat: &str) -> Option<usize> {
+    text[p..].starts_with(pat).then_some(p + pat.len())
+}
+
+/// Parses consecutive numbered lines `N | text` starting at `start`.
+fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
+    let bytes = text.as_bytes();
+    let mut p = start;
+    let mut lines = Vec::new();
+    let mut first = 0u32;
+    let mut expected = 0u32;
+    let mut line_ends = Vec::new();
+    let mut layouts: Vec<(usize, usize)> = Vec::new(); // (leading spaces, digits)
+    while p < text.len() {
+        let line_end = text[p..].find('\n').map_or(text.len(), |i| p + i);
+        let mut q = p;
+        while q < line_end && bytes[q] == b' ' {
+            q += 1;
+        }
+        let digits_start = q;
+        while q < line_end && bytes[q].is_ascii_digit() {
+            q += 1;
+        }
+        if q == digits_start || q - digits_start > 9 || !text[q..line_end].starts_with(" |") {
+            break;
+        }
+        let n: u32 = text[digits_start..q].parse().ok()?;
+        if lines.is_empty() {
+            first = n;
+        } else if n != expected {
+            break;
+        }
+        expected = n.checked_add(1)?;
+        let mut body = q + 2;
+        if bytes.get(body) == Some(&b' ') {
+            body += 1;
+        }
+        let body_end = if line_end > body && bytes[line_end - 1] == b'\r' {
+            line_end - 1
+        } else {
+            line_end
+        };
+        lines.push(body.min(body_end)..body_end);
+        layouts.push((digits_start - p, q - digits_start));
+        p = if line_end < text.len() {
+            line_end + 1
+        } else {
+            line_end
+        };
+        line_ends.push(p);
+    }
+    if lines.is_empty() {
+        return None;
+    }
+    let last = first + lines.len() as u32 - 1;
+    let width = digit_count(last);
+    // `{n:>w$} | ` then the body, exactly.
+    let canonical = layouts.iter().zip(&lines).all(|((spaces, digits), body)| {
+        spaces + digits == width && bytes.get(body.start.wrapping_sub(1)) == Some(&b' ')
+    });
+    Some(NumberedRead {
+        path: String::new(),
+        first,
+        last,
+        region: start..p,
+        lines,
+        line_ends,
+        canonical,
+    })
+}
+
+pub fn digit_count(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Rebuilds lines `from..=to` of a read in the canonical layout of a read of just those lines
+/// (numbers padded to the digits of `to`), each line with the line ending it has in `read`.
+pub fn render_lines(text: &str, read: &NumberedRead, from: u32, to: u32) -> Option<String> {
+    if from < read.first || to > read.last || from > to {
+        return None;
+    }
+    let width = digit_count(to);
+    let mut out = String::new();
+    for n in from..=to {
+        let i = (n - read.first) as usize;
+        let body = &read.lines[i];
+        out.push_str(&format!("{n:>width$} | "));
+        out.push_str(text.get(body.start..read.line_ends[i])?);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_xml_read_with_content_tag_inside_the_file() {
+        let t = "<files>\n<file><path>a.xml</path>\n<content lines=\"1-3\">\n1 | <x>\n2 | </content>\n3 | </x>\n</content>\n</file>\n</files>";
+        let r = find_reads(t);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].path, "a.xml");
+        assert_eq!((r[0].first, r[0].last), (1, 3));
+        assert_eq!(
+            &t[r[0].region.clone()],
+            "1 | <x>\n2 | </content>\n3 | </x>\n"
+        );
+        assert!(r[0].canonical);
+        assert_eq!(
+            render_lines(t, &r[0], 2, 3).as_deref(),
+            Some("2 | </content>\n3 | </x>\n")
+        );
+    }
+
+    #[test]
+    fn several_files_errors_and_padding() {
+        let t = "<files>\n<file><path>a.ts</path>\n<content lines=\"9-10\">\n 9 | x\n10 | y\n</content>\n</file>\n<file><path>b.ts</path><error>Error reading file: File not found</error></file>\n<file><path>c.ts</path>\n<content lines=\"1-2\">\n1 | p\r\n2 | \r\n</content>\n</file>\n</files>";
+        let r = find_reads(t);
+        assert_eq!(
+            r.iter().map(|x| x.path.as_str()).collect::<Vec<_>>(),
+            vec!["a.ts", "c.ts"]
+        );
+        assert!(r[0].canonical && r[1].canonical);
+        assert_eq!(&t[r[1].lines[1].clone()], "");
+        assert_eq!(
+            render_lines(t, &r[1], 1, 2).as_deref(),
+            Some("1 | p\r\n2 | \r\n")
+        );
+    }
+
+    #[test]
+    fn dashed_and_native_reads() {
+        let t = "--- docs/a.md ---\n1 | # Title\n2 | text\n\n--- docs/b.md ---\n1 | other\n";
+        let r = find_reads(t);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1].path, "docs/b.md");
+        let n = "File: src/x.ts\nLines 1-2:\n1 | a\n2 | b\n\nFile: src/y.ts\nError: File not found";
+        let r = find_reads(n);
+        assert_eq!(r.len(), 1);
+        assert_eq!(&n[r[0].region.clone()], "1 | a\n2 | b\n");
+    }
+
+    #[test]
+    fn non_canonical_padding_is_detected() {
+        let t =
+            "--- a ---\n1 | x\n2 | y\n3 | z\n4 | z\n5 | z\n6 | z\n7 | z\n8 | z\n9 | z\n10 | z\n";
+        let r = find_reads(t);
+        assert!(
+            !r[0].canonical,
+            "1..10 without padding is not the canonical layout"
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! Consolidate tool results (FR-LC-002). Identical results of any tool become a reference to the
+//! copy that stays (reversible). With `removeObsoleteState` also on, older runs of the same
+//! command, listing or search (same tool, same arguments) are superseded by the latest run:
+//! only the newest output describes the present.
+//!
+//! Never touches an error result (failed tool, non-zero exit code), a result holding text the
+//! user typed, a body that already is a marker, or a result whose files the read deduplication
+//! handles: `EditSet` refuses edits over protected text, other edits and reference targets.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+use xxhash_rust::xxh3::xxh3_128;
+
+use super::{Keep, MIN_REFERENCED_BYTES};
+use crate::edit::{Edit, EditSet, Kind, Op};
+use crate::model::{slot_text, Span};
+use crate::parse::{ToolResult, View};
+use crate::reference::{result_reference, superseded_run};
+
+/// Tools whose repeated runs describe changing state, so the latest run supersedes the others.
+const RERUN_TOOLS: [&str; 5] = [
+    "execute_command",
+    "list_files",
+    "search_files",
+    "list_code_definition_names",
+    "codebase_search",
+];
+
+/// The result's body when it is one whole string worth referencing.
+fn whole_body<'a>(messages: &'a [Value], r: &ToolResult) -> Option<(&'a str, Span)> {
+    let [span] = r.body.as_slice() else {
+        return None;
+    };
+    let text = slot_text(&messages[span.at.msg], span.at.slot)?;
+    let whole = span.range.start == 0 && span.range.end == text.len();
+    let body = &text[span.range.clone()];
+    (whole && body.len() >= MIN_REFERENCED_BYTES && !body.trim_start().starts_with('⟨'))
+        .then(|| (body, span.clone()))
+}
+
+pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
+    let order: Vec<usize> = match keep {
+        Keep::First => (0..view.results.len()).collect(),
+        Keep::Latest => (0..view.results.len()).rev().collect(),
+    };
+    let mut kept: HashMap<u128, Vec<usize>> = HashMap::new();
+    for i in order {
+        let r = &view.results[i];
+        if r.is_error {
+            continue;
+        }
+        let Some((body, span)) = whole_body(messages, r) else {
+            continue;
+        };
+        if !edits.is_free(&span) {
+            continue;
+        }
+        let hash = xxh3_128(body.as_bytes());
+        let copies = kept.entry(hash).or_default();
+        let target = copies.iter().copied().find(|&k| {
+            whole_body(messages, &view.results[k])
+                .is_some_and(|(b, t)| b == body && edits.edit_at(&t).is_none())
+        });
+        match target {
+            Some(k) => {
+                let t = &view.results[k];
+                let Some((_, target_span)) = whole_body(messages, t) else {
+                    continue;
+                };
+                edits.add(Edit {
+                    span,
+                    replacement: result_reference(&r.tool, r.arg.as_deref(), t.msg, body),
+                    op: Op::ConsolidateToolResults,
+                    kind: Kind::Reversible,
+                    target: Some(target_span),
+                });
+            }
+            None => copies.push(i),
+        }
+    }
+}
+
+pub fn run_superseded_reruns(messages: &[Value], view: &View, edits: &mut EditSet) {
+    let mut latest: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in view.results.iter().enumerate() {
+        if RERUN_TOOLS.contains(&r.tool.as_str()) {
+            latest.insert(r.key.as_str(), i);
+        }
+    }
+    for (i, r) in view.results.iter().enumerate() {
+        let Some(&last) = latest.get(r.key.as_str()) else {
+            continue;
+        };
+        if last == i || r.is_error {
+            continue;
+        }
+        let Some((_, span)) = whole_body(messages, r) else {
+            continue;
+        };
+        edits.add(Edit {
+            span,
+            replacement: superseded_run(&r.tool, r.arg.as_deref(), view.results[last].msg),
+            op: Op::ConsolidateToolResults,
+            kind: Kind::Superseded,
+            target: None,
+        });
+    }
+}

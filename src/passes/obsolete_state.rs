@@ -1,0 +1,110 @@
+//! Remove obsolete state. Two kinds of content describe a past that a later message restates:
+//! environment-details sections (visible files, open tabs, time, cost, mode, reminders...) that
+//! a later block repeats, and older versions of a file that a later read shows again over the
+//! same lines. Each is replaced by a short marker naming the message that supersedes it.
+//!
+//! Never touches the latest copy of anything, a section no later block restates (such as the
+//! workspace listing of the first message), or content a live reference points at. A reference
+//! that is itself an older version is turned into a superseded marker first, which releases
+//! its target.
+
+use crate::edit::{Edit, EditSet, Kind, Op};
+use crate::model::Span;
+use crate::parse::{FileRead, View};
+use crate::reference::{superseded_env, superseded_file};
+
+pub fn run_env(view: &View, edits: &mut EditSet) {
+    let envs = &view.env;
+    for (k, env) in envs.iter().enumerate() {
+        // For each section: the message of the nearest later block restating it.
+        let restated: Vec<Option<usize>> = env
+            .block
+            .sections
+            .iter()
+            .map(|s| {
+                envs[k + 1..]
+                    .iter()
+                    .find(|e| e.block.sections.iter().any(|t| t.title == s.title))
+                    .map(|e| e.at.msg)
+            })
+            .collect();
+        let mut i = 0;
+        while i < restated.len() {
+            let Some(by) = restated[i] else {
+                i += 1;
+                continue;
+            };
+            // A run of adjacent sections superseded by the same message becomes one marker.
+            let mut j = i;
+            while j + 1 < restated.len() && restated[j + 1] == Some(by) {
+                j += 1;
+            }
+            let sections = &env.block.sections[i..=j];
+            let titles: Vec<&str> = sections.iter().map(|s| s.title.as_str()).collect();
+            edits.add(Edit {
+                span: Span {
+                    at: env.at,
+                    range: sections[0].range.start..sections[j - i].range.end,
+                },
+                replacement: superseded_env(&titles, by),
+                op: Op::RemoveObsoleteState,
+                kind: Kind::Superseded,
+                target: None,
+            });
+            i = j + 1;
+        }
+    }
+}
+
+pub fn run_file_versions(view: &View, edits: &mut EditSet) {
+    let reads: Vec<&FileRead> = view.results.iter().flat_map(|r| r.reads.iter()).collect();
+    // For each read, the latest later read of the same file covering the same lines.
+    let superseded_by: Vec<Option<usize>> = reads
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            reads[i + 1..]
+                .iter()
+                .rev()
+                .find(|l| {
+                    l.read.path == r.read.path
+                        && l.read.first <= r.read.first
+                        && l.read.last >= r.read.last
+                        && l.at.msg > r.at.msg
+                })
+                .map(|l| l.at.msg)
+        })
+        .collect();
+    let marker = |r: &FileRead, by: usize| Edit {
+        span: r.span(),
+        replacement: superseded_file(&r.read.path, by),
+        op: Op::RemoveObsoleteState,
+        kind: Kind::Superseded,
+        target: None,
+    };
+    // A reference to a copy that is itself an older version is superseded too, which releases
+    // that copy; a reference to a current copy stays (it is reversible and costs nothing more).
+    let stale = |target: &Span| {
+        reads
+            .iter()
+            .zip(&superseded_by)
+            .any(|(t, by)| by.is_some() && t.span() == *target)
+    };
+    for (r, by) in reads.iter().zip(&superseded_by) {
+        let Some(by) = *by else { continue };
+        let Some(e) = edits.edit_exactly_at(&r.span()) else {
+            continue;
+        };
+        let is_stale_reference = edits
+            .get(e)
+            .is_some_and(|x| x.kind == Kind::Reversible && x.target.as_ref().is_some_and(stale));
+        if is_stale_reference {
+            edits.replace(e, marker(r, by));
+        }
+    }
+    for (r, by) in reads.iter().zip(&superseded_by) {
+        if let Some(by) = *by {
+            edits.add(marker(r, by));
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The markers condensing leaves behind, and `expandReferences`.
+//!
+//! A reference (FR-LC-003) reads naturally to a model and carries what is needed to restore the
+//! bytes it replaced: the index of the message holding them and a short sha256 of them,
+//! e.g. `⟨ Reference: content of 'src/a.ts' identical to message #4 · sha256:3f2a9c1b7d0e ⟩`.
+//! A reference to some lines adds them: `⟨ Reference: lines 10-40 of 'src/a.ts' unchanged from
+//! message #4 · sha256:… ⟩`. Expansion looks in that message for a string, a file's numbered
+//! lines, or those lines re-rendered, whose hash matches, and puts the bytes back. A marker
+//! whose hash matches nothing is left as it is (and counted). Superseded markers
+//! (`⟨ Superseded: … ⟩`) are not references: what they replaced is gone on purpose.
+//!
+//! Message indexes are 0-based positions in the array the marker is in.
+
+use std::ops::Range;
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::model::{slot_text, text_slots, TextRef};
+use crate::parse::reads::{find_reads, render_lines};
+
+const OPEN: &str = "⟨ Reference: ";
+const CLOSE: &str = " ⟩";
+const HASH_TAG: &str = " · sha256:";
+const HASH_LEN: usize = 12;
+
+/// The first 12 hex digits of the sha256 of `text`.
+pub fn short_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut s = String::with_capacity(HASH_LEN);
+    for b in digest.iter().take(HASH_LEN / 2) {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// Keeps descriptions short: long commands and arguments are cut with an ellipsis.
+fn clip(s: &str, max: usize) -> String {
+    let one_line = s.lines().next().unwrap_or("");
+    if one_line.chars().count() <= max && one_line.len() == s.len() {
+        return s.to_string();
+    }
+    let cut: String = one_line.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+/// A whole tool result identical to one kept elsewhere.
+pub fn result_reference(tool: &str, arg: Option<&str>, msg: usize, replaced: &str) -> String {
+    let what = match arg {
+        Some(a) => format!("same {tool} result for '{}' as", clip(a, 60)),
+        None => format!("same {tool} result as"),
+    };
+    finish(
+        format!(
+            "{OPEN}{what} message #{msg}{HASH_TAG}{}{CLOSE}",
+            short_hash(replaced)
+        ),
+        replaced,
+    )
+}
+
+/// A reference to bytes that end with a line ending is followed by a newline, which it stands
+/// for too: the text around it keeps its line structure.
+fn finish(mut marker: String, replaced: &str) -> String {
+    if replaced.ends_with('\n') {
+        marker.push('\n');
+    }
+    marker
+}
+
+/// A file's content identical to a copy kept elsewhere.
+pub fn file_reference(path: &str, msg: usize, replaced: &str) -> String {
+    finish(
+        format!(
+            "{OPEN}content of '{path}' identical to message #{msg}{HASH_TAG}{}{CLOSE}",
+            short_hash(replaced)
+        ),
+        replaced,
+    )
+}
+
+/// Some lines of a file, equal to the same lines shown elsewhere (before or after).
+pub fn lines_reference(
+    path: &str,
+    first: u32,
+    last: u32,
+    msg: usize,
+    later: bool,
+    replaced: &str,
+) -> String {
+    let relation = if later {
+        "shown again in"
+    } else {
+        "unchanged from"
+    };
+    let marker = format!(
+        "{OPEN}lines {first}-{last} of '{path}' {relation} message #{msg}{HASH_TAG}{}{CLOSE}",
+        short_hash(replaced)
+    );
+    finish(marker, replaced)
+}
+
+/// An older version of a file, superseded by a later read.
+pub fn superseded_file(path: &str, msg: usize) -> String {
+    format!("⟨ Superseded: '{path}' was read again in message #{msg}; this older version is omitted ⟩\n")
+}
+
+/// An older run of the same command or listing.
+pub fn superseded_run(tool: &str, arg: Option<&str>, msg: usize) -> String {
+    match arg {
+        Some(a) => format!(
+            "⟨ Superseded: {tool} '{}' ran again in message #{msg}; this older output is omitted ⟩",
+            clip(a, 60)
+        ),
+        None => format!(
+            "⟨ Superseded: {tool} ran again in message #{msg}; this older output is omitted ⟩"
+        ),
+    }
+}
+
+/// Environment-details sections restated by a later block.
+pub fn superseded_env(titles: &[&str], msg: usize) -> String {
+    format!(
+        "⟨ Superseded by the environment details in message #{msg}: {} ⟩\n",
+        titles.join(", ")
+    )
+}
+
+/// A reference found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedRef {
+    pub range: Range<usize>,
+    pub msg: usize,
+    pub hash: String,
+    /// For line references: first line, last line, path.
+    pub lines: Option<(u32, u32, String)>,
+}
+
+/// Every well-formed reference marker in `text`.
+pub fn find_references(text: &str) -> Vec<ParsedRef> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(i) = text[pos..].find(OPEN) {
+        let start = pos + i;
+        pos = start + OPEN.len();
+        // A marker is one line.
+        let line_end = text[start..].find('\n').map_or(text.len(), |j| start + j);
+        let Some(close) = text[start..line_end].rfind(CLOSE).map(|j| start + j) else {
+            continue;
+        };
+        let inner = &text[start + OPEN.len()..close];
+        let Some(h) = inner.rfind(HASH_TAG) else {
+            continue;
+        };
+        let hash = &inner[h + HASH_TAG.len()..];
+        if hash.len() != HASH_LEN || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        let desc = &inner[..h];
+        let Some(m) = desc.rfind("message #") else {
+            continue;
+        };
+        let Ok(msg) = desc[m + "message #".len()..].parse::<usize>() else {
+            continue;
+        };
+        let lines = desc.strip_prefix("lines ").and_then(|rest| {
+            let (range, tail) = rest.split_once(" of '")?;
+            let (a, b) = range.split_once('-')?;
+            let q = tail.rfind("' ")?;
+            Some((a.parse().ok()?, b.parse().ok()?, tail[..q].to_string()))
+        });
+        let end = close + CLOSE.len();
+        out.push(ParsedRef {
+            range: start..end,
+            msg,
+            hash: hash.to_string(),
+            lines,
+        });
+        pos = end;
+    }
+    out
+}
+
+/// The bytes a reference stands for, found in the message it names, if their hash matches.
+pub fn resolve(messages: &[Value], r: &ParsedRef) -> Option<String> {
+    let m = messages.get(r.msg)?;
+    for slot in text_slots(m) {
+        let text = slot_text(m, slot)?;
+        if let Some((first, last, path)) = &r.lines {
+            for read in find_reads(text).iter().filter(|x| &x.path == path) {
+                if let Some(lines) = render_lines(text, read, *first, *last) {
+                    if short_hash(&lines) == r.hash {
+                        return Some(lines);
+                    }
+                }
+            }
+            continue;
+        }
+        if short_hash(text) == r.hash {
+            return Some(text.to_string());
+        }
+        for read in find_reads(text) {
+            let region = &text[read.region.clone()];
+            if short_hash(region) == r.hash {
+                return Some(region.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// What expanding a history did.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    pub changes: Vec<(TextRef, String)>,
+    pub expanded: usize,
+    pub unresolved: usize,
+}
+
+/// Restores every reference whose bytes can be found; targets are read from `messages` as they
+/// are (a reference never points at another reference).
+pub fn expand(messages: &[Value]) -> Expansion {
+    let mut out = Expansion::default();
+    for (i, m) in messages.iter().enumerate() {
+        for slot in text_slots(m) {
+            let Some(text) = slot_text(m, slot) else {
+                continue;
+            };
+            if !text.contains(OPEN) {
+                continue;
+            }
+            let refs = find_references(text);
+            let mut new = String::with_capacity(text.len());
+            let mut pos = 0;
+            let mut changed = false;
+            for r in refs {
+                match resolve(messages, &r) {
+                    Some(bytes) => {
+                        new.push_str(&text[pos..r.range.start]);
+                        // The newline after the marker stands for the bytes' own last line ending.
+                        let mut end = r.range.end;
+                        if bytes.ends_with('\n') && text[end..].starts_with('\n') {
+                            end += 1;
+                        }
+                        new.push_str(&bytes);
+                        pos = end;
+                        changed = true;
+                        out.expanded += 1;
+                    }
+                    None => out.unresolved += 1,
+                }
+            }
+            if changed {
+                new.push_str(&text[pos..]);
+                out.changes.push((TextRef { msg: i, slot }, new));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_parse_back() {
+        let r = lines_reference("src/it's.ts", 10, 40, 4, false, "abc");
+        let found = find_references(&format!("x{r}y"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].msg, 4);
+        assert_eq!(found[0].lines, Some((10, 40, "src/it's.ts".to_string())));
+        assert_eq!(found[0].hash, short_hash("abc"));
+        let r = result_reference("execute_command", Some("npm test"), 12, "out");
+        let found = find_references(&r);
+        assert_eq!((found[0].msg, found[0].lines.clone()), (12, None));
+        assert!(find_references("⟨ Reference: made up by a user ⟩").is_empty());
+    }
+}

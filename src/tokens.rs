@@ -1,0 +1,284 @@
+//! Token counting with tiktoken-rs (o200k_base by default, cl100k_base on request), behind a
+//! process-wide cache keyed by a 128-bit content hash, so counting an unchanged history again
+//! costs a hash per block instead of a BPE pass.
+//!
+//! What counts, per message (the one definition the engine and the JavaScript side share):
+//! text blocks, thinking text, a tool_use's name plus the JSON of its input, tool_result text,
+//! string content; images by Roo Code's estimate `ceil(sqrt(len(base64 data)))` (300 when the
+//! data is not inline). Unknown block types and `redacted_thinking` count 0.
+//!
+//! Never touches the messages themselves: it only reads strings.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use rayon::prelude::*;
+use serde_json::Value;
+use tiktoken_rs::CoreBPE;
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+/// The BPE encodings a caller may choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    #[default]
+    O200kBase,
+    Cl100kBase,
+}
+
+impl Encoding {
+    pub fn parse(name: &str) -> Option<Encoding> {
+        match name {
+            "o200k_base" => Some(Encoding::O200kBase),
+            "cl100k_base" => Some(Encoding::Cl100kBase),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    fn bpe(self) -> &'static CoreBPE {
+        match self {
+            Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+            Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+        }
+    }
+
+    fn seed(self) -> u64 {
+        match self {
+            Encoding::O200kBase => 0x0200,
+            Encoding::Cl100kBase => 0x0100,
+        }
+    }
+}
+
+/// Entries kept before the cache is emptied; about 48 bytes each.
+const CACHE_CAPACITY: usize = 1 << 20;
+/// Texts shorter than this are counted directly: hashing and locking would cost more.
+const CACHE_MIN_LEN: usize = 64;
+
+fn cache() -> &'static Mutex<HashMap<u128, u32>> {
+    static CACHE: OnceLock<Mutex<HashMap<u128, u32>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Loads the BPE tables (150-270 ms the first time). Idempotent.
+pub fn warm_up(encoding: Encoding) {
+    let _ = encoding.bpe();
+}
+
+/// Counts the tokens of `text` without the cache (special tokens are plain text).
+pub fn count_uncached(text: &str, encoding: Encoding) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    encoding.bpe().encode_ordinary(text).len()
+}
+
+/// Counts the tokens of one text, through the content-hash cache.
+pub fn count(text: &str, encoding: Encoding) -> usize {
+    if text.len() < CACHE_MIN_LEN {
+        return count_uncached(text, encoding);
+    }
+    let key = xxh3_128_with_seed(text.as_bytes(), encoding.seed());
+    if let Some(n) = lookup(key) {
+        return n as usize;
+    }
+    let n = count_uncached(text, encoding);
+    store(&[(key, n as u32)]);
+    n
+}
+
+fn lookup(key: u128) -> Option<u32> {
+    // A poisoned lock only means another thread panicked mid-insert: the map is still usable.
+    let map = cache().lock().unwrap_or_else(|e| e.into_inner());
+    map.get(&key).copied()
+}
+
+fn store(entries: &[(u128, u32)]) {
+    let mut map = cache().lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() + entries.len() > CACHE_CAPACITY {
+        map.clear();
+    }
+    map.extend(entries.iter().copied());
+}
+
+/// Counts many texts at once: cached ones by lookup, the rest in parallel on the rayon pool.
+pub fn count_many(texts: &[&str], encoding: Encoding) -> Vec<usize> {
+    let mut out = vec![0usize; texts.len()];
+    let mut misses: Vec<(usize, u128)> = Vec::new();
+    {
+        let map = cache().lock().unwrap_or_else(|e| e.into_inner());
+        for (i, t) in texts.iter().enumerate() {
+            if t.len() < CACHE_MIN_LEN {
+                misses.push((i, 0));
+                continue;
+            }
+            let key = xxh3_128_with_seed(t.as_bytes(), encoding.seed());
+            match map.get(&key) {
+                Some(n) => out[i] = *n as usize,
+                None => misses.push((i, key)),
+            }
+        }
+    }
+    if misses.is_empty() {
+        return out;
+    }
+    let counted: Vec<usize> = misses
+        .par_iter()
+        .with_min_len(4)
+        .map(|(i, _)| count_uncached(texts[*i], encoding))
+        .collect();
+    let mut fresh = Vec::with_capacity(misses.len());
+    for ((i, key), n) in misses.iter().zip(counted) {
+        out[*i] = n;
+        if texts[*i].len() >= CACHE_MIN_LEN {
+            fresh.push((*key, n as u32));
+        }
+    }
+    store(&fresh);
+    out
+}
+
+/// Roo Code's image estimate: ceil(sqrt(base64 length)), or 300 without inline data.
+pub fn image_tokens(block: &Value) -> usize {
+    match block.pointer("/source/data").and_then(Value::as_str) {
+        Some(data) => (data.len() as f64).sqrt().ceil() as usize,
+        None => 300,
+    }
+}
+
+/// The countable pieces of one message: texts to run through the BPE, plus a fixed amount
+/// (images). Both the message counter and the analyzer use this one walk.
+pub fn countable_parts<'a>(message: &'a Value, mut text: impl FnMut(Part<'a>)) {
+    match message.get("content") {
+        Some(Value::String(s)) => text(Part::Text(s)),
+        Some(Value::Array(blocks)) => {
+            for block in blocks {
+                block_parts(block, &mut text);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One countable piece of a message.
+pub enum Part<'a> {
+    Text(&'a str),
+    /// A tool_use: its name and the JSON of its input, counted as one text.
+    ToolCall(String),
+    Fixed(usize),
+}
+
+fn block_parts<'a>(block: &'a Value, text: &mut impl FnMut(Part<'a>)) {
+    match block.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            if let Some(s) = block.get("text").and_then(Value::as_str) {
+                text(Part::Text(s));
+            }
+        }
+        Some("thinking") => {
+            if let Some(s) = block.get("thinking").and_then(Value::as_str) {
+                text(Part::Text(s));
+            }
+        }
+        Some("tool_use") => {
+            let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+            let input = block
+                .get("input")
+                .map(|v| serde_json::to_string(v).unwrap_or_default())
+                .unwrap_or_default();
+            text(Part::ToolCall(format!("{name}{input}")));
+        }
+        Some("tool_result") => match block.get("content") {
+            Some(Value::String(s)) => text(Part::Text(s)),
+            Some(Value::Array(inner)) => {
+                for b in inner {
+                    block_parts(b, text);
+                }
+            }
+            _ => {}
+        },
+        Some("image") => text(Part::Fixed(image_tokens(block))),
+        _ => {}
+    }
+}
+
+/// Tokens of one message.
+pub fn count_message(message: &Value, encoding: Encoding) -> usize {
+    count_messages(std::slice::from_ref(message), encoding)
+}
+
+/// Tokens of a whole history, every text through the cache, misses counted in parallel.
+pub fn count_messages(messages: &[Value], encoding: Encoding) -> usize {
+    let mut owned: Vec<String> = Vec::new();
+    let mut borrowed: Vec<&str> = Vec::new();
+    let mut fixed = 0usize;
+    for m in messages {
+        countable_parts(m, |p| match p {
+            Part::Text(s) => borrowed.push(s),
+            Part::ToolCall(s) => owned.push(s),
+            Part::Fixed(n) => fixed += n,
+        });
+    }
+    borrowed.extend(owned.iter().map(String::as_str));
+    fixed + count_many(&borrowed, encoding).iter().sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn special_tokens_are_plain_text() {
+        // `<|endoftext|>` must not throw nor count as one special token.
+        assert!(count("<|endoftext|>", Encoding::O200kBase) > 1);
+    }
+
+    #[test]
+    fn cached_and_uncached_agree() {
+        let text = "fn main() { println!(\"hello\"); }\n".repeat(40);
+        let a = count_uncached(&text, Encoding::O200kBase);
+        assert_eq!(count(&text, Encoding::O200kBase), a);
+        assert_eq!(count(&text, Encoding::O200kBase), a);
+        assert_ne!(
+            count(&text, Encoding::Cl100kBase),
+            0,
+            "cl100k counts through its own cache key"
+        );
+    }
+
+    #[test]
+    fn count_many_matches_single_counts() {
+        let texts: Vec<String> = (0..50)
+            .map(|i| format!("line {i} ").repeat(i * 7))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let many = count_many(&refs, Encoding::O200kBase);
+        for (t, n) in refs.iter().zip(many) {
+            assert_eq!(n, count_uncached(t, Encoding::O200kBase));
+        }
+    }
+
+    #[test]
+    fn message_parts_follow_the_documented_rules() {
+        let m = json!({"role":"assistant","content":[
+            {"type":"thinking","thinking":"hmm","signature":"sig"},
+            {"type":"text","text":"hello world"},
+            {"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a.ts"}},
+            {"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAAAAAAA"}},
+            {"type":"redacted_thinking","data":"xxxx"},
+            {"type":"some_future_block","payload":1}
+        ]});
+        let expected = count_uncached("hmm", Encoding::O200kBase)
+            + count_uncached("hello world", Encoding::O200kBase)
+            + count_uncached("read_file{\"path\":\"a.ts\"}", Encoding::O200kBase)
+            + 3;
+        assert_eq!(count_message(&m, Encoding::O200kBase), expected);
+    }
+}

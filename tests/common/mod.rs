@@ -1,0 +1,120 @@
+//! Shared by the integration tests: loading the real fixtures from ../shared and asserting the
+//! invariants of ../shared/docs/architecture.md on a condensation.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use context_condense::condense::{condense, Options, Outcome};
+use context_condense::edit::materialize;
+use context_condense::model::{slot_text, text_slots};
+use context_condense::parse::View;
+use context_condense::reference::expand;
+use context_condense::tokens::{count_messages, Encoding};
+use context_condense::validate::validate;
+use serde_json::Value;
+
+pub const FIXTURES: [&str; 7] = [
+    "heavy-uncondensed",
+    "natural-already-condensed",
+    "natural-mini-uncondensed",
+    "synthetic-1-heavy-write",
+    "synthetic-2-heavy-read",
+    "synthetic-3-tool-dedup",
+    "synthetic-4-mixed-ops",
+];
+
+pub fn fixture_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/roo-pr8743")
+}
+
+pub fn load(name: &str) -> Vec<Value> {
+    let path = fixture_dir()
+        .join(name)
+        .join("api_conversation_history.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (the fixtures live in ../shared)", path.display()));
+    serde_json::from_str(&text).expect("fixture is JSON")
+}
+
+pub fn options(json: Value) -> Options {
+    Options::from_value(&json).expect("valid options")
+}
+
+pub fn run(messages: &[Value], opts: &Options) -> (Outcome, Vec<Value>) {
+    let outcome = condense(messages, opts, &AtomicBool::new(false)).expect("condense runs");
+    let output = materialize(messages, &outcome.changes);
+    (outcome, output)
+}
+
+/// A message with every string slot blanked: what must not change when only text is edited.
+fn skeleton(m: &Value) -> Value {
+    let mut s = m.clone();
+    for slot in text_slots(m) {
+        context_condense::model::set_slot_text(&mut s, slot, String::new());
+    }
+    s
+}
+
+/// Asserts every invariant that holds for any provider's output.
+pub fn assert_invariants(input: &[Value], output: &[Value], outcome: &Outcome, encoding: Encoding) {
+    // Valid for the APIs whenever the input was; never more problems than the input had.
+    let before = validate(input);
+    let after = validate(output);
+    assert!(
+        after.len() <= before.len(),
+        "condensing added problems: {after:?}"
+    );
+    // Same messages, same order; untouched ones deep-equal, touched ones differ only in text.
+    assert_eq!(input.len(), output.len());
+    let changed: std::collections::HashSet<usize> =
+        outcome.changes.iter().map(|(at, _)| at.msg).collect();
+    for (i, (a, b)) in input.iter().zip(output).enumerate() {
+        if changed.contains(&i) {
+            assert_eq!(
+                skeleton(a),
+                skeleton(b),
+                "message {i}: only text may change"
+            );
+        } else {
+            assert_eq!(a, b, "message {i} was not edited and must be deep-equal");
+        }
+    }
+    // What the user typed survives verbatim, in the same string.
+    let view = View::build(input);
+    for span in &view.protected {
+        let original = &slot_text(&input[span.at.msg], span.at.slot).unwrap()[span.range.clone()];
+        let now = slot_text(&output[span.at.msg], span.at.slot).unwrap();
+        assert!(
+            now.contains(original),
+            "protected text of message {} was changed",
+            span.at.msg
+        );
+    }
+    // Tokens never go up, and the reported figures are the real ones.
+    let tokens_in = count_messages(input, encoding) as u64;
+    let tokens_out = count_messages(output, encoding) as u64;
+    assert!(
+        tokens_out <= tokens_in,
+        "tokens went up: {tokens_in} -> {tokens_out}"
+    );
+    if outcome.error.is_none() {
+        assert_eq!(
+            outcome.prev_context_tokens - outcome.new_context_tokens,
+            tokens_in - tokens_out,
+            "reported saving is the measured one"
+        );
+    }
+    // Every reference expands (to the bytes it replaced, checked by hash).
+    let expansion = expand(output);
+    assert_eq!(expansion.unresolved, 0, "a reference points at nothing");
+}
+
+/// Lossless with `removeObsoleteState: false` must expand back to the input exactly.
+pub fn assert_reversible(input: &[Value], output: &[Value]) {
+    let expansion = expand(output);
+    let restored = materialize(output, &expansion.changes);
+    for (i, (a, b)) in input.iter().zip(&restored).enumerate() {
+        assert_eq!(a, b, "message {i} does not expand back to the input");
+    }
+}
