@@ -76,10 +76,7 @@ enum Bucket {
 pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
     let view = View::build(messages);
     let mut pieces: Vec<(&str, Bucket)> = Vec::new();
-    let mut a = Analysis {
-        messages: messages.len(),
-        ..Default::default()
-    };
+    let mut a = Analysis { messages: messages.len(), ..Default::default() };
     let mut tool_texts: Vec<(String, String)> = Vec::new();
 
     for (i, m) in messages.iter().enumerate() {
@@ -100,11 +97,7 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
                     cuts.push((s.range.start, s.range.end, Bucket::Result(k)));
                 }
             }
-            for e in view
-                .env
-                .iter()
-                .filter(|e| e.at.msg == i && e.at.slot == slot)
-            {
+            for e in view.env.iter().filter(|e| e.at.msg == i && e.at.slot == slot) {
                 cuts.push((e.block.range.start, e.block.range.end, Bucket::Env));
             }
             cuts.sort_by_key(|c| c.0);
@@ -114,54 +107,30 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
                     continue;
                 }
                 if start > pos {
-                    pieces.push((
-                        &text[pos..start],
-                        if user {
-                            Bucket::User
-                        } else {
-                            Bucket::Assistant
-                        },
-                    ));
+                    pieces.push((&text[pos..start], if user { Bucket::User } else { Bucket::Assistant }));
                 }
                 pieces.push((&text[start..end], bucket));
                 pos = end;
             }
             if pos < text.len() {
-                pieces.push((
-                    &text[pos..],
-                    if user {
-                        Bucket::User
-                    } else {
-                        Bucket::Assistant
-                    },
-                ));
+                pieces.push((&text[pos..], if user { Bucket::User } else { Bucket::Assistant }));
             }
         }
         if let Some(Value::Array(blocks)) = m.get("content") {
             for b in blocks {
                 match b.get("type").and_then(Value::as_str) {
-                    Some("thinking") => tool_texts.push((
-                        "\u{0}thinking".into(),
-                        b.get("thinking")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .into(),
-                    )),
+                    Some("thinking") => tool_texts
+                        .push(("\u{0}thinking".into(), b.get("thinking").and_then(Value::as_str).unwrap_or("").into())),
                     Some("tool_use") => {
                         let name = b.get("name").and_then(Value::as_str).unwrap_or("");
-                        let input = b
-                            .get("input")
-                            .map(|v| serde_json::to_string(v).unwrap_or_default())
-                            .unwrap_or_default();
+                        let input =
+                            b.get("input").map(|v| serde_json::to_string(v).unwrap_or_default()).unwrap_or_default();
                         tool_texts.push((name.to_string(), format!("{name}{input}")));
                     }
                     Some("image") => a.by_content_type.images += image_tokens(b) as u64,
                     Some("tool_result") => {
                         if let Some(Value::Array(parts)) = b.get("content") {
-                            for p in parts
-                                .iter()
-                                .filter(|p| p.get("type").and_then(Value::as_str) == Some("image"))
-                            {
+                            for p in parts.iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("image")) {
                                 a.by_content_type.images += image_tokens(p) as u64;
                             }
                         }
@@ -189,19 +158,14 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
                 let r = &view.results[*k];
                 by_tool
                     .entry(r.tool.clone())
-                    .or_insert_with(|| ToolUsage {
-                        tool: r.tool.clone(),
-                        ..Default::default()
-                    })
+                    .or_insert_with(|| ToolUsage { tool: r.tool.clone(), ..Default::default() })
                     .result_tokens += n;
             }
         }
     }
     for r in &view.results {
-        let u = by_tool.entry(r.tool.clone()).or_insert_with(|| ToolUsage {
-            tool: r.tool.clone(),
-            ..Default::default()
-        });
+        let u =
+            by_tool.entry(r.tool.clone()).or_insert_with(|| ToolUsage { tool: r.tool.clone(), ..Default::default() });
         u.results += 1;
         u.errors += usize::from(r.is_error);
     }
@@ -213,8 +177,7 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
         }
     }
     a.by_tool = by_tool.into_values().collect();
-    a.by_tool
-        .sort_by(|x, y| y.result_tokens.cmp(&x.result_tokens));
+    a.by_tool.sort_by_key(|x| std::cmp::Reverse(x.result_tokens));
 
     let file_texts: Vec<&str> = view
         .results
@@ -224,23 +187,15 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
         .collect();
     let file_counts = count_many(&file_texts, encoding);
     let mut by_file: BTreeMap<&str, FileUsage> = BTreeMap::new();
-    for (f, n) in view
-        .results
-        .iter()
-        .flat_map(|r| r.reads.iter())
-        .zip(file_counts)
-    {
+    for (f, n) in view.results.iter().flat_map(|r| r.reads.iter()).zip(file_counts) {
         let u = by_file
             .entry(f.read.path.as_str())
-            .or_insert_with(|| FileUsage {
-                path: f.read.path.clone(),
-                ..Default::default()
-            });
+            .or_insert_with(|| FileUsage { path: f.read.path.clone(), ..Default::default() });
         u.reads += 1;
         u.tokens += n as u64;
     }
     a.by_file = by_file.into_values().collect();
-    a.by_file.sort_by(|x, y| y.tokens.cmp(&x.tokens));
+    a.by_file.sort_by_key(|x| std::cmp::Reverse(x.tokens));
 
     let t = &a.by_content_type;
     a.total_tokens = t.user_text
@@ -252,19 +207,10 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
         + t.images
         + t.summaries;
 
-    if let Ok(run) = lossless::run(
-        messages,
-        &LosslessConfig::default(),
-        encoding,
-        &AtomicBool::new(false),
-    ) {
+    if let Ok(run) = lossless::run(messages, &LosslessConfig::default(), encoding, &AtomicBool::new(false)) {
         for op in Op::ALL {
             let s = run.applied.by_op.get(&op).copied().unwrap_or_default();
-            a.lossless.push(Findings {
-                operation: op.id(),
-                edits: s.count,
-                tokens: s.tokens_saved,
-            });
+            a.lossless.push(Findings { operation: op.id(), edits: s.count, tokens: s.tokens_saved });
         }
         a.lossless_tokens_saved = run.applied.tokens_saved;
     }

@@ -51,17 +51,10 @@ impl Provider {
 }
 
 /// Parses a config object with serde, naming the path of a bad key in the error.
-pub fn parse_config<T: for<'de> Deserialize<'de>>(
-    value: &Value,
-    prefix: &str,
-) -> Result<T, CondenseError> {
+pub fn parse_config<T: for<'de> Deserialize<'de>>(value: &Value, prefix: &str) -> Result<T, CondenseError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let at = if path == "." {
-            prefix.to_string()
-        } else {
-            format!("{prefix}.{path}")
-        };
+        let at = if path == "." { prefix.to_string() } else { format!("{prefix}.{path}") };
         CondenseError::InvalidOptions(format!("{at}: {}", e.inner()))
     })
 }
@@ -80,21 +73,12 @@ pub fn parse_encoding(name: Option<&str>, at: &str) -> Result<Encoding, Condense
 impl Options {
     pub fn from_value(value: &Value) -> Result<Options, CondenseError> {
         if !value.is_object() {
-            return Err(CondenseError::InvalidOptions(
-                "options: expected an object with at least { provider }".into(),
-            ));
+            return Err(CondenseError::InvalidOptions("options: expected an object with at least { provider }".into()));
         }
         let raw: RawOptions = parse_config(value, "options")?;
         let prev_context_tokens = match raw.prev_context_tokens {
             None => None,
-            Some(n)
-                if n.is_finite()
-                    && n >= 0.0
-                    && n.fract() == 0.0
-                    && n <= 9_007_199_254_740_991.0 =>
-            {
-                Some(n as u64)
-            }
+            Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Some(n as u64),
             Some(n) => {
                 return Err(CondenseError::InvalidOptions(format!(
                     "options.prevContextTokens: expected a whole number >= 0, got {n}"
@@ -104,22 +88,14 @@ impl Options {
         let encoding = parse_encoding(raw.encoding.as_deref(), "options.encoding")?;
         let config = raw.config.unwrap_or(Value::Object(Default::default()));
         if !config.is_object() {
-            return Err(CondenseError::InvalidOptions(
-                "options.config: expected an object".into(),
-            ));
+            return Err(CondenseError::InvalidOptions("options.config: expected an object".into()));
         }
         let provider = match raw.provider.as_str() {
             "lossless" => Provider::Lossless(parse_config(&config, "options.config")?),
-            p @ ("truncation" | "smart" | "native") => {
-                return Err(CondenseError::NotBuilt(p.to_string()))
-            }
+            p @ ("truncation" | "smart" | "native") => return Err(CondenseError::NotBuilt(p.to_string())),
             other => return Err(CondenseError::UnknownProvider(other.to_string())),
         };
-        Ok(Options {
-            provider,
-            prev_context_tokens,
-            encoding,
-        })
+        Ok(Options { provider, prev_context_tokens, encoding })
     }
 }
 
@@ -136,18 +112,10 @@ pub struct Outcome {
     pub report: String,
 }
 
-pub fn condense(
-    messages: &[Value],
-    options: &Options,
-    abort: &AtomicBool,
-) -> Result<Outcome, CondenseError> {
+pub fn condense(messages: &[Value], options: &Options, abort: &AtomicBool) -> Result<Outcome, CondenseError> {
     let started = Instant::now();
     let provider = options.provider.id();
-    let before = || {
-        options
-            .prev_context_tokens
-            .unwrap_or_else(|| count_messages(messages, options.encoding) as u64)
-    };
+    let before = || options.prev_context_tokens.unwrap_or_else(|| count_messages(messages, options.encoding) as u64);
 
     if let Some(problem) = first_structural_problem(messages) {
         let tokens = options.prev_context_tokens.unwrap_or(0);
@@ -183,8 +151,7 @@ pub fn condense(
             })
         })
         .collect::<Vec<_>>();
-    let mut messages_changed: Vec<usize> =
-        run.applied.changes.iter().map(|(at, _)| at.msg).collect();
+    let mut messages_changed: Vec<usize> = run.applied.changes.iter().map(|(at, _)| at.msg).collect();
     messages_changed.dedup();
     let metrics = Metrics {
         provider,
@@ -226,12 +193,7 @@ fn percent(part: u64, whole: u64) -> f64 {
     }
 }
 
-fn empty_metrics(
-    provider: &'static str,
-    encoding: Encoding,
-    tokens: u64,
-    started: Instant,
-) -> Metrics {
+fn empty_metrics(provider: &'static str, encoding: Encoding, tokens: u64, started: Instant) -> Metrics {
     Metrics {
         provider,
         encoding: encoding.name(),

@@ -21,11 +21,7 @@ pub enum Op {
 }
 
 impl Op {
-    pub const ALL: [Op; 3] = [
-        Op::DeduplicateFileReads,
-        Op::ConsolidateToolResults,
-        Op::RemoveObsoleteState,
-    ];
+    pub const ALL: [Op; 3] = [Op::DeduplicateFileReads, Op::ConsolidateToolResults, Op::RemoveObsoleteState];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -80,35 +76,29 @@ impl EditSet {
     }
 
     pub fn is_protected(&self, span: &Span) -> bool {
-        self.protected.get(&span.at).is_some_and(|rs| {
-            rs.iter()
-                .any(|r| r.start < span.range.end && span.range.start < r.end)
-        })
+        self.protected
+            .get(&span.at)
+            .is_some_and(|rs| rs.iter().any(|r| r.start < span.range.end && span.range.start < r.end))
     }
 
     pub fn is_pinned(&self, span: &Span) -> bool {
-        self.pinned.get(&span.at).is_some_and(|rs| {
-            rs.iter()
-                .any(|(r, _)| r.start < span.range.end && span.range.start < r.end)
-        })
+        self.pinned
+            .get(&span.at)
+            .is_some_and(|rs| rs.iter().any(|(r, _)| r.start < span.range.end && span.range.start < r.end))
     }
 
     /// Index of the edit overlapping `span`, if any.
     pub fn edit_at(&self, span: &Span) -> Option<usize> {
-        self.by_text.get(&span.at)?.iter().copied().find(|&i| {
-            self.edits[i]
-                .as_ref()
-                .is_some_and(|e| e.span.overlaps(span))
-        })
-    }
-
-    /// Index of the edit whose span is exactly `span`.
-    pub fn edit_exactly_at(&self, span: &Span) -> Option<usize> {
         self.by_text
             .get(&span.at)?
             .iter()
             .copied()
-            .find(|&i| self.edits[i].as_ref().is_some_and(|e| e.span == *span))
+            .find(|&i| self.edits[i].as_ref().is_some_and(|e| e.span.overlaps(span)))
+    }
+
+    /// Index of the edit whose span is exactly `span`.
+    pub fn edit_exactly_at(&self, span: &Span) -> Option<usize> {
+        self.by_text.get(&span.at)?.iter().copied().find(|&i| self.edits[i].as_ref().is_some_and(|e| e.span == *span))
     }
 
     pub fn get(&self, i: usize) -> Option<&Edit> {
@@ -215,11 +205,7 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding) -> Applied {
         let mut valid = true;
         for e in &edits {
             let r = &e.span.range;
-            if r.start < pos
-                || r.end > old.len()
-                || !old.is_char_boundary(r.start)
-                || !old.is_char_boundary(r.end)
-            {
+            if r.start < pos || r.end > old.len() || !old.is_char_boundary(r.start) || !old.is_char_boundary(r.end) {
                 valid = false;
                 break;
             }
@@ -251,18 +237,12 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding) -> Applied {
         }
         let saved = before - after;
         // Split the string's exact saving between its edits by the bytes each removed.
-        let weights: Vec<i64> = edits
-            .iter()
-            .map(|e| (e.span.range.len() as i64 - e.replacement.len() as i64).max(1))
-            .collect();
+        let weights: Vec<i64> =
+            edits.iter().map(|e| (e.span.range.len() as i64 - e.replacement.len() as i64).max(1)).collect();
         let total: i64 = weights.iter().sum();
         let mut given = 0;
         for (k, (e, w)) in edits.iter().zip(&weights).enumerate() {
-            let share = if k + 1 == edits.len() {
-                saved - given
-            } else {
-                saved * w / total
-            };
+            let share = if k + 1 == edits.len() { saved - given } else { saved * w / total };
             given += share;
             let s = applied.by_op.entry(e.op).or_default();
             s.count += 1;

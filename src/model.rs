@@ -37,9 +37,7 @@ pub struct Span {
 
 impl Span {
     pub fn overlaps(&self, other: &Span) -> bool {
-        self.at == other.at
-            && self.range.start < other.range.end
-            && other.range.start < self.range.end
+        self.at == other.at && self.range.start < other.range.end && other.range.start < self.range.end
     }
 }
 
@@ -62,12 +60,7 @@ pub fn slot_text(message: &Value, slot: Slot) -> Option<&str> {
         Slot::Content => content.as_str(),
         Slot::Text(j) => content.get(j)?.get("text")?.as_str(),
         Slot::ResultString(j) => content.get(j)?.get("content")?.as_str(),
-        Slot::ResultPart(j, k) => content
-            .get(j)?
-            .get("content")?
-            .get(k)?
-            .get("text")?
-            .as_str(),
+        Slot::ResultPart(j, k) => content.get(j)?.get("content")?.get(k)?.get("text")?.as_str(),
     }
 }
 
@@ -103,9 +96,7 @@ pub fn text_slots(message: &Value) -> Vec<Slot> {
         Some(Value::Array(blocks)) => {
             for (j, b) in blocks.iter().enumerate() {
                 match b.get("type").and_then(Value::as_str) {
-                    Some("text") if b.get("text").is_some_and(Value::is_string) => {
-                        out.push(Slot::Text(j))
-                    }
+                    Some("text") if b.get("text").is_some_and(Value::is_string) => out.push(Slot::Text(j)),
                     Some("tool_result") => match b.get("content") {
                         Some(Value::String(_)) => out.push(Slot::ResultString(j)),
                         Some(Value::Array(parts)) => {
@@ -141,24 +132,16 @@ pub fn is_summary(message: &Value) -> bool {
 /// marker (`truncationId`) still in it. Hidden messages are neither condensed nor referenced.
 pub fn active_messages(messages: &[Value]) -> Vec<bool> {
     use std::collections::HashSet;
-    let ids = |key: &str| -> HashSet<&str> {
-        messages
-            .iter()
-            .filter_map(|m| m.get(key).and_then(Value::as_str))
-            .collect()
-    };
+    let ids =
+        |key: &str| -> HashSet<&str> { messages.iter().filter_map(|m| m.get(key).and_then(Value::as_str)).collect() };
     let condense_ids = ids("condenseId");
     let truncation_ids = ids("truncationId");
     messages
         .iter()
         .map(|m| {
-            let hidden_by = |key: &str, live: &HashSet<&str>| {
-                m.get(key)
-                    .and_then(Value::as_str)
-                    .is_some_and(|p| live.contains(p))
-            };
-            !(hidden_by("condenseParent", &condense_ids)
-                || hidden_by("truncationParent", &truncation_ids))
+            let hidden_by =
+                |key: &str, live: &HashSet<&str>| m.get(key).and_then(Value::as_str).is_some_and(|p| live.contains(p));
+            !(hidden_by("condenseParent", &condense_ids) || hidden_by("truncationParent", &truncation_ids))
         })
         .collect()
 }
@@ -176,20 +159,11 @@ mod tests {
             {"type":"text","text":"three","cache_control":{"type":"ephemeral"}}
         ]});
         let slots = text_slots(&m);
-        assert_eq!(
-            slots,
-            vec![Slot::ResultString(0), Slot::ResultPart(1, 0), Slot::Text(2)]
-        );
-        let texts: Vec<_> = slots
-            .iter()
-            .map(|s| slot_text(&m, *s).unwrap_or(""))
-            .collect();
+        assert_eq!(slots, vec![Slot::ResultString(0), Slot::ResultPart(1, 0), Slot::Text(2)]);
+        let texts: Vec<_> = slots.iter().map(|s| slot_text(&m, *s).unwrap_or("")).collect();
         assert_eq!(texts, vec!["one", "two", "three"]);
         assert!(set_slot_text(&mut m, Slot::Text(2), "3".into()));
-        assert_eq!(
-            m["content"][2],
-            json!({"type":"text","text":"3","cache_control":{"type":"ephemeral"}})
-        );
+        assert_eq!(m["content"][2], json!({"type":"text","text":"3","cache_control":{"type":"ephemeral"}}));
         assert!(!set_slot_text(&mut m, Slot::Text(7), "x".into()));
     }
 

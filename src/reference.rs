@@ -17,7 +17,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::model::{slot_text, text_slots, TextRef};
-use crate::parse::reads::{find_reads, render_lines};
+use crate::parse::reads::{find_reads, render_lines, Layout};
 
 const OPEN: &str = "⟨ Reference: ";
 const CLOSE: &str = " ⟩";
@@ -50,13 +50,7 @@ pub fn result_reference(tool: &str, arg: Option<&str>, msg: usize, replaced: &st
         Some(a) => format!("same {tool} result for '{}' as", clip(a, 60)),
         None => format!("same {tool} result as"),
     };
-    finish(
-        format!(
-            "{OPEN}{what} message #{msg}{HASH_TAG}{}{CLOSE}",
-            short_hash(replaced)
-        ),
-        replaced,
-    )
+    finish(format!("{OPEN}{what} message #{msg}{HASH_TAG}{}{CLOSE}", short_hash(replaced)), replaced)
 }
 
 /// A reference to bytes that end with a line ending is followed by a newline, which it stands
@@ -71,28 +65,14 @@ fn finish(mut marker: String, replaced: &str) -> String {
 /// A file's content identical to a copy kept elsewhere.
 pub fn file_reference(path: &str, msg: usize, replaced: &str) -> String {
     finish(
-        format!(
-            "{OPEN}content of '{path}' identical to message #{msg}{HASH_TAG}{}{CLOSE}",
-            short_hash(replaced)
-        ),
+        format!("{OPEN}content of '{path}' identical to message #{msg}{HASH_TAG}{}{CLOSE}", short_hash(replaced)),
         replaced,
     )
 }
 
 /// Some lines of a file, equal to the same lines shown elsewhere (before or after).
-pub fn lines_reference(
-    path: &str,
-    first: u32,
-    last: u32,
-    msg: usize,
-    later: bool,
-    replaced: &str,
-) -> String {
-    let relation = if later {
-        "shown again in"
-    } else {
-        "unchanged from"
-    };
+pub fn lines_reference(path: &str, first: u32, last: u32, msg: usize, later: bool, replaced: &str) -> String {
+    let relation = if later { "shown again in" } else { "unchanged from" };
     let marker = format!(
         "{OPEN}lines {first}-{last} of '{path}' {relation} message #{msg}{HASH_TAG}{}{CLOSE}",
         short_hash(replaced)
@@ -112,18 +92,13 @@ pub fn superseded_run(tool: &str, arg: Option<&str>, msg: usize) -> String {
             "⟨ Superseded: {tool} '{}' ran again in message #{msg}; this older output is omitted ⟩",
             clip(a, 60)
         ),
-        None => format!(
-            "⟨ Superseded: {tool} ran again in message #{msg}; this older output is omitted ⟩"
-        ),
+        None => format!("⟨ Superseded: {tool} ran again in message #{msg}; this older output is omitted ⟩"),
     }
 }
 
 /// Environment-details sections restated by a later block.
 pub fn superseded_env(titles: &[&str], msg: usize) -> String {
-    format!(
-        "⟨ Superseded by the environment details in message #{msg}: {} ⟩\n",
-        titles.join(", ")
-    )
+    format!("⟨ Superseded by the environment details in message #{msg}: {} ⟩\n", titles.join(", "))
 }
 
 /// A reference found in a text.
@@ -170,12 +145,7 @@ pub fn find_references(text: &str) -> Vec<ParsedRef> {
             Some((a.parse().ok()?, b.parse().ok()?, tail[..q].to_string()))
         });
         let end = close + CLOSE.len();
-        out.push(ParsedRef {
-            range: start..end,
-            msg,
-            hash: hash.to_string(),
-            lines,
-        });
+        out.push(ParsedRef { range: start..end, msg, hash: hash.to_string(), lines });
         pos = end;
     }
     out
@@ -188,9 +158,11 @@ pub fn resolve(messages: &[Value], r: &ParsedRef) -> Option<String> {
         let text = slot_text(m, slot)?;
         if let Some((first, last, path)) = &r.lines {
             for read in find_reads(text).iter().filter(|x| &x.path == path) {
-                if let Some(lines) = render_lines(text, read, *first, *last) {
-                    if short_hash(&lines) == r.hash {
-                        return Some(lines);
+                for layout in [Layout::Padded, Layout::Plain] {
+                    if let Some(lines) = render_lines(text, read, *first, *last, layout) {
+                        if short_hash(&lines) == r.hash {
+                            return Some(lines);
+                        }
                     }
                 }
             }

@@ -64,15 +64,9 @@ fn thousands(n: i64) -> String {
 
 /// "Context condensed using Lossless strategy: ..." with one line per operation.
 pub fn render(m: &Metrics) -> String {
-    let mut s = format!(
-        "Context condensed using {} strategy:\n",
-        strategy_name(m.provider)
-    );
+    let mut s = format!("Context condensed using {} strategy:\n", strategy_name(m.provider));
     for op in &m.operations {
-        let how = match (
-            op.reversible_tokens_saved > 0,
-            op.superseded_tokens_saved > 0,
-        ) {
+        let how = match (op.reversible_tokens_saved > 0, op.superseded_tokens_saved > 0) {
             (true, true) => format!(
                 " ({} reversible, {} superseded)",
                 thousands(op.reversible_tokens_saved),
@@ -82,13 +76,7 @@ pub fn render(m: &Metrics) -> String {
             (false, true) => " (superseded)".to_string(),
             (false, false) => String::new(),
         };
-        s.push_str(&format!(
-            " - {}: {} edits, -{} tokens{}\n",
-            op.name,
-            op.count,
-            thousands(op.tokens_saved),
-            how
-        ));
+        s.push_str(&format!(" - {}: {} edits, -{} tokens{}\n", op.name, op.count, thousands(op.tokens_saved), how));
     }
     s.push_str(&format!(
         " - Total reduction: {:.1}% ({} → {} tokens; {} reversible, {} superseded)\n",

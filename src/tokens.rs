@@ -128,11 +128,8 @@ pub fn count_many(texts: &[&str], encoding: Encoding) -> Vec<usize> {
     if misses.is_empty() {
         return out;
     }
-    let counted: Vec<usize> = misses
-        .par_iter()
-        .with_min_len(4)
-        .map(|(i, _)| count_uncached(texts[*i], encoding))
-        .collect();
+    let counted: Vec<usize> =
+        misses.par_iter().with_min_len(4).map(|(i, _)| count_uncached(texts[*i], encoding)).collect();
     let mut fresh = Vec::with_capacity(misses.len());
     for ((i, key), n) in misses.iter().zip(counted) {
         out[*i] = n;
@@ -188,10 +185,7 @@ fn block_parts<'a>(block: &'a Value, text: &mut impl FnMut(Part<'a>)) {
         }
         Some("tool_use") => {
             let name = block.get("name").and_then(Value::as_str).unwrap_or("");
-            let input = block
-                .get("input")
-                .map(|v| serde_json::to_string(v).unwrap_or_default())
-                .unwrap_or_default();
+            let input = block.get("input").map(|v| serde_json::to_string(v).unwrap_or_default()).unwrap_or_default();
             text(Part::ToolCall(format!("{name}{input}")));
         }
         Some("tool_result") => match block.get("content") {
@@ -246,18 +240,12 @@ mod tests {
         let a = count_uncached(&text, Encoding::O200kBase);
         assert_eq!(count(&text, Encoding::O200kBase), a);
         assert_eq!(count(&text, Encoding::O200kBase), a);
-        assert_ne!(
-            count(&text, Encoding::Cl100kBase),
-            0,
-            "cl100k counts through its own cache key"
-        );
+        assert_ne!(count(&text, Encoding::Cl100kBase), 0, "cl100k counts through its own cache key");
     }
 
     #[test]
     fn count_many_matches_single_counts() {
-        let texts: Vec<String> = (0..50)
-            .map(|i| format!("line {i} ").repeat(i * 7))
-            .collect();
+        let texts: Vec<String> = (0..50).map(|i| format!("line {i} ").repeat(i * 7)).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let many = count_many(&refs, Encoding::O200kBase);
         for (t, n) in refs.iter().zip(many) {

@@ -23,23 +23,12 @@ pub struct Problem {
 
 impl Problem {
     fn new(path: String, code: &'static str, message: impl Into<String>) -> Problem {
-        Problem {
-            path,
-            code,
-            message: message.into(),
-        }
+        Problem { path, code, message: message.into() }
     }
 
     /// Problems of shape: the engine cannot read a history that has one.
     pub fn is_structural(&self) -> bool {
-        matches!(
-            self.code,
-            "not_an_array"
-                | "invalid_message"
-                | "invalid_role"
-                | "invalid_content"
-                | "invalid_block"
-        )
+        matches!(self.code, "not_an_array" | "invalid_message" | "invalid_role" | "invalid_content" | "invalid_block")
     }
 }
 
@@ -108,11 +97,7 @@ pub fn validate(messages: &[Value]) -> Vec<Problem> {
 fn check_message(i: usize, m: &Value, problems: &mut Vec<Problem>) {
     let at = format!("messages[{i}]");
     let Value::Object(obj) = m else {
-        problems.push(Problem::new(
-            at,
-            "invalid_message",
-            format!("expected a message object, got {}", kind(m)),
-        ));
+        problems.push(Problem::new(at, "invalid_message", format!("expected a message object, got {}", kind(m))));
         return;
     };
     match obj.get("role") {
@@ -127,51 +112,32 @@ fn check_message(i: usize, m: &Value, problems: &mut Vec<Problem>) {
             "invalid_role",
             format!("expected \"user\" or \"assistant\", got {}", kind(other)),
         )),
-        None => problems.push(Problem::new(
-            format!("{at}.role"),
-            "invalid_role",
-            "missing role",
-        )),
+        None => problems.push(Problem::new(format!("{at}.role"), "invalid_role", "missing role")),
     }
     match obj.get("content") {
         Some(Value::String(s)) => {
             if s.is_empty() {
-                problems.push(Problem::new(
-                    format!("{at}.content"),
-                    "empty_content",
-                    "content is an empty string",
-                ));
+                problems.push(Problem::new(format!("{at}.content"), "empty_content", "content is an empty string"));
             }
         }
         Some(Value::Array(blocks)) => {
             if blocks.is_empty() {
-                problems.push(Problem::new(
-                    format!("{at}.content"),
-                    "empty_content",
-                    "content is an empty array",
-                ));
+                problems.push(Problem::new(format!("{at}.content"), "empty_content", "content is an empty array"));
             }
             for (j, b) in blocks.iter().enumerate() {
-                check_block(&format!("{at}.content[{j}]"), b, false, problems);
+                check_block(&format!("{at}.content[{j}]"), b, problems);
             }
         }
         Some(other) => problems.push(Problem::new(
             format!("{at}.content"),
             "invalid_content",
-            format!(
-                "expected a string or an array of blocks, got {}",
-                kind(other)
-            ),
+            format!("expected a string or an array of blocks, got {}", kind(other)),
         )),
-        None => problems.push(Problem::new(
-            format!("{at}.content"),
-            "invalid_content",
-            "missing content",
-        )),
+        None => problems.push(Problem::new(format!("{at}.content"), "invalid_content", "missing content")),
     }
 }
 
-fn check_block(at: &str, b: &Value, inside_result: bool, problems: &mut Vec<Problem>) {
+fn check_block(at: &str, b: &Value, problems: &mut Vec<Problem>) {
     let Value::Object(obj) = b else {
         problems.push(Problem::new(
             at.into(),
@@ -181,11 +147,7 @@ fn check_block(at: &str, b: &Value, inside_result: bool, problems: &mut Vec<Prob
         return;
     };
     let Some(Value::String(t)) = obj.get("type") else {
-        problems.push(Problem::new(
-            format!("{at}.type"),
-            "invalid_block",
-            "a content block needs a string \"type\"",
-        ));
+        problems.push(Problem::new(format!("{at}.type"), "invalid_block", "a content block needs a string \"type\""));
         return;
     };
     let need_string = |key: &str, problems: &mut Vec<Problem>| match obj.get(key) {
@@ -201,15 +163,8 @@ fn check_block(at: &str, b: &Value, inside_result: bool, problems: &mut Vec<Prob
         }
     };
     match t.as_str() {
-        "text" => {
-            if need_string("text", problems) && obj.get("text").and_then(Value::as_str) == Some("")
-            {
-                problems.push(Problem::new(
-                    format!("{at}.text"),
-                    "empty_text",
-                    "text blocks must not be empty",
-                ));
-            }
+        "text" if need_string("text", problems) && obj.get("text").and_then(Value::as_str) == Some("") => {
+            problems.push(Problem::new(format!("{at}.text"), "empty_text", "text blocks must not be empty"));
         }
         "tool_use" => {
             need_string("id", problems);
@@ -228,40 +183,33 @@ fn check_block(at: &str, b: &Value, inside_result: bool, problems: &mut Vec<Prob
                 None | Some(Value::String(_)) => {}
                 Some(Value::Array(parts)) => {
                     for (k, p) in parts.iter().enumerate() {
-                        check_block(&format!("{at}.content[{k}]"), p, true, problems);
+                        check_block(&format!("{at}.content[{k}]"), p, problems);
                     }
                 }
                 Some(other) => problems.push(Problem::new(
                     format!("{at}.content"),
                     "invalid_block",
-                    format!(
-                        "tool_result content must be a string or an array, got {}",
-                        kind(other)
-                    ),
+                    format!("tool_result content must be a string or an array, got {}", kind(other)),
                 )),
             }
         }
         "thinking" => {
             need_string("thinking", problems);
         }
-        "image" => {
-            if !matches!(obj.get("source"), Some(Value::Object(_))) {
-                problems.push(Problem::new(
-                    format!("{at}.source"),
-                    "invalid_block",
-                    "an image block needs an object \"source\"",
-                ));
-            }
+        "image" if !matches!(obj.get("source"), Some(Value::Object(_))) => {
+            problems.push(Problem::new(
+                format!("{at}.source"),
+                "invalid_block",
+                "an image block needs an object \"source\"",
+            ));
         }
-        _ if inside_result => {}
+        // Unknown block types pass through untouched.
         _ => {}
     }
 }
 
 fn blocks(m: &Value) -> &[Value] {
-    m.get("content")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    m.get("content").and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 fn check_tool_pairing(messages: &[Value], problems: &mut Vec<Problem>) {
@@ -273,11 +221,7 @@ fn check_tool_pairing(messages: &[Value], problems: &mut Vec<Problem>) {
             let mut uses: Vec<(usize, String)> = Vec::new();
             for (j, b) in content.iter().enumerate() {
                 if b.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    let id = b
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
+                    let id = b.get("id").and_then(Value::as_str).unwrap_or("").to_string();
                     if let Some(prev) = seen_ids.insert(id.clone(), i) {
                         problems.push(Problem::new(
                             format!("messages[{i}].content[{j}].id"),
@@ -296,11 +240,7 @@ fn check_tool_pairing(messages: &[Value], problems: &mut Vec<Problem>) {
                 Some(n) if n.get("role").and_then(Value::as_str) == Some("user") => blocks(n)
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                    .filter_map(|b| {
-                        b.get("tool_use_id")
-                            .and_then(Value::as_str)
-                            .map(str::to_string)
-                    })
+                    .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str).map(str::to_string))
                     .collect(),
                 _ => HashSet::new(),
             };
@@ -326,13 +266,13 @@ fn check_tool_pairing(messages: &[Value], problems: &mut Vec<Problem>) {
             let mut answered = HashSet::new();
             for (j, b) in content.iter().enumerate() {
                 if b.get("type").and_then(Value::as_str) == Some("tool_result") {
-                    let id = b
-                        .get("tool_use_id")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
+                    let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("").to_string();
                     if !previous_uses.contains(&id) {
-                        problems.push(Problem::new(format!("messages[{i}].content[{j}]"), "orphan_tool_result", format!("tool_result for \"{id}\" has no tool_use in the previous assistant message")));
+                        problems.push(Problem::new(
+                            format!("messages[{i}].content[{j}]"),
+                            "orphan_tool_result",
+                            format!("tool_result for \"{id}\" has no tool_use in the previous assistant message"),
+                        ));
                     } else if !answered.insert(id.clone()) {
                         problems.push(Problem::new(
                             format!("messages[{i}].content[{j}]"),
@@ -361,10 +301,7 @@ mod tests {
     use serde_json::json;
 
     fn codes(v: Value) -> Vec<(String, &'static str)> {
-        validate_value(&v)
-            .into_iter()
-            .map(|p| (p.path, p.code))
-            .collect()
+        validate_value(&v).into_iter().map(|p| (p.path, p.code)).collect()
     }
 
     #[test]
@@ -390,33 +327,19 @@ mod tests {
             vec![
                 ("messages[2].content".to_string(), "empty_content"),
                 ("messages[0].role".to_string(), "first_not_user"),
-                (
-                    "messages[0].content[1].id".to_string(),
-                    "duplicate_tool_use_id"
-                ),
-                (
-                    "messages[1].content[1]".to_string(),
-                    "tool_result_not_first"
-                ),
+                ("messages[0].content[1].id".to_string(), "duplicate_tool_use_id"),
+                ("messages[1].content[1]".to_string(), "tool_result_not_first"),
                 ("messages[1].content[2]".to_string(), "orphan_tool_result"),
-                (
-                    "messages[1].content[2]".to_string(),
-                    "tool_result_not_first"
-                ),
+                ("messages[1].content[2]".to_string(), "tool_result_not_first"),
             ]
         );
     }
 
     #[test]
     fn shape_problems() {
+        assert_eq!(codes(json!({"a":1})), vec![("messages".to_string(), "not_an_array")]);
         assert_eq!(
-            codes(json!({"a":1})),
-            vec![("messages".to_string(), "not_an_array")]
-        );
-        assert_eq!(
-            codes(
-                json!([null, {"role":"system","content":[]}, {"role":"user","content":[{"text":"x"}, 3]}])
-            ),
+            codes(json!([null, {"role":"system","content":[]}, {"role":"user","content":[{"text":"x"}, 3]}])),
             vec![
                 ("messages[0]".to_string(), "invalid_message"),
                 ("messages[1].role".to_string(), "invalid_role"),

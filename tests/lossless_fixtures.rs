@@ -17,11 +17,7 @@ fn lossless_on_real_histories_keeps_every_invariant_and_removes_a_quarter() {
         assert_invariants(&input, &output, &outcome, Encoding::O200kBase);
         let tokens = count_messages(&input, Encoding::O200kBase) as u64;
         let saved = outcome.prev_context_tokens - outcome.new_context_tokens;
-        println!(
-            "{name:28} {tokens:>8} -> {:>8}  -{:.1}%",
-            tokens - saved,
-            100.0 * saved as f64 / tokens as f64
-        );
+        println!("{name:28} {tokens:>8} -> {:>8}  -{:.1}%", tokens - saved, 100.0 * saved as f64 / tokens as f64);
         total_in += tokens;
         total_saved += saved;
         // Deterministic: the same input gives the same bytes.
@@ -30,19 +26,13 @@ fn lossless_on_real_histories_keeps_every_invariant_and_removes_a_quarter() {
     }
     let share = total_saved as f64 / total_in as f64;
     println!("all seven: {total_in} tokens, -{:.1}%", share * 100.0);
-    assert!(
-        share >= 0.26,
-        "lossless removed {:.1}% of the real fixtures, the target is 26%",
-        share * 100.0
-    );
+    assert!(share >= 0.26, "lossless removed {:.1}% of the real fixtures, the target is 26%", share * 100.0);
 }
 
 #[test]
 fn without_obsolete_state_lossless_expands_back_exactly() {
     for keep in ["first", "latest"] {
-        let opts = options(
-            json!({"provider": "lossless", "config": {"removeObsoleteState": false, "keep": keep}}),
-        );
+        let opts = options(json!({"provider": "lossless", "config": {"removeObsoleteState": false, "keep": keep}}));
         for name in FIXTURES {
             let input = load(name);
             let (outcome, output) = run(&input, &opts);

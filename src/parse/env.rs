@@ -33,10 +33,7 @@ pub fn find_env_blocks(text: &str) -> Vec<EnvBlock> {
             Some(j) => (inner_start + j, inner_start + j + CLOSE.len()),
             None => (text.len(), text.len()),
         };
-        out.push(EnvBlock {
-            range: start..end,
-            sections: sections(text, inner_start, inner_end),
-        });
+        out.push(EnvBlock { range: start..end, sections: sections(text, inner_start, inner_end) });
         pos = end.max(start + 1);
     }
     out
@@ -52,11 +49,7 @@ fn sections(text: &str, start: usize, end: usize) -> Vec<EnvSection> {
             heads.push((p, title.trim().to_string()));
         } else if line == "====" {
             // `====`, a blank line, then the section name (REMINDERS).
-            let title = text[line_end..end]
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or("====");
+            let title = text[line_end..end].lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("====");
             heads.push((p, title.to_string()));
         }
         p = line_end + 1;
@@ -66,10 +59,7 @@ fn sections(text: &str, start: usize, end: usize) -> Vec<EnvSection> {
         .enumerate()
         .map(|(i, (at, title))| {
             let next = heads.get(i + 1).map_or(end, |h| h.0);
-            EnvSection {
-                title: title.clone(),
-                range: *at..next,
-            }
+            EnvSection { title: title.clone(), range: *at..next }
         })
         .collect()
 }
@@ -85,10 +75,7 @@ mod tests {
         assert_eq!(b.len(), 1);
         assert_eq!(&t[b[0].range.clone()], &t[1..]);
         let titles: Vec<_> = b[0].sections.iter().map(|s| s.title.as_str()).collect();
-        assert_eq!(
-            titles,
-            vec!["VSCode Visible Files", "Current Time", "REMINDERS"]
-        );
+        assert_eq!(titles, vec!["VSCode Visible Files", "Current Time", "REMINDERS"]);
         assert_eq!(&t[b[0].sections[1].range.clone()], "# Current Time\nnow\n");
         assert!(t[b[0].sections[2].range.clone()].ends_with("| 1 | do |\n"));
     }

@@ -43,10 +43,7 @@ pub struct FileRead {
 
 impl FileRead {
     pub fn span(&self) -> Span {
-        Span {
-            at: self.at,
-            range: self.read.region.clone(),
-        }
+        Span { at: self.at, range: self.read.region.clone() }
     }
 }
 
@@ -71,10 +68,7 @@ impl View {
     pub fn build(messages: &[Value]) -> View {
         let active = active_messages(messages);
         let tool_uses = tool_use_index(messages);
-        let mut view = View {
-            active,
-            ..View::default()
-        };
+        let mut view = View { active, ..View::default() };
         for (i, m) in messages.iter().enumerate() {
             if !view.active[i] {
                 continue;
@@ -82,10 +76,7 @@ impl View {
             if is_summary(m) {
                 for slot in text_slots(m) {
                     let len = slot_text(m, slot).map_or(0, str::len);
-                    view.protected.push(Span {
-                        at: TextRef { msg: i, slot },
-                        range: 0..len,
-                    });
+                    view.protected.push(Span { at: TextRef { msg: i, slot }, range: 0..len });
                 }
                 continue;
             }
@@ -108,25 +99,17 @@ impl View {
                 Slot::ResultString(j) | Slot::ResultPart(j, _) => {
                     // Native tool_result: one result per block, possibly several text parts.
                     let block = &m["content"][j];
-                    let id = block
-                        .get("tool_use_id")
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    let (tool, input) = tool_uses
-                        .get(id)
-                        .copied()
-                        .unwrap_or(("unknown", &Value::Null));
-                    let same_block = matches!(&open, Some(r) if r.body.first().is_some_and(|s| block_of(s.at.slot) == Some(j)));
+                    let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                    let (tool, input) = tool_uses.get(id).copied().unwrap_or(("unknown", &Value::Null));
+                    let same_block =
+                        matches!(&open, Some(r) if r.body.first().is_some_and(|s| block_of(s.at.slot) == Some(j)));
                     if !same_block {
                         self.close(m, open.take());
                         open = Some(native_result(i, tool, input, block));
                     }
                     if let Some(r) = open.as_mut() {
                         r.is_error |= looks_like_error(text);
-                        r.body.push(Span {
-                            at,
-                            range: 0..text.len(),
-                        });
+                        r.body.push(Span { at, range: 0..text.len() });
                     }
                 }
                 Slot::Text(_) | Slot::Content => {
@@ -134,41 +117,23 @@ impl View {
                     if let Some((tool, arg, body_start)) = legacy_header(text) {
                         self.close(m, open.take());
                         let key = format!("{tool}:{}", arg.as_deref().unwrap_or(""));
-                        let mut r = ToolResult {
-                            msg: i,
-                            tool,
-                            arg,
-                            key,
-                            body: vec![],
-                            is_error: false,
-                            reads: vec![],
-                        };
+                        let mut r = ToolResult { msg: i, tool, arg, key, body: vec![], is_error: false, reads: vec![] };
                         let body_end = envs.first().map_or(text.len(), |e| e.range.start);
                         if body_end > body_start && !text[body_start..body_end].trim().is_empty() {
                             r.is_error |= looks_like_error(&text[body_start..body_end]);
-                            r.body.push(Span {
-                                at,
-                                range: body_start..body_end,
-                            });
+                            r.body.push(Span { at, range: body_start..body_end });
                         }
                         open = Some(r);
                     } else if text.trim_start().starts_with("<environment_details>") {
                         // Environment details end the body of the result before them.
                         self.close(m, open.take());
-                    } else if let Some(r) = open.as_mut().filter(|_| matches!(slot, Slot::Text(_)))
-                    {
+                    } else if let Some(r) = open.as_mut().filter(|_| matches!(slot, Slot::Text(_))) {
                         let body_end = envs.first().map_or(text.len(), |e| e.range.start);
                         r.is_error |= looks_like_error(&text[..body_end]);
-                        r.body.push(Span {
-                            at,
-                            range: 0..body_end,
-                        });
+                        r.body.push(Span { at, range: 0..body_end });
                     } else {
                         // Text the user typed, or a system notice: never edited.
-                        self.protected.push(Span {
-                            at,
-                            range: 0..text.len(),
-                        });
+                        self.protected.push(Span { at, range: 0..text.len() });
                     }
                     for block in envs {
                         self.env.push(Env { at, block });
@@ -210,13 +175,8 @@ impl View {
             let mut pos = 0;
             while let Some(i) = text[pos..].find(&open) {
                 let start = pos + i;
-                let end = text[start..]
-                    .find(&close)
-                    .map_or(text.len(), |j| start + j + close.len());
-                self.protected.push(Span {
-                    at,
-                    range: start..end,
-                });
+                let end = text[start..].find(&close).map_or(text.len(), |j| start + j + close.len());
+                self.protected.push(Span { at, range: start..end });
                 pos = end.max(start + 1);
             }
         }
@@ -257,10 +217,7 @@ fn native_result(msg: usize, tool: &str, input: &Value, block: &Value) -> ToolRe
         msg,
         tool: tool.to_string(),
         arg,
-        key: format!(
-            "{tool}:{}",
-            serde_json::to_string(input).unwrap_or_default()
-        ),
+        key: format!("{tool}:{}", serde_json::to_string(input).unwrap_or_default()),
         body: vec![],
         is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
         reads: vec![],
@@ -272,10 +229,7 @@ pub fn legacy_header(text: &str) -> Option<(String, Option<String>, usize)> {
     let line_end = text.find('\n').unwrap_or(text.len());
     let line = text[..line_end].trim_end();
     let inner = line.strip_prefix('[')?.strip_suffix("] Result:")?;
-    let name_len = inner
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .count();
+    let name_len = inner.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
     if name_len == 0 {
         return None;
     }
@@ -294,11 +248,7 @@ pub fn legacy_header(text: &str) -> Option<(String, Option<String>, usize)> {
     if !rest.is_empty() && arg.is_none() {
         return None;
     }
-    let body_start = if line_end < text.len() {
-        line_end + 1
-    } else {
-        text.len()
-    };
+    let body_start = if line_end < text.len() { line_end + 1 } else { text.len() };
     Some((tool, arg, body_start))
 }
 
@@ -306,24 +256,16 @@ pub fn legacy_header(text: &str) -> Option<(String, Option<String>, usize)> {
 pub fn looks_like_error(text: &str) -> bool {
     let head = &text[..floor_char_boundary(text, 400)];
     let t = head.trim_start();
-    if t.starts_with("The tool execution failed")
-        || t.starts_with("[ERROR]")
-        || t.starts_with("Error:")
-    {
+    if t.starts_with("The tool execution failed") || t.starts_with("[ERROR]") || t.starts_with("Error:") {
         return true;
     }
     if t.starts_with("<error>")
-        || t.starts_with("<files>\n<file><path>")
-            && head.contains("<error>")
-            && !head.contains("<content")
+        || t.starts_with("<files>\n<file><path>") && head.contains("<error>") && !head.contains("<content")
     {
         return true;
     }
     if let Some(i) = head.find("Exit code: ") {
-        let code: String = head[i + 11..]
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '-')
-            .collect();
+        let code: String = head[i + 11..].chars().take_while(|c| c.is_ascii_digit() || *c == '-').collect();
         return !code.is_empty() && code != "0";
     }
     false

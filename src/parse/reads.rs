@@ -22,9 +22,31 @@ pub struct NumberedRead {
     pub lines: Vec<Range<usize>>,
     /// Where each line ends, its line ending included.
     pub line_ends: Vec<usize>,
-    /// True when every line is written `format!("{n:>w$} | {text}")` with `w` the digits of
-    /// `last`: only then can a range of these lines be rebuilt from another read of the file.
-    pub canonical: bool,
+    /// How the line numbers are laid out, when it is one of the two known layouts: only then
+    /// can these lines be rebuilt from another read of the same file.
+    pub layout: Option<Layout>,
+}
+
+/// The two layouts of numbered lines Roo Code writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `format!("{n:>w$} | {text}")`, `w` the digits of the last line shown (read_file).
+    Padded,
+    /// `format!("{n} | {text}")` (MCP file tools, `--- path ---` reads).
+    Plain,
+}
+
+impl NumberedRead {
+    /// The text and line ending of line `n`, if shown.
+    pub fn line<'t>(&self, text: &'t str, n: u32) -> Option<&'t str> {
+        let i = n.checked_sub(self.first)? as usize;
+        text.get(self.lines.get(i)?.start..*self.line_ends.get(i)?)
+    }
+}
+
+/// True when `a` shows lines `from..=to` exactly as `b` does (texts and line endings).
+pub fn same_lines(a_text: &str, a: &NumberedRead, b_text: &str, b: &NumberedRead, from: u32, to: u32) -> bool {
+    from <= to && (from..=to).all(|n| matches!((a.line(a_text, n), b.line(b_text, n)), (Some(x), Some(y)) if x == y))
 }
 
 /// Every numbered file read in `text`, in order.
@@ -111,9 +133,7 @@ fn dashed_header(text: &str, at: usize) -> Option<(usize, String)> {
 
 fn native_header(text: &str, at: usize) -> Option<(usize, String)> {
     let line_end = at + text[at..].find('\n')?;
-    let path = text[at + "File: ".len()..line_end]
-        .trim_end_matches('\r')
-        .trim();
+    let path = text[at + "File: ".len()..line_end].trim_end_matches('\r').trim();
     let next_end = line_end + 1 + text[line_end + 1..].find('\n')?;
     let next = text[line_end + 1..next_end].trim_end_matches('\r');
     if !(next.starts_with("Lines ") && next.ends_with(':')) {
@@ -166,18 +186,10 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
         if bytes.get(body) == Some(&b' ') {
             body += 1;
         }
-        let body_end = if line_end > body && bytes[line_end - 1] == b'\r' {
-            line_end - 1
-        } else {
-            line_end
-        };
+        let body_end = if line_end > body && bytes[line_end - 1] == b'\r' { line_end - 1 } else { line_end };
         lines.push(body.min(body_end)..body_end);
         layouts.push((digits_start - p, q - digits_start));
-        p = if line_end < text.len() {
-            line_end + 1
-        } else {
-            line_end
-        };
+        p = if line_end < text.len() { line_end + 1 } else { line_end };
         line_ends.push(p);
     }
     if lines.is_empty() {
@@ -185,32 +197,32 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
     }
     let last = first + lines.len() as u32 - 1;
     let width = digit_count(last);
-    // `{n:>w$} | ` then the body, exactly.
-    let canonical = layouts.iter().zip(&lines).all(|((spaces, digits), body)| {
-        spaces + digits == width && bytes.get(body.start.wrapping_sub(1)) == Some(&b' ')
-    });
-    Some(NumberedRead {
-        path: String::new(),
-        first,
-        last,
-        region: start..p,
-        lines,
-        line_ends,
-        canonical,
-    })
+    // Every line `N | ` then its text, the number padded (or not) as a whole read does it.
+    let spaced = lines.iter().all(|body| bytes.get(body.start.wrapping_sub(1)) == Some(&b' '));
+    let padded = layouts.iter().all(|(spaces, digits)| spaces + digits == width);
+    let plain = layouts.iter().all(|(spaces, _)| *spaces == 0);
+    let layout = match (spaced, padded, plain) {
+        (true, true, _) => Some(Layout::Padded),
+        (true, false, true) => Some(Layout::Plain),
+        _ => None,
+    };
+    Some(NumberedRead { path: String::new(), first, last, region: start..p, lines, line_ends, layout })
 }
 
 pub fn digit_count(n: u32) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
-/// Rebuilds lines `from..=to` of a read in the canonical layout of a read of just those lines
-/// (numbers padded to the digits of `to`), each line with the line ending it has in `read`.
-pub fn render_lines(text: &str, read: &NumberedRead, from: u32, to: u32) -> Option<String> {
+/// Rebuilds lines `from..=to` of a read as a read of just those lines in `layout` shows them
+/// (padded numbers: to the digits of `to`), each line with the line ending it has in `read`.
+pub fn render_lines(text: &str, read: &NumberedRead, from: u32, to: u32, layout: Layout) -> Option<String> {
     if from < read.first || to > read.last || from > to {
         return None;
     }
-    let width = digit_count(to);
+    let width = match layout {
+        Layout::Padded => digit_count(to),
+        Layout::Plain => 0,
+    };
     let mut out = String::new();
     for n in from..=to {
         let i = (n - read.first) as usize;
@@ -232,31 +244,21 @@ mod tests {
         assert_eq!(r.len(), 1);
         assert_eq!(r[0].path, "a.xml");
         assert_eq!((r[0].first, r[0].last), (1, 3));
-        assert_eq!(
-            &t[r[0].region.clone()],
-            "1 | <x>\n2 | </content>\n3 | </x>\n"
-        );
-        assert!(r[0].canonical);
-        assert_eq!(
-            render_lines(t, &r[0], 2, 3).as_deref(),
-            Some("2 | </content>\n3 | </x>\n")
-        );
+        assert_eq!(&t[r[0].region.clone()], "1 | <x>\n2 | </content>\n3 | </x>\n");
+        assert_eq!(r[0].layout, Some(Layout::Padded));
+        assert_eq!(render_lines(t, &r[0], 2, 3, Layout::Padded).as_deref(), Some("2 | </content>\n3 | </x>\n"));
     }
 
     #[test]
     fn several_files_errors_and_padding() {
         let t = "<files>\n<file><path>a.ts</path>\n<content lines=\"9-10\">\n 9 | x\n10 | y\n</content>\n</file>\n<file><path>b.ts</path><error>Error reading file: File not found</error></file>\n<file><path>c.ts</path>\n<content lines=\"1-2\">\n1 | p\r\n2 | \r\n</content>\n</file>\n</files>";
         let r = find_reads(t);
-        assert_eq!(
-            r.iter().map(|x| x.path.as_str()).collect::<Vec<_>>(),
-            vec!["a.ts", "c.ts"]
-        );
-        assert!(r[0].canonical && r[1].canonical);
+        assert_eq!(r.iter().map(|x| x.path.as_str()).collect::<Vec<_>>(), vec!["a.ts", "c.ts"]);
+        assert_eq!((r[0].layout, r[1].layout), (Some(Layout::Padded), Some(Layout::Padded)));
         assert_eq!(&t[r[1].lines[1].clone()], "");
-        assert_eq!(
-            render_lines(t, &r[1], 1, 2).as_deref(),
-            Some("1 | p\r\n2 | \r\n")
-        );
+        assert_eq!(render_lines(t, &r[1], 1, 2, Layout::Padded).as_deref(), Some("1 | p\r\n2 | \r\n"));
+        assert_eq!(render_lines(t, &r[0], 9, 10, Layout::Padded).as_deref(), Some(" 9 | x\n10 | y\n"));
+        assert_eq!(render_lines(t, &r[0], 9, 10, Layout::Plain).as_deref(), Some("9 | x\n10 | y\n"));
     }
 
     #[test]
@@ -272,13 +274,13 @@ mod tests {
     }
 
     #[test]
-    fn non_canonical_padding_is_detected() {
-        let t =
-            "--- a ---\n1 | x\n2 | y\n3 | z\n4 | z\n5 | z\n6 | z\n7 | z\n8 | z\n9 | z\n10 | z\n";
-        let r = find_reads(t);
-        assert!(
-            !r[0].canonical,
-            "1..10 without padding is not the canonical layout"
-        );
+    fn layouts_are_told_apart_and_lines_compared_across_them() {
+        let plain = "--- a ---\n9 | x\n10 | y\n";
+        let padded = "<file><path>a</path>\n<content lines=\"8-10\">\n 8 | w\n 9 | x\n10 | y\n</content>";
+        let odd = "--- a ---\n  9 | x\n10 | y\n";
+        let (p, q, o) = (&find_reads(plain)[0], &find_reads(padded)[0], &find_reads(odd)[0]);
+        assert_eq!((p.layout, q.layout, o.layout), (Some(Layout::Plain), Some(Layout::Padded), None));
+        assert!(same_lines(plain, p, padded, q, 9, 10));
+        assert!(!same_lines(plain, p, padded, q, 8, 10), "line 8 is not in the plain read");
     }
 }

@@ -19,13 +19,8 @@ use crate::parse::{ToolResult, View};
 use crate::reference::{result_reference, superseded_run};
 
 /// Tools whose repeated runs describe changing state, so the latest run supersedes the others.
-const RERUN_TOOLS: [&str; 5] = [
-    "execute_command",
-    "list_files",
-    "search_files",
-    "list_code_definition_names",
-    "codebase_search",
-];
+const RERUN_TOOLS: [&str; 5] =
+    ["execute_command", "list_files", "search_files", "list_code_definition_names", "codebase_search"];
 
 /// The result's body when it is one whole string worth referencing.
 fn whole_body<'a>(messages: &'a [Value], r: &ToolResult) -> Option<(&'a str, Span)> {
@@ -35,8 +30,7 @@ fn whole_body<'a>(messages: &'a [Value], r: &ToolResult) -> Option<(&'a str, Spa
     let text = slot_text(&messages[span.at.msg], span.at.slot)?;
     let whole = span.range.start == 0 && span.range.end == text.len();
     let body = &text[span.range.clone()];
-    (whole && body.len() >= MIN_REFERENCED_BYTES && !body.trim_start().starts_with('⟨'))
-        .then(|| (body, span.clone()))
+    (whole && body.len() >= MIN_REFERENCED_BYTES && !body.trim_start().starts_with('⟨')).then(|| (body, span.clone()))
 }
 
 pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
@@ -59,8 +53,7 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
         let hash = xxh3_128(body.as_bytes());
         let copies = kept.entry(hash).or_default();
         let target = copies.iter().copied().find(|&k| {
-            whole_body(messages, &view.results[k])
-                .is_some_and(|(b, t)| b == body && edits.edit_at(&t).is_none())
+            whole_body(messages, &view.results[k]).is_some_and(|(b, t)| b == body && edits.edit_at(&t).is_none())
         });
         match target {
             Some(k) => {

@@ -86,7 +86,7 @@ pub fn run(
     check()?;
     let t = Instant::now();
     if config.remove_obsolete_state {
-        obsolete_state::run_file_versions(&view, &mut edits);
+        obsolete_state::run_file_versions(messages, &view, &mut edits);
         obsolete_state::run_env(&view, &mut edits);
         op_ms.push((Op::RemoveObsoleteState, ms(t)));
     }

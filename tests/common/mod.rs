@@ -29,9 +29,7 @@ pub fn fixture_dir() -> PathBuf {
 }
 
 pub fn load(name: &str) -> Vec<Value> {
-    let path = fixture_dir()
-        .join(name)
-        .join("api_conversation_history.json");
+    let path = fixture_dir().join(name).join("api_conversation_history.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (the fixtures live in ../shared)", path.display()));
     serde_json::from_str(&text).expect("fixture is JSON")
@@ -61,21 +59,13 @@ pub fn assert_invariants(input: &[Value], output: &[Value], outcome: &Outcome, e
     // Valid for the APIs whenever the input was; never more problems than the input had.
     let before = validate(input);
     let after = validate(output);
-    assert!(
-        after.len() <= before.len(),
-        "condensing added problems: {after:?}"
-    );
+    assert!(after.len() <= before.len(), "condensing added problems: {after:?}");
     // Same messages, same order; untouched ones deep-equal, touched ones differ only in text.
     assert_eq!(input.len(), output.len());
-    let changed: std::collections::HashSet<usize> =
-        outcome.changes.iter().map(|(at, _)| at.msg).collect();
+    let changed: std::collections::HashSet<usize> = outcome.changes.iter().map(|(at, _)| at.msg).collect();
     for (i, (a, b)) in input.iter().zip(output).enumerate() {
         if changed.contains(&i) {
-            assert_eq!(
-                skeleton(a),
-                skeleton(b),
-                "message {i}: only text may change"
-            );
+            assert_eq!(skeleton(a), skeleton(b), "message {i}: only text may change");
         } else {
             assert_eq!(a, b, "message {i} was not edited and must be deep-equal");
         }
@@ -85,19 +75,12 @@ pub fn assert_invariants(input: &[Value], output: &[Value], outcome: &Outcome, e
     for span in &view.protected {
         let original = &slot_text(&input[span.at.msg], span.at.slot).unwrap()[span.range.clone()];
         let now = slot_text(&output[span.at.msg], span.at.slot).unwrap();
-        assert!(
-            now.contains(original),
-            "protected text of message {} was changed",
-            span.at.msg
-        );
+        assert!(now.contains(original), "protected text of message {} was changed", span.at.msg);
     }
     // Tokens never go up, and the reported figures are the real ones.
     let tokens_in = count_messages(input, encoding) as u64;
     let tokens_out = count_messages(output, encoding) as u64;
-    assert!(
-        tokens_out <= tokens_in,
-        "tokens went up: {tokens_in} -> {tokens_out}"
-    );
+    assert!(tokens_out <= tokens_in, "tokens went up: {tokens_in} -> {tokens_out}");
     if outcome.error.is_none() {
         assert_eq!(
             outcome.prev_context_tokens - outcome.new_context_tokens,
