@@ -1,0 +1,83 @@
+// Shared by the vitest suites: the real fixtures (read from ../shared, never copied), and the
+// invariants of ../shared/docs/architecture.md asserted on every condensation.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect } from 'vitest'
+
+import { countTokens, expandReferences, validateConversation, type ApiMessage, type CondenseResult } from '../lib/index.js'
+
+export const FIXTURE_DIR = join(__dirname, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
+
+export const FIXTURES = [
+  'heavy-uncondensed',
+  'natural-already-condensed',
+  'natural-mini-uncondensed',
+  'synthetic-1-heavy-write',
+  'synthetic-2-heavy-read',
+  'synthetic-3-tool-dedup',
+  'synthetic-4-mixed-ops',
+] as const
+
+export function loadFixture(name: string): ApiMessage[] {
+  return JSON.parse(readFileSync(join(FIXTURE_DIR, name, 'api_conversation_history.json'), 'utf8'))
+}
+
+const USER_TAGS = ['task', 'feedback', 'answer', 'user_message']
+
+/** Every piece of user-typed text in a history: tagged spans, and plain user text blocks. */
+export function userTypedTexts(messages: ApiMessage[]): Array<{ message: number; text: string }> {
+  const out: Array<{ message: number; text: string }> = []
+  messages.forEach((m, i) => {
+    if (m.role !== 'user' || m.isSummary) return
+    const texts: string[] = typeof m.content === 'string' ? [m.content] : []
+    if (Array.isArray(m.content)) {
+      for (const b of m.content) {
+        if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text)
+        if (b.type === 'tool_result' && typeof b.content === 'string') texts.push(b.content)
+      }
+    }
+    for (const t of texts) {
+      for (const tag of USER_TAGS) {
+        const re = new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'g')
+        for (const match of t.matchAll(re)) out.push({ message: i, text: match[0] })
+      }
+    }
+  })
+  return out
+}
+
+function messageText(m: ApiMessage): string {
+  return JSON.stringify(m.content)
+}
+
+/** Asserts every invariant on one condensation; `snapshot` is a deep copy of the input taken before. */
+export function assertInvariants(input: ApiMessage[], snapshot: ApiMessage[], result: CondenseResult) {
+  // 1. The input is never mutated.
+  expect(input).toEqual(snapshot)
+  // 2. Valid for the APIs whenever the input was.
+  const before = validateConversation(input)
+  expect(validateConversation(result.messages).length).toBeLessThanOrEqual(before.length)
+  if (before.length === 0) expect(validateConversation(result.messages)).toEqual([])
+  // 3. Same messages, same order; untouched ones are the caller's own objects, deep-equal;
+  //    touched ones keep every field but content.
+  expect(result.messages).toHaveLength(input.length)
+  result.messages.forEach((m, i) => {
+    if (m === input[i]) return
+    const { content: _a, ...restOut } = m
+    const { content: _b, ...restIn } = input[i]
+    expect(restOut).toEqual(restIn)
+    expect(Object.keys(m)).toEqual(Object.keys(input[i]))
+  })
+  // 4. User-typed text survives verbatim, in its message.
+  for (const u of userTypedTexts(input)) {
+    expect(messageText(result.messages[u.message]).includes(JSON.stringify(u.text).slice(1, -1))).toBe(true)
+  }
+  // 5. Tokens never go up; the reported figures are the measured ones.
+  const tokensIn = countTokens(input)
+  const tokensOut = countTokens(result.messages)
+  expect(tokensOut).toBeLessThanOrEqual(tokensIn)
+  if (!result.error) expect(result.prevContextTokens - result.newContextTokens).toBe(tokensIn - tokensOut)
+  // 6. References point at something: expanding never fails silently (markers all resolve).
+  const expanded = expandReferences(result.messages)
+  expect(countTokens(expanded)).toBeGreaterThanOrEqual(tokensOut)
+}

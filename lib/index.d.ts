@@ -1,0 +1,171 @@
+// Public types of context-condense. Hand-written for lib/index.js; the generated ../index.d.ts
+// types the raw native binding, which is not the public API.
+
+/** A content block of an Anthropic-style message. Unknown block types pass through untouched. */
+export type ContentBlock =
+  | { type: 'text'; text: string; [key: string]: unknown }
+  | { type: 'image'; source: { type: string; media_type?: string; data?: string; [key: string]: unknown }; [key: string]: unknown }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown>; [key: string]: unknown }
+  | {
+      type: 'tool_result'
+      tool_use_id: string
+      content?: string | Array<{ type: string; text?: string; [key: string]: unknown }>
+      is_error?: boolean
+      [key: string]: unknown
+    }
+  | { type: 'thinking'; thinking: string; signature?: string; [key: string]: unknown }
+  | { type: 'redacted_thinking'; data: string; [key: string]: unknown }
+  | { type: string; [key: string]: unknown }
+
+/** A message as Roo Code stores it: Anthropic's MessageParam plus its own fields. */
+export interface ApiMessage {
+  role: 'user' | 'assistant'
+  content: string | ContentBlock[]
+  /** Millisecond timestamp. */
+  ts?: number
+  /** A summary written by condensation. */
+  isSummary?: boolean
+  condenseId?: string
+  condenseParent?: string
+  truncationId?: string
+  truncationParent?: string
+  isTruncationMarker?: boolean
+  [key: string]: unknown
+}
+
+export type Encoding = 'o200k_base' | 'cl100k_base'
+
+/** Configuration of the Lossless provider; every operation is on by default. */
+export interface LosslessConfig {
+  /** Repeated reads of a file become references to the copy that stays. @default true */
+  deduplicateFileReads?: boolean
+  /** Identical tool results become references; older reruns of a command are superseded
+   * (only when removeObsoleteState is on too). @default true */
+  consolidateToolResults?: boolean
+  /** Restated environment details and older versions of re-read files become markers. @default true */
+  removeObsoleteState?: boolean
+  /** Which copy of repeated content stays whole. @default "first" */
+  keep?: 'first' | 'latest'
+}
+
+export interface CondenseOptions {
+  /** "lossless" in this version; the others answer "not built yet". */
+  provider: 'lossless' | 'truncation' | 'smart' | 'native'
+  config?: LosslessConfig
+  /** The context size the host measured; when given, only changed text is counted. */
+  prevContextTokens?: number
+  /** @default "o200k_base" */
+  encoding?: Encoding
+  /** Stops a condensation in progress; the call then rejects with an AbortError. */
+  signal?: AbortSignal
+  /** The host's LLM call, for the providers that summarize (not used by Lossless). */
+  summarize?: (request: unknown) => Promise<unknown>
+}
+
+export interface OperationMetrics {
+  id: 'deduplicateFileReads' | 'consolidateToolResults' | 'removeObsoleteState'
+  name: string
+  /** Edits applied. */
+  count: number
+  tokensSaved: number
+  /** Saved by references that expandReferences restores byte for byte. */
+  reversibleTokensSaved: number
+  /** Saved by replacing superseded content with a marker. */
+  supersededTokensSaved: number
+  durationMs: number
+}
+
+export interface CondenseMetrics {
+  provider: string
+  encoding: Encoding
+  tokensBefore: number
+  tokensAfter: number
+  tokensSaved: number
+  reductionPercent: number
+  reversibleTokensSaved: number
+  supersededTokensSaved: number
+  messagesChanged: number
+  /** Edits undone because the string they were in would not have got smaller. */
+  editsRolledBack: number
+  operations: OperationMetrics[]
+  durationMs: number
+}
+
+export interface CondenseResult {
+  /** The condensed history. Messages nothing changed are the caller's own objects (shared, not
+   * copied); changed ones are new objects. The input array is never modified. */
+  messages: ApiMessage[]
+  /** The summary text, for providers that write one ("" otherwise). */
+  summary: string
+  /** What LLM calls cost (0 for Lossless). */
+  cost: number
+  prevContextTokens: number
+  newContextTokens: number
+  /** A problem with the data; `messages` is then a copy of the input, unchanged. */
+  error?: string
+  metrics: CondenseMetrics
+  /** A readable account of what was done. */
+  report: string
+}
+
+export interface Problem {
+  /** Where it is: `messages[12].content[3]`. */
+  path: string
+  code:
+    | 'not_an_array'
+    | 'invalid_message'
+    | 'invalid_role'
+    | 'invalid_content'
+    | 'invalid_block'
+    | 'empty_content'
+    | 'empty_text'
+    | 'first_not_user'
+    | 'duplicate_tool_use_id'
+    | 'missing_tool_result'
+    | 'orphan_tool_result'
+    | 'duplicate_tool_result'
+    | 'tool_result_not_first'
+  message: string
+}
+
+export interface Analysis {
+  messages: number
+  totalTokens: number
+  byContentType: {
+    userText: number
+    assistantText: number
+    thinking: number
+    toolCalls: number
+    toolResults: number
+    environmentDetails: number
+    images: number
+    summaries: number
+  }
+  byTool: Array<{ tool: string; results: number; resultTokens: number; errors: number }>
+  byFile: Array<{ path: string; reads: number; tokens: number }>
+  /** What Lossless with its default config removes, by operation (run, not estimated). */
+  lossless: Array<{ operation: OperationMetrics['id']; edits: number; tokens: number }>
+  losslessTokensSaved: number
+}
+
+export interface CountOptions {
+  /** @default "o200k_base" */
+  encoding?: Encoding
+}
+
+/** Condenses a history with the chosen provider. Invalid options throw; problems with the data
+ * come back in `error` with the messages unchanged. */
+export function condense(messages: ApiMessage[], options: CondenseOptions): Promise<CondenseResult>
+/** Tokens of a string or a history: text, thinking, tool name + JSON input, tool results;
+ * images by Roo Code's estimate. Cached by content, so a recount is nearly free. */
+export function countTokens(input: string | ApiMessage[], options?: CountOptions): number
+/** countTokens with the counting off the JavaScript thread. */
+export function countTokensAsync(input: string | ApiMessage[], options?: CountOptions): Promise<number>
+/** Restores every reference left by condensing, byte for byte. Superseded markers stay. */
+export function expandReferences(messages: ApiMessage[]): ApiMessage[]
+/** What the provider APIs would reject; empty when the history is valid. */
+export function validateConversation(messages: unknown): Problem[]
+/** What fills the context: tokens by content type, tool and file, and what Lossless finds. */
+export function analyze(messages: ApiMessage[], options?: CountOptions): Analysis
+/** analyze, off the JavaScript thread. */
+export function analyzeAsync(messages: ApiMessage[], options?: CountOptions): Promise<Analysis>
