@@ -28,6 +28,9 @@ export declare class Session {
 /** What fills the context. */
 export declare function analyze(messages: any, encodingName?: string | undefined | null): any
 
+/** Empties the engine's token-count cache. */
+export declare function clearTokenCache(): void
+
 /** Tokens of whole messages, by the engine's own walk (used to cross-check the JavaScript one). */
 export declare function countMessages(messages: any, encodingName?: string | undefined | null): number
 

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.Session = nativeBinding.Session
 module.exports.analyze = nativeBinding.analyze
+module.exports.clearTokenCache = nativeBinding.clearTokenCache
 module.exports.countMessages = nativeBinding.countMessages
 module.exports.countText = nativeBinding.countText
 module.exports.countTexts = nativeBinding.countTexts

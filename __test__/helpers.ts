@@ -22,9 +22,10 @@ export function loadFixture(name: string): ApiMessage[] {
   return JSON.parse(readFileSync(join(FIXTURE_DIR, name, 'api_conversation_history.json'), 'utf8'))
 }
 
-const USER_TAGS = ['task', 'feedback', 'answer', 'user_message']
-
-/** Every piece of user-typed text in a history: tagged spans, and plain user text blocks. */
+/** Every piece of user-typed text in a history, found independently of the engine: the `<task>`
+ * of the first message, and `<feedback>`, `<answer>`, `<user_message>` where Roo Code puts what
+ * the user typed: at the head of a text block or tool result (further in, such tags are a tool's
+ * output, e.g. a dumped conversation). */
 export function userTypedTexts(messages: ApiMessage[]): Array<{ message: number; text: string }> {
   const out: Array<{ message: number; text: string }> = []
   messages.forEach((m, i) => {
@@ -37,9 +38,10 @@ export function userTypedTexts(messages: ApiMessage[]): Array<{ message: number;
       }
     }
     for (const t of texts) {
-      for (const tag of USER_TAGS) {
+      const tags = i === 0 ? ['task', 'feedback', 'answer', 'user_message'] : ['feedback', 'answer', 'user_message']
+      for (const tag of tags) {
         const re = new RegExp(`<${tag}>[\\s\\S]*?</${tag}>`, 'g')
-        for (const match of t.matchAll(re)) out.push({ message: i, text: match[0] })
+        for (const match of t.matchAll(re)) if (match.index! < 400 || i === 0) out.push({ message: i, text: match[0] })
       }
     }
   })

@@ -161,6 +161,8 @@ export function condense(messages: ApiMessage[], options: CondenseOptions): Prom
 export function countTokens(input: string | ApiMessage[], options?: CountOptions): number
 /** countTokens with the counting off the JavaScript thread. */
 export function countTokensAsync(input: string | ApiMessage[], options?: CountOptions): Promise<number>
+/** Empties the token-count caches (they are bounded anyway; for memory pressure or benchmarks). */
+export function clearTokenCache(): void
 /** Restores every reference left by condensing, byte for byte. Superseded markers stay. */
 export function expandReferences(messages: ApiMessage[]): ApiMessage[]
 /** What the provider APIs would reject; empty when the history is valid. */

@@ -158,6 +158,13 @@ async function countTokensAsync(input, options) {
   return fixed + (await countThroughCache(texts, encoding, native.countTextsAsync))
 }
 
+/** Empties both token-count caches (this file's and the engine's). */
+function clearTokenCache() {
+  for (const c of tokenCache.values()) c.clear()
+  cacheChars = 0
+  native.clearTokenCache()
+}
+
 // ---------------------------------------------------------------------------------------------
 // Changes from the engine, applied with structural sharing.
 
@@ -284,6 +291,7 @@ module.exports = {
   condense,
   countTokens,
   countTokensAsync,
+  clearTokenCache,
   expandReferences,
   validateConversation,
   analyze,

@@ -104,6 +104,12 @@ pub fn warm_up() {
     });
 }
 
+/// Empties the engine's token-count cache.
+#[napi]
+pub fn clear_token_cache() {
+    tokens::clear_cache();
+}
+
 /// Tokens of one string.
 #[napi(catch_unwind)]
 pub fn count_text(text: String, encoding_name: Option<String>) -> Result<u32> {

@@ -94,7 +94,6 @@ impl View {
                 continue;
             };
             let at = TextRef { msg: i, slot };
-            self.protect_user_tags(at, text);
             match slot {
                 Slot::ResultString(j) | Slot::ResultPart(j, _) => {
                     // Native tool_result: one result per block, possibly several text parts.
@@ -111,6 +110,7 @@ impl View {
                         r.is_error |= looks_like_error(text);
                         r.body.push(Span { at, range: 0..text.len() });
                     }
+                    self.protect_user_text_in_result(at, text, 0);
                 }
                 Slot::Text(_) | Slot::Content => {
                     let envs = env::find_env_blocks(text);
@@ -122,6 +122,7 @@ impl View {
                         if body_end > body_start && !text[body_start..body_end].trim().is_empty() {
                             r.is_error |= looks_like_error(&text[body_start..body_end]);
                             r.body.push(Span { at, range: body_start..body_end });
+                            self.protect_user_text_in_result(at, text, body_start);
                         }
                         open = Some(r);
                     } else if text.trim_start().starts_with("<environment_details>") {
@@ -131,6 +132,7 @@ impl View {
                         let body_end = envs.first().map_or(text.len(), |e| e.range.start);
                         r.is_error |= looks_like_error(&text[..body_end]);
                         r.body.push(Span { at, range: 0..body_end });
+                        self.protect_user_text_in_result(at, text, 0);
                     } else {
                         // Text the user typed, or a system notice: never edited.
                         self.protected.push(Span { at, range: 0..text.len() });
@@ -167,14 +169,21 @@ impl View {
         self.results.push(r);
     }
 
-    /// User-typed text inside any user string: `<task>`, `<feedback>`, `<answer>`, `<user_message>`.
-    fn protect_user_tags(&mut self, at: TextRef, text: &str) {
-        for tag in ["task", "feedback", "answer", "user_message"] {
+    /// What the user typed inside a tool result: the `<feedback>` or `<answer>` Roo Code puts at
+    /// the head of a result ("The user approved this operation and provided the following
+    /// context:"). Tags further in are the tool's output (a dumped conversation, a file), not
+    /// something the user typed here.
+    fn protect_user_text_in_result(&mut self, at: TextRef, text: &str, body_start: usize) {
+        const HEAD: usize = 400;
+        for tag in ["feedback", "answer"] {
             let open = format!("<{tag}>");
             let close = format!("</{tag}>");
-            let mut pos = 0;
+            let mut pos = body_start;
             while let Some(i) = text[pos..].find(&open) {
                 let start = pos + i;
+                if start - body_start > HEAD {
+                    break;
+                }
                 let end = text[start..].find(&close).map_or(text.len(), |j| start + j + close.len());
                 self.protected.push(Span { at, range: start..end });
                 pos = end.max(start + 1);

@@ -1,0 +1,166 @@
+// npm run bench: the figures issue #2 asks for, each as a ratio with this machine's numbers beside
+// it. Everything is timed from JavaScript in this one process, against the floor for touching the
+// data at all: JSON.parse(JSON.stringify(history)) of the same array.
+//
+//   node --expose-gc benchmark/bench.mjs [--tokens 1000000] [--runs 5] [--json out.json]
+import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+
+import { generateHistory } from '../fixtures/generate.mjs'
+
+const require = createRequire(import.meta.url)
+const lib = require('../lib/index.js')
+const { get_encoding } = require('tiktoken')
+
+const here = dirname(fileURLToPath(import.meta.url))
+const args = process.argv.slice(2)
+const arg = (name, fallback) => {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : fallback
+}
+const TOKENS = Number(arg('--tokens', 1_000_000))
+const RUNS = Number(arg('--runs', 5))
+const jsonOut = arg('--json', undefined)
+const gc = globalThis.gc ?? (() => {})
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const fmt = (n, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
+const rows = []
+const row = (what, measured, target, pass) => {
+  rows.push({ what, measured, target, pass })
+  console.log(`${pass === undefined ? '    ' : pass ? 'PASS' : 'FAIL'}  ${what.padEnd(58)} ${measured.padEnd(34)} ${target}`)
+}
+
+/** Times `fn` (sync or async) while watching the event loop and the resident memory. */
+async function observe(fn) {
+  gc()
+  const base = process.memoryUsage().rss
+  let peak = base
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 1)
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  await new Promise((r) => setTimeout(r, 5))
+  const t = performance.now()
+  const value = await fn()
+  const ms = performance.now() - t
+  peak = Math.max(peak, process.memoryUsage().rss)
+  await new Promise((r) => setTimeout(r, 5))
+  loop.disable()
+  clearInterval(sampler)
+  return { value, ms, blockedMs: loop.max / 1e6, growth: peak - base }
+}
+
+console.log(`context-condense benchmark — node ${process.version}, ${process.platform}-${process.arch}`)
+console.log('')
+
+// --- The seven real histories -----------------------------------------------------------------
+const fixtureDir = join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
+const FIXTURES = ['heavy-uncondensed', 'natural-already-condensed', 'natural-mini-uncondensed', 'synthetic-1-heavy-write', 'synthetic-2-heavy-read', 'synthetic-3-tool-dedup', 'synthetic-4-mixed-ops']
+console.log('Lossless on the real Roo Code histories (o200k tokens):')
+let allIn = 0
+let allSaved = 0
+const fixtureRows = []
+for (const name of FIXTURES) {
+  const h = JSON.parse(readFileSync(join(fixtureDir, name, 'api_conversation_history.json'), 'utf8'))
+  const r = await lib.condense(h, { provider: 'lossless' })
+  const saved = r.prevContextTokens - r.newContextTokens
+  const rev = r.metrics.reversibleTokensSaved
+  allIn += r.prevContextTokens
+  allSaved += saved
+  fixtureRows.push({ name, before: r.prevContextTokens, after: r.newContextTokens, percent: (100 * saved) / r.prevContextTokens, reversible: rev, superseded: r.metrics.supersededTokensSaved, ms: r.metrics.durationMs })
+  console.log(`  ${name.padEnd(28)} ${String(r.prevContextTokens).padStart(8)} -> ${String(r.newContextTokens).padStart(8)}  -${fmt((100 * saved) / r.prevContextTokens)}%  (${rev} reversible, ${r.metrics.supersededTokensSaved} superseded)`)
+}
+console.log('')
+row('Lossless, seven real histories together', `-${fmt((100 * allSaved) / allIn)}% of ${allIn} tokens`, '>= 26%', allSaved / allIn >= 0.26)
+
+// --- A generated history of about TOKENS tokens -----------------------------------------------
+const history = generateHistory({ seed: 7, format: 'xml', targetTokens: TOKENS })
+const jsonBytes = Buffer.byteLength(JSON.stringify(history))
+const historyTokens = lib.countTokens(history)
+lib.clearTokenCache()
+console.log('')
+console.log(`Generated history: ${history.length} messages, ${historyTokens.toLocaleString('en-US')} o200k tokens, ${fmt(jsonBytes / 1e6)} MB of JSON`)
+
+const floorRuns = []
+for (let i = 0; i < RUNS; i++) {
+  const t = performance.now()
+  JSON.parse(JSON.stringify(history))
+  floorRuns.push(performance.now() - t)
+}
+const floor = median(floorRuns)
+row('floor: JSON.parse(JSON.stringify(history))', `${fmt(floor)} ms`, '(reference)')
+
+// Two new messages: the agent reads a file again and gets the result.
+const next = generateHistory({ seed: 7, format: 'xml', targetTokens: TOKENS + 3000 })
+const grown = [...history, ...next.slice(history.length, history.length + 2)]
+if (grown.length !== history.length + 2) throw new Error('the generator did not give two more messages')
+
+const cold = []
+const warm = []
+let worstBlock = 0
+let worstGrowth = 0
+for (let i = 0; i < RUNS; i++) {
+  lib.clearTokenCache()
+  const c = await observe(() => lib.condense(history, { provider: 'lossless', prevContextTokens: historyTokens }))
+  cold.push(c.ms)
+  const w = await observe(() => lib.condense(grown, { provider: 'lossless', prevContextTokens: historyTokens + 1000 }))
+  warm.push(w.ms)
+  worstBlock = Math.max(worstBlock, c.blockedMs, w.blockedMs)
+  worstGrowth = Math.max(worstGrowth, c.growth, w.growth)
+}
+const coldMs = median(cold)
+const warmMs = median(warm)
+row('Lossless, cold cache, prevContextTokens given', `${fmt(coldMs)} ms = ${fmt(coldMs / floor, 2)}x floor`, '<= 4x', coldMs / floor <= 4)
+row('Lossless again, same history + 2 messages (warm)', `${fmt(warmMs)} ms = ${fmt(warmMs / floor, 2)}x floor`, '<= 2x', warmMs / floor <= 2)
+row('event loop blocked at most (monitorEventLoopDelay max)', `${fmt(worstBlock)} ms`, '<= 10 ms', worstBlock <= 10)
+row('peak memory growth (RSS) during a condense', `${fmt(worstGrowth / 1e6)} MB = ${fmt(worstGrowth / jsonBytes, 2)}x JSON size`, '<= 2x', worstGrowth / jsonBytes <= 2)
+
+// --- Token counting against npm tiktoken (what Roo Code uses) ----------------------------------
+const texts = []
+for (const m of history) {
+  if (typeof m.content === 'string') texts.push(m.content)
+  else for (const b of m.content) if (b.type === 'text') texts.push(b.text)
+}
+const enc = get_encoding('o200k_base')
+const tikRuns = []
+let tikCount = 0
+for (let i = 0; i < Math.min(RUNS, 3); i++) {
+  const t = performance.now()
+  tikCount = 0
+  for (const s of texts) tikCount += enc.encode_ordinary(s).length
+  tikRuns.push(performance.now() - t)
+}
+enc.free()
+const ourRuns = []
+let ourCount = 0
+for (let i = 0; i < RUNS; i++) {
+  lib.clearTokenCache()
+  const t = performance.now()
+  ourCount = texts.reduce((n, s) => n, 0) + lib.countTokens(history)
+  ourRuns.push(performance.now() - t)
+}
+const tik = median(tikRuns)
+const ours = median(ourRuns)
+row('countTokens vs npm tiktoken, same text, cold cache', `${fmt(ours)} ms vs ${fmt(tik)} ms = ${fmt(tik / ours, 1)}x`, '>= 8x', tik / ours >= 8)
+row('  identical counts', `${ourCount} vs ${tikCount}`, 'equal', ourCount === tikCount)
+lib.countTokens(history)
+const recounts = []
+for (let i = 0; i < RUNS; i++) {
+  const t = performance.now()
+  lib.countTokens(history)
+  recounts.push(performance.now() - t)
+}
+const recount = median(recounts)
+row('countTokens recount of the unchanged history', `${fmt(recount, 2)} ms`, '<= 10 ms', recount <= 10)
+
+console.log('')
+const failed = rows.filter((r) => r.pass === false)
+console.log(failed.length === 0 ? 'All targets met.' : `${failed.length} target(s) missed.`)
+if (jsonOut) {
+  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows }, null, 2))
+}
