@@ -36,9 +36,15 @@ describe('Lossless on the seven real Roo Code histories', () => {
     const dedup = result.metrics.operations.find((o) => o.id === 'deduplicateFileReads')!
     expect(dedup.count).toBeGreaterThanOrEqual(5)
     expect(dedup.reversibleTokensSaved).toBeGreaterThan(40_000)
-    // The second read of package.json (message 6) now points back to the first (message 4).
-    const text = (result.messages[6].content as Array<{ text: string }>)[1].text
-    expect(text).toMatch(/⟨ Reference: content of 'package\.json' identical to message #4 · sha256:[0-9a-f]{12} ⟩/)
+    // The reads of package.json at messages 4, 6 and 8 point to the one copy that stays: the MCP
+    // read at message 12, which shows the same 66 lines plus a trailing empty line 67.
+    for (const i of [4, 6, 8]) {
+      const text = (result.messages[i].content as Array<{ text: string }>)[1].text
+      expect(text).toMatch(/⟨ Reference: lines 1-66 of 'package\.json' shown again in message #12 · sha256:[0-9a-f]{12} ⟩/)
+    }
+    // The two later MCP reads are identical to it: they point back, keeping the first of them.
+    expect((result.messages[14].content as Array<{ text: string }>)[1].text).toMatch(/content of 'package\.json' identical to message #12/)
+    expect((expandReferences(result.messages)[6].content as unknown[])[1]).toEqual((input[6].content as unknown[])[1])
     expect(result.report).toMatch(/^Context condensed using Lossless strategy:/)
   })
 
