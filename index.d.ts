@@ -44,7 +44,33 @@ export declare function countTexts(texts: Array<string>, encodingName?: string |
 export declare function countTextsAsync(texts: Array<string>, encodingName?: string | undefined | null): Promise<Array<number>>
 
 /** The changes that restore every reference. */
-export declare function expandReferences(messages: any): any
+export declare function expandReferences(messages: any): RawExpansion
+
+/**
+ * Changes packed for a cheap crossing: four numbers per change in `codes`
+ * (message, block + 1, part + 1, field: 0 = `text`, 1 = `content`) and every new text
+ * concatenated in `text`, cut by `ends` (UTF-16 offsets, as JavaScript indexes strings).
+ * Creating one string and two typed arrays costs a few napi calls, where an object per
+ * change cost thousands.
+ */
+export interface PackedChanges {
+  codes: Uint32Array
+  ends: Uint32Array
+  text: string
+}
+
+/** Restored references, for `expandReferences`. */
+export interface RawExpansion {
+  changes: PackedChanges
+  expanded: number
+  unresolved: number
+}
+
+/** What a condensation hands to JavaScript. */
+export interface RawOutcome {
+  changes: PackedChanges
+  summary: { prevContextTokens: number; newContextTokens: number; error?: string; metrics: object; report: string }
+}
 
 /** Every problem the provider APIs would reject, with its path. */
 export declare function validateConversation(messages: any): any

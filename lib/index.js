@@ -168,25 +168,38 @@ function clearTokenCache() {
 // ---------------------------------------------------------------------------------------------
 // Changes from the engine, applied with structural sharing.
 
-/** Returns a new array: changed messages are shallow copies with new blocks, the rest shared. */
-function applyChanges(messages, changes) {
+/**
+ * Applies packed changes (see PackedChanges in src/node.rs: four codes per change, the new texts
+ * concatenated) and returns a new array: changed messages are shallow copies with new blocks,
+ * the others are the caller's own objects.
+ */
+function applyChanges(messages, packed) {
+  const { codes, ends, text } = packed
   const out = messages.slice()
-  for (const c of changes) {
-    const m = out[c.message] === messages[c.message] ? { ...messages[c.message] } : out[c.message]
-    if (c.block < 0) {
-      m.content = c.text
+  let start = 0
+  for (let c = 0; c < ends.length; c++) {
+    const i = codes[4 * c]
+    const block = codes[4 * c + 1] - 1
+    const part = codes[4 * c + 2] - 1
+    const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
+    const value = text.slice(start, ends[c])
+    start = ends[c]
+    const original = messages[i]
+    const m = out[i] === original ? { ...original } : out[i]
+    if (block < 0) {
+      m.content = value
     } else {
-      if (m.content === messages[c.message].content) m.content = m.content.slice()
-      const block = { ...m.content[c.block] }
-      if (c.part >= 0) {
-        block.content = block.content.slice()
-        block.content[c.part] = { ...block.content[c.part], text: c.text }
+      if (m.content === original.content) m.content = m.content.slice()
+      const b = m.content[block] === original.content[block] ? { ...original.content[block] } : m.content[block]
+      if (part >= 0) {
+        if (b.content === original.content[block].content) b.content = b.content.slice()
+        b.content[part] = { ...b.content[part], text: value }
       } else {
-        block[c.field] = c.text
+        b[field] = value
       }
-      m.content[c.block] = block
+      m.content[block] = b
     }
-    out[c.message] = m
+    out[i] = m
   }
   return out
 }
@@ -249,16 +262,17 @@ async function condense(messages, options) {
     if (signal) signal.removeEventListener('abort', onAbort)
   }
   if (signal && signal.aborted) throw abortError(signal)
+  const { summary } = raw
   const result = {
-    messages: raw.error ? messages.slice() : applyChanges(messages, raw.changes),
+    messages: summary.error ? messages.slice() : applyChanges(messages, raw.changes),
     summary: '',
     cost: 0,
-    prevContextTokens: raw.prevContextTokens,
-    newContextTokens: raw.newContextTokens,
-    metrics: raw.metrics,
-    report: raw.report,
+    prevContextTokens: summary.prevContextTokens,
+    newContextTokens: summary.newContextTokens,
+    metrics: summary.metrics,
+    report: summary.report,
   }
-  if (raw.error) result.error = raw.error
+  if (summary.error) result.error = summary.error
   return result
 }
 

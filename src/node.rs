@@ -53,27 +53,69 @@ fn as_array(messages: &Value) -> std::result::Result<&[Value], CondenseError> {
         .ok_or_else(|| CondenseError::InvalidOptions("messages: expected an array of messages".into()))
 }
 
-/// One change as JavaScript applies it: `{ message, block, part, field, text }`.
-fn change_json(at: &TextRef, text: String) -> Value {
-    let (block, part, field) = match at.slot {
-        Slot::Content => (-1i64, -1i64, "content"),
-        Slot::Text(j) => (j as i64, -1, "text"),
-        Slot::ResultString(j) => (j as i64, -1, "content"),
-        Slot::ResultPart(j, k) => (j as i64, k as i64, "text"),
-    };
-    json!({ "message": at.msg, "block": block, "part": part, "field": field, "text": text })
+/// Changes packed for a cheap crossing: four numbers per change in `codes`
+/// (message, block + 1, part + 1, field: 0 = `text`, 1 = `content`) and every new text
+/// concatenated in `text`, cut by `ends` (UTF-16 offsets, as JavaScript indexes strings).
+/// Creating one string and two typed arrays costs a few napi calls, where an object per
+/// change cost thousands.
+#[napi(object)]
+pub struct PackedChanges {
+    pub codes: Uint32Array,
+    pub ends: Uint32Array,
+    pub text: String,
 }
 
-fn outcome_json(o: Outcome) -> Value {
-    let changes: Vec<Value> = o.changes.into_iter().map(|(at, t)| change_json(&at, t)).collect();
-    json!({
-        "changes": changes,
-        "prevContextTokens": o.prev_context_tokens,
-        "newContextTokens": o.new_context_tokens,
-        "error": o.error,
-        "metrics": o.metrics,
-        "report": o.report,
-    })
+/// The plain-data form of `PackedChanges`, built off the JavaScript thread.
+pub struct Packed {
+    codes: Vec<u32>,
+    ends: Vec<u32>,
+    text: String,
+}
+
+impl Packed {
+    fn new(changes: Vec<(TextRef, String)>) -> Packed {
+        let mut p = Packed {
+            codes: Vec::with_capacity(changes.len() * 4),
+            ends: Vec::with_capacity(changes.len()),
+            text: String::new(),
+        };
+        let mut end = 0u32;
+        for (at, t) in changes {
+            let (block, part, field) = match at.slot {
+                Slot::Content => (0, 0, 1),
+                Slot::Text(j) => (j as u32 + 1, 0, 0),
+                Slot::ResultString(j) => (j as u32 + 1, 0, 1),
+                Slot::ResultPart(j, k) => (j as u32 + 1, k as u32 + 1, 0),
+            };
+            p.codes.extend([at.msg as u32, block, part, field]);
+            end += t.encode_utf16().count() as u32;
+            p.ends.push(end);
+            p.text.push_str(&t);
+        }
+        p
+    }
+
+    fn into_js(self) -> PackedChanges {
+        PackedChanges { codes: Uint32Array::new(self.codes), ends: Uint32Array::new(self.ends), text: self.text }
+    }
+}
+
+/// What a condensation hands to JavaScript.
+#[napi(object)]
+pub struct RawOutcome {
+    pub changes: PackedChanges,
+    #[napi(
+        ts_type = "{ prevContextTokens: number; newContextTokens: number; error?: string; metrics: object; report: string }"
+    )]
+    pub summary: Value,
+}
+
+/// Restored references, for `expandReferences`.
+#[napi(object)]
+pub struct RawExpansion {
+    pub changes: PackedChanges,
+    pub expanded: u32,
+    pub unresolved: u32,
 }
 
 /// A JSON result handed to JavaScript from a task (serde_json::Value is not a task output type).
@@ -170,11 +212,14 @@ pub fn validate_conversation(messages: Value) -> Result<Value> {
 
 /// The changes that restore every reference.
 #[napi(catch_unwind)]
-pub fn expand_references(messages: Value) -> Result<Value> {
+pub fn expand_references(messages: Value) -> Result<RawExpansion> {
     guarded(|| {
         let x = crate::reference::expand(as_array(&messages)?);
-        let changes: Vec<Value> = x.changes.into_iter().map(|(at, t)| change_json(&at, t)).collect();
-        Ok(json!({ "changes": changes, "expanded": x.expanded, "unresolved": x.unresolved }))
+        Ok(RawExpansion {
+            changes: Packed::new(x.changes).into_js(),
+            expanded: x.expanded as u32,
+            unresolved: x.unresolved as u32,
+        })
     })
 }
 
@@ -236,7 +281,7 @@ impl Session {
     }
 
     /// Condenses the pushed messages off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi]
     pub fn run(&mut self) -> AsyncTask<CondenseTask> {
         AsyncTask::new(CondenseTask {
             messages: std::mem::take(&mut self.messages),
@@ -263,14 +308,24 @@ pub struct CondenseTask {
 
 #[napi]
 impl Task for CondenseTask {
-    type Output = Value;
-    type JsValue = Json;
+    type Output = (Packed, Value);
+    type JsValue = RawOutcome;
 
-    fn compute(&mut self) -> Result<Value> {
-        guarded(|| condense(&self.messages, &self.options, &self.abort).map(outcome_json))
+    fn compute(&mut self) -> Result<(Packed, Value)> {
+        guarded(|| {
+            let o: Outcome = condense(&self.messages, &self.options, &self.abort)?;
+            let summary = json!({
+                "prevContextTokens": o.prev_context_tokens,
+                "newContextTokens": o.new_context_tokens,
+                "error": o.error,
+                "metrics": o.metrics,
+                "report": o.report,
+            });
+            Ok((Packed::new(o.changes), summary))
+        })
     }
 
-    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
-        Ok(Json(output))
+    fn resolve(&mut self, _env: Env, (packed, summary): (Packed, Value)) -> Result<RawOutcome> {
+        Ok(RawOutcome { changes: packed.into_js(), summary })
     }
 }

@@ -113,32 +113,31 @@ impl View {
                     self.protect_user_text_in_result(at, text, 0);
                 }
                 Slot::Text(_) | Slot::Content => {
-                    let envs = env::find_env_blocks(text);
-                    if let Some((tool, arg, body_start)) = legacy_header(text) {
+                    // Roo writes environment details as a block of their own. The same tag inside
+                    // a tool's output (a dumped conversation, a log) is that output, not state.
+                    if text.trim_start().starts_with("<environment_details>") {
+                        // Environment details end the body of the result before them.
+                        self.close(m, open.take());
+                        for block in env::find_env_blocks(text) {
+                            self.env.push(Env { at, block });
+                        }
+                    } else if let Some((tool, arg, body_start)) = legacy_header(text) {
                         self.close(m, open.take());
                         let key = format!("{tool}:{}", arg.as_deref().unwrap_or(""));
                         let mut r = ToolResult { msg: i, tool, arg, key, body: vec![], is_error: false, reads: vec![] };
-                        let body_end = envs.first().map_or(text.len(), |e| e.range.start);
-                        if body_end > body_start && !text[body_start..body_end].trim().is_empty() {
-                            r.is_error |= looks_like_error(&text[body_start..body_end]);
-                            r.body.push(Span { at, range: body_start..body_end });
+                        if !text[body_start..].trim().is_empty() {
+                            r.is_error |= looks_like_error(&text[body_start..]);
+                            r.body.push(Span { at, range: body_start..text.len() });
                             self.protect_user_text_in_result(at, text, body_start);
                         }
                         open = Some(r);
-                    } else if text.trim_start().starts_with("<environment_details>") {
-                        // Environment details end the body of the result before them.
-                        self.close(m, open.take());
                     } else if let Some(r) = open.as_mut().filter(|_| matches!(slot, Slot::Text(_))) {
-                        let body_end = envs.first().map_or(text.len(), |e| e.range.start);
-                        r.is_error |= looks_like_error(&text[..body_end]);
-                        r.body.push(Span { at, range: 0..body_end });
+                        r.is_error |= looks_like_error(text);
+                        r.body.push(Span { at, range: 0..text.len() });
                         self.protect_user_text_in_result(at, text, 0);
                     } else {
                         // Text the user typed, or a system notice: never edited.
                         self.protected.push(Span { at, range: 0..text.len() });
-                    }
-                    for block in envs {
-                        self.env.push(Env { at, block });
                     }
                 }
             }
