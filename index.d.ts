@@ -10,18 +10,31 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * A condensation in three steps, so no step holds the JavaScript thread long: the options are
- * checked when it is made, the messages arrive in chunks (`push`), and `run` works off the
- * thread. `abort` stops a run in progress.
+ * A condensation in steps, so no step holds the JavaScript thread long: the options are checked
+ * when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
+ * its own thread, and `next` waits (off the JavaScript thread) for what the engine needs next:
+ * a batch of summaries, which JavaScript answers with `reply`, or its result. `abort` stops a run
+ * in progress, also while it waits for summaries.
  */
 export declare class Session {
   constructor(options: any)
   /** Adds the next messages of the history. */
   push(chunk: Array<any>): void
+  /** Stops the run: the engine checks between steps, and a wait for summaries ends at once. */
   abort(): void
-  /** Condenses the pushed messages off the JavaScript thread; the session is emptied. */
-  run(): Promise<unknown>
-  /** Same as `run`, for the analyzer. */
+  /**
+   * Starts the engine on its own thread with the pushed messages; `with_summarizer` says
+   * whether JavaScript will answer summary requests.
+   */
+  start(withSummarizer: boolean): void
+  /** Waits, off the JavaScript thread, for what the engine needs next. */
+  next(): Promise<unknown>
+  /**
+   * Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
+   * `{ ok: false, error }` per request, in order.
+   */
+  reply(results: any): void
+  /** Analyzes the pushed messages off the JavaScript thread; the session is emptied. */
   analyze(encodingName?: string | undefined | null): Promise<unknown>
 }
 
@@ -59,17 +72,23 @@ export interface PackedChanges {
   text: string
 }
 
+/** The next event of an engine run, as JavaScript receives it. */
+export interface RawEvent {
+  /** "summarize", "done" or "error". */
+  kind: string
+  requests?: any
+  changes?: PackedChanges
+  summary?: any
+  error?: string
+  aborted: boolean
+  invalidOptions: boolean
+}
+
 /** Restored references, for `expandReferences`. */
 export interface RawExpansion {
   changes: PackedChanges
   expanded: number
   unresolved: number
-}
-
-/** What a condensation hands to JavaScript. */
-export interface RawOutcome {
-  changes: PackedChanges
-  summary: { prevContextTokens: number; newContextTokens: number; error?: string; metrics: object; report: string }
 }
 
 /** Every problem the provider APIs would reject, with its path. */

@@ -108,11 +108,9 @@ describe('options and data problems', () => {
     await expect(condense('nope' as never, { provider: 'lossless' })).rejects.toThrow(/messages: expected an array/)
   })
 
-  it('says which providers are not built yet', async () => {
-    for (const provider of ['truncation', 'smart', 'native'] as const) {
-      await expect(condense(history, { provider })).rejects.toThrow(new RegExp(`provider "${provider}" is not built yet`))
-    }
+  it('names an unknown provider and an incomplete smart config', async () => {
     await expect(condense(history, { provider: 'magic' as never })).rejects.toThrow(/unknown provider "magic"/)
+    await expect(condense(history, { provider: 'smart' } as never)).rejects.toThrow(/options\.config: the smart provider needs `preset`/)
   })
 
   it('returns problems in the data as an error, with the messages untouched', async () => {

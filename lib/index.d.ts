@@ -48,18 +48,179 @@ export interface LosslessConfig {
   keep?: 'first' | 'latest'
 }
 
-export interface CondenseOptions {
-  /** "lossless" in this version; the others answer "not built yet". */
-  provider: 'lossless' | 'truncation' | 'smart' | 'native'
-  config?: LosslessConfig
+export type Operation = 'keep' | 'suppress' | 'truncate' | 'summarize'
+
+export interface TruncateParams {
+  /** @default 20 */
+  maxLines?: number
+  /** @default 2000 */
+  maxChars?: number
+}
+
+/** An operation, by name or with its parameters. */
+export type OpSpec =
+  | Operation
+  | {
+      operation: Operation
+      params?: { truncate?: TruncateParams; summarize?: { maxTokens?: number; customPrompt?: string } }
+    }
+
+/** Configuration of the Truncation provider. */
+export interface TruncationConfig {
+  /** Most recent messages left whole. @default 6 */
+  preserveRecentCount?: number
+  /** @default "truncate" */
+  toolResults?: Exclude<Operation, 'summarize'>
+  /** @default "truncate" */
+  toolParameters?: Exclude<Operation, 'summarize'>
+  /** @default "suppress" */
+  environmentDetails?: Exclude<Operation, 'summarize'>
+  /** @default 10 */
+  maxToolResultLines?: number
+  /** @default 1000 */
+  maxToolResultChars?: number
+  /** @default 5 */
+  maxToolParamLines?: number
+  /** @default 400 */
+  maxToolParamChars?: number
+  /** @default true */
+  preserveAssistantText?: boolean
+  /** @default 1000 */
+  maxMessageTextChars?: number
+  /** @default true */
+  preserveErrors?: boolean
+  /** Stop once the context is at most this many tokens (oldest content first). */
+  targetTokens?: number
+}
+
+/** Prices in dollars per million tokens; `accounting` says whether input counts include cached tokens. */
+export interface Pricing {
+  inputPrice?: number
+  outputPrice?: number
+  cacheWritesPrice?: number
+  cacheReadsPrice?: number
+  /** "anthropic": input excludes cached tokens; "openai": it includes them. @default "anthropic" */
+  accounting?: 'anthropic' | 'openai'
+}
+
+/** Configuration of the Native provider (Roo Code's summarization). */
+export interface NativeConfig {
+  /** Replaces the default summary prompt when not blank. */
+  customPrompt?: string
+  /** Messages kept whole at the end. @default 3 */
+  keepLast?: number
+  pricing?: Pricing
+  taskId?: string
+  maxTokens?: number
+}
+
+export interface ContentTypeOps {
+  messageText?: OpSpec
+  toolParameters?: OpSpec
+  toolResults?: OpSpec
+  environmentDetails?: OpSpec
+}
+
+export interface SmartPass {
+  id: string
+  name?: string
+  description?: string
+  selection?:
+    | { type: 'preserve_recent'; keepRecentCount: number }
+    | { type: 'preserve_percent'; keepPercentage: number }
+    | { type: 'custom'; messageIndices: number[] }
+  mode: 'batch' | 'individual'
+  individualConfig?: {
+    defaults?: ContentTypeOps
+    overrides?: Array<{ messageIndex: number; operations: ContentTypeOps }>
+    /** Content under this many tokens is left alone, per type. */
+    thresholds?: { messageText?: number; toolParameters?: number; toolResults?: number; environmentDetails?: number }
+  }
+  batchConfig?: {
+    operation?: 'keep' | 'summarize'
+    summarizationConfig?: { customPrompt?: string; keepFirst?: number; keepLast?: number; maxTokens?: number }
+  }
+  execution?: { type: 'always' } | { type: 'conditional'; condition: { tokenThreshold: number } }
+}
+
+/** Configuration of the Smart provider: a preset, or passes (keys beside a preset replace its own). */
+export interface SmartConfig {
+  preset?: 'conservative' | 'balanced' | 'aggressive' | 'speed' | 'quality' | 'cost'
+  losslessPrelude?: { enabled?: boolean; operations?: LosslessConfig }
+  passes?: SmartPass[]
+  targetTokens?: number
+  /** 0-100 */
+  targetReductionPercent?: number
+  /** @default true */
+  preserveUserText?: boolean
+  /** @default true */
+  preserveErrors?: boolean
+  pricing?: Pricing
+  taskId?: string
+}
+
+/** What the summarize callback is asked. Tool blocks in `messages` are rendered as text. */
+export interface SummarizeRequest {
+  purpose: 'conversation' | 'toolResult' | 'toolParameters' | 'messageText'
+  systemPrompt: string
+  messages: Array<{ role: 'user' | 'assistant'; content: string }>
+  maxTokens?: number
+  taskId?: string
+}
+
+/** What the summarize callback answers. */
+export type SummarizeReply =
+  | string
+  | { text: string; cost?: number; inputTokens?: number; outputTokens?: number; cacheWriteTokens?: number; cacheReadTokens?: number }
+
+export type SummarizeCallback = (request: SummarizeRequest, context: { signal: AbortSignal }) => Promise<SummarizeReply> | SummarizeReply
+
+interface CommonOptions {
   /** The context size the host measured; when given, only changed text is counted. */
   prevContextTokens?: number
   /** @default "o200k_base" */
   encoding?: Encoding
-  /** Stops a condensation in progress; the call then rejects with an AbortError. */
+  /** Stops a condensation in progress, callbacks included; the call then rejects with an AbortError. */
   signal?: AbortSignal
-  /** The host's LLM call, for the providers that summarize (not used by Lossless). */
-  summarize?: (request: unknown) => Promise<unknown>
+  /** The host's LLM call (Native, and Smart's summarize operations). */
+  summarize?: SummarizeCallback
+  /** How the callback is driven. */
+  summarizeOptions?: {
+    /** Calls at once. @default 4 */
+    concurrency?: number
+    /** Per attempt. @default 120000 */
+    timeoutMs?: number
+    /** Retries after a rejection or a throw, with exponential backoff. @default 2 */
+    retries?: number
+    /** @default 500 */
+    retryDelayMs?: number
+  }
+}
+
+export type CondenseOptions = CommonOptions &
+  (
+    | { provider: 'lossless'; config?: LosslessConfig }
+    | { provider: 'truncation'; config?: TruncationConfig }
+    | { provider: 'native'; config?: NativeConfig }
+    | { provider: 'smart'; config: SmartConfig }
+  )
+
+export interface PassMetrics {
+  id: string
+  name: string
+  tokensBefore: number
+  tokensAfter: number
+  durationMs: number
+  callbackCalls: number
+  suppressed: number
+  truncated: number
+  summarized: number
+  /** Summaries asked for that were truncated instead (no callback, a failure, not shorter). */
+  summarizeFallbacks: number
+  cost: number
+  /** Why the pass did not run or was undone. */
+  skipped?: string
+  errors?: string[]
 }
 
 export interface OperationMetrics {
@@ -85,9 +246,16 @@ export interface CondenseMetrics {
   reversibleTokensSaved: number
   supersededTokensSaved: number
   messagesChanged: number
+  /** Messages replaced by a summary. */
+  messagesRemoved: number
   /** Edits undone because the string they were in would not have got smaller. */
   editsRolledBack: number
+  /** Lossless operations. */
   operations: OperationMetrics[]
+  /** Passes run, in order (Truncation, Native, Smart). */
+  passes: PassMetrics[]
+  callbackCalls: number
+  cost: number
   durationMs: number
 }
 
@@ -97,7 +265,7 @@ export interface CondenseResult {
   messages: ApiMessage[]
   /** The summary text, for providers that write one ("" otherwise). */
   summary: string
-  /** What LLM calls cost (0 for Lossless). */
+  /** What the summaries cost, in dollars (0 without LLM calls). */
   cost: number
   prevContextTokens: number
   newContextTokens: number

@@ -237,43 +237,174 @@ function checkSignal(signal, at) {
   return signal
 }
 
+// ---------------------------------------------------------------------------------------------
+// The host's summarize callback: concurrency cap, timeout, bounded retry, cancellation.
+
+const SUMMARIZE_DEFAULTS = { concurrency: 4, timeoutMs: 120_000, retries: 2, retryDelayMs: 500 }
+
+function checkSummarizeOptions(raw) {
+  const o = { ...SUMMARIZE_DEFAULTS }
+  if (raw === undefined) return o
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new TypeError(`condense: options.summarizeOptions: expected an object, got ${describe(raw)}`)
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(key in SUMMARIZE_DEFAULTS)) {
+      throw new TypeError(`condense: options.summarizeOptions.${key}: unknown key, expected one of ${Object.keys(SUMMARIZE_DEFAULTS).join(', ')}`)
+    }
+    const min = key === 'concurrency' || key === 'timeoutMs' ? 1 : 0
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      throw new TypeError(`condense: options.summarizeOptions.${key}: expected a whole number >= ${min}, got ${describe(value)}`)
+    }
+    o[key] = value
+  }
+  return o
+}
+
+const REPLY_NUMBERS = ['cost', 'inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']
+
+/** The callback's answer as the engine reads it, or a reason it cannot be used. */
+function readReply(value) {
+  if (typeof value === 'string') return { ok: true, reply: { text: value } }
+  if (value !== null && typeof value === 'object' && typeof value.text === 'string') {
+    const reply = { text: value.text }
+    for (const k of REPLY_NUMBERS) {
+      if (value[k] === undefined || value[k] === null) continue
+      if (typeof value[k] !== 'number' || !Number.isFinite(value[k])) {
+        return { ok: false, error: `options.summarize returned ${k}: ${describe(value[k])}; expected a finite number` }
+      }
+      reply[k] = value[k]
+    }
+    return { ok: true, reply }
+  }
+  return { ok: false, error: `options.summarize returned ${describe(value)}; expected a string or { text: string, cost?, inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens? }` }
+}
+
+function errorText(e) {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** One request: each attempt raced against its timeout and the abort; rejections retried. */
+async function summarizeOne(request, summarize, o, signal) {
+  for (let attempt = 0; ; attempt++) {
+    if (signal && signal.aborted) return { ok: false, error: 'aborted' }
+    const attemptController = new AbortController()
+    const onAbort = () => attemptController.abort(signal.reason)
+    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    let timer
+    const outcome = await new Promise((resolve) => {
+      timer = setTimeout(() => {
+        resolve({ kind: 'timeout' })
+        // Tell the callback too, so it can stop its request.
+        attemptController.abort(new Error(`options.summarize did not answer within ${o.timeoutMs} ms`))
+      }, o.timeoutMs)
+      attemptController.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true })
+      let pending
+      try {
+        pending = summarize(request, { signal: attemptController.signal })
+      } catch (e) {
+        resolve({ kind: 'threw', error: e })
+        return
+      }
+      Promise.resolve(pending).then(
+        (value) => resolve({ kind: 'value', value }),
+        (error) => resolve({ kind: 'rejected', error }),
+      )
+    })
+    clearTimeout(timer)
+    if (signal) signal.removeEventListener('abort', onAbort)
+    switch (outcome.kind) {
+      case 'value':
+        return readReply(outcome.value)
+      case 'timeout':
+        return { ok: false, error: `options.summarize did not answer within ${o.timeoutMs} ms` }
+      case 'aborted':
+        return { ok: false, error: 'aborted' }
+      default: {
+        const how = outcome.kind === 'threw' ? 'threw' : 'rejected'
+        if (attempt >= o.retries) {
+          return { ok: false, error: `options.summarize ${how} (${attempt + 1} attempts): ${errorText(outcome.error)}` }
+        }
+        await new Promise((r) => setTimeout(r, o.retryDelayMs * 2 ** attempt))
+      }
+    }
+  }
+}
+
+/** A batch of requests, at most `concurrency` at a time, answers in request order. */
+async function summarizeBatch(requests, summarize, o, signal) {
+  const results = new Array(requests.length)
+  let next = 0
+  const worker = async () => {
+    while (next < requests.length) {
+      const i = next++
+      results[i] = await summarizeOne(requests[i], summarize, o, signal)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, requests.length) }, worker))
+  return results
+}
+
+/** The engine's answer applied: text changes, new tool inputs, then the message layout. */
+function buildMessages(messages, changes, summary) {
+  let out = applyChanges(messages, changes)
+  for (const [i, block, input] of summary.inputs) {
+    const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
+    if (m.content === messages[i].content) m.content = m.content.slice()
+    m.content[block] = { ...m.content[block], input }
+    out[i] = m
+  }
+  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : item.message))
+  return out
+}
+
 async function condense(messages, options) {
   checkMessagesArray(messages, 'condense')
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`condense: options: expected an object such as { provider: "lossless" }, got ${describe(options)}`)
   }
-  const { signal: rawSignal, summarize, ...engineOptions } = options
+  const { signal: rawSignal, summarize, summarizeOptions, ...engineOptions } = options
   const signal = checkSignal(rawSignal, 'condense: options.signal')
   if (summarize !== undefined && typeof summarize !== 'function') {
     throw new TypeError(`condense: options.summarize: expected an async function, got ${describe(summarize)}`)
   }
+  const llm = checkSummarizeOptions(summarizeOptions)
   const session = new native.Session(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
   await pushInChunks(session, messages, signal)
   const onAbort = () => session.abort()
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
-  let raw
   try {
-    raw = await session.run()
-  } catch (e) {
-    if (signal && signal.aborted) throw abortError(signal)
-    throw e
+    session.start(summarize !== undefined)
+    for (;;) {
+      const event = await session.next()
+      if (signal && signal.aborted) throw abortError(signal)
+      if (event.kind === 'summarize') {
+        session.reply(await summarizeBatch(event.requests, summarize, llm, signal))
+        continue
+      }
+      if (event.kind === 'error') {
+        if (event.aborted && signal && signal.aborted) throw abortError(signal)
+        const error = new Error(event.error)
+        if (event.invalidOptions) error.code = 'InvalidArg'
+        throw error
+      }
+      const { summary } = event
+      const result = {
+        messages: summary.error ? messages.slice() : buildMessages(messages, event.changes, summary),
+        summary: summary.summary,
+        cost: summary.cost,
+        prevContextTokens: summary.prevContextTokens,
+        newContextTokens: summary.newContextTokens,
+        metrics: summary.metrics,
+        report: summary.report,
+      }
+      if (summary.error) result.error = summary.error
+      return result
+    }
   } finally {
     if (signal) signal.removeEventListener('abort', onAbort)
   }
-  if (signal && signal.aborted) throw abortError(signal)
-  const { summary } = raw
-  const result = {
-    messages: summary.error ? messages.slice() : applyChanges(messages, raw.changes),
-    summary: '',
-    cost: 0,
-    prevContextTokens: summary.prevContextTokens,
-    newContextTokens: summary.newContextTokens,
-    metrics: summary.metrics,
-    report: summary.report,
-  }
-  if (summary.error) result.error = summary.error
-  return result
 }
 
 function expandReferences(messages) {

@@ -8,12 +8,17 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::draft::{Changes, Draft};
 use crate::edit::Op;
 use crate::error::CondenseError;
-use crate::model::TextRef;
+use crate::llm::Summarizer;
 use crate::providers::lossless::{self, LosslessConfig};
+use crate::providers::native::{self, NativeConfig};
+use crate::providers::smart::{self, PassMetrics, SmartConfig, SmartRun};
+use crate::providers::truncation::{self, TruncationConfig};
 use crate::report::{render, Metrics, OperationMetrics};
-use crate::tokens::{count_messages, Encoding};
+use crate::tokens::count_messages;
+use crate::tokens::Encoding;
 use crate::validate::first_structural_problem;
 
 /// Options of `condense`, as they arrive from JavaScript (callbacks and signals stay there).
@@ -40,12 +45,18 @@ pub struct Options {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Provider {
     Lossless(LosslessConfig),
+    Truncation(TruncationConfig),
+    Native(NativeConfig),
+    Smart(Box<SmartConfig>),
 }
 
 impl Provider {
     pub fn id(&self) -> &'static str {
         match self {
             Provider::Lossless(_) => "lossless",
+            Provider::Truncation(_) => "truncation",
+            Provider::Native(_) => "native",
+            Provider::Smart(_) => "smart",
         }
     }
 }
@@ -92,7 +103,13 @@ impl Options {
         }
         let provider = match raw.provider.as_str() {
             "lossless" => Provider::Lossless(parse_config(&config, "options.config")?),
-            p @ ("truncation" | "smart" | "native") => return Err(CondenseError::NotBuilt(p.to_string())),
+            "truncation" => {
+                let c: TruncationConfig = parse_config(&config, "options.config")?;
+                c.check()?;
+                Provider::Truncation(c)
+            }
+            "native" => Provider::Native(parse_config(&config, "options.config")?),
+            "smart" => Provider::Smart(Box::new(smart::resolve(&config)?)),
             other => return Err(CondenseError::UnknownProvider(other.to_string())),
         };
         Ok(Options { provider, prev_context_tokens, encoding })
@@ -102,40 +119,162 @@ impl Options {
 /// What a condensation produced.
 #[derive(Debug, Clone)]
 pub struct Outcome {
-    /// The new text of every string that changed; everything else is the input as it is.
-    pub changes: Vec<(TextRef, String)>,
+    /// What changed; everything else is the input as it is.
+    pub changes: Changes,
     pub prev_context_tokens: u64,
     pub new_context_tokens: u64,
-    /// A problem with the data: nothing was changed.
+    /// The summary a provider wrote ("" when none).
+    pub summary: String,
+    /// What the LLM calls cost.
+    pub cost: f64,
+    /// A problem with the data or a provider's refusal: nothing was changed.
     pub error: Option<String>,
     pub metrics: Metrics,
     pub report: String,
 }
 
-pub fn condense(messages: &[Value], options: &Options, abort: &AtomicBool) -> Result<Outcome, CondenseError> {
+/// Condenses `messages`; `summarizer` answers the providers that summarize.
+pub fn condense(
+    messages: &[Value],
+    options: &Options,
+    abort: &AtomicBool,
+    summarizer: Option<&mut dyn Summarizer>,
+) -> Result<Outcome, CondenseError> {
     let started = Instant::now();
     let provider = options.provider.id();
-    let before = || options.prev_context_tokens.unwrap_or_else(|| count_messages(messages, options.encoding) as u64);
+    let encoding = options.encoding;
+    let tokens_before = || options.prev_context_tokens.unwrap_or_else(|| count_messages(messages, encoding) as u64);
 
     if let Some(problem) = first_structural_problem(messages) {
         let tokens = options.prev_context_tokens.unwrap_or(0);
-        let metrics = empty_metrics(provider, options.encoding, tokens, started);
-        return Ok(Outcome {
-            changes: vec![],
-            prev_context_tokens: tokens,
-            new_context_tokens: tokens,
-            error: Some(format!("{problem}; the messages were left unchanged")),
-            report: format!("Context not condensed: {problem}"),
-            metrics,
-        });
+        return Ok(refusal(
+            provider,
+            encoding,
+            tokens,
+            started,
+            format!("{problem}; the messages were left unchanged"),
+        ));
     }
 
-    let Provider::Lossless(config) = &options.provider;
-    let run = lossless::run(messages, config, options.encoding, abort)?;
-    let tokens_before = before();
-    let saved = run.applied.tokens_saved.max(0) as u64;
-    let tokens_after = tokens_before.saturating_sub(saved);
-    let operations = Op::ALL
+    let mut draft = Draft::new(messages);
+    let mut operations = Vec::new();
+    let mut passes = Vec::new();
+    let mut summary = String::new();
+    let mut cost = 0.0;
+    let mut callback_calls = 0;
+    let mut rolled_back = 0;
+    let before;
+    match &options.provider {
+        Provider::Lossless(config) => {
+            let run = lossless::run(messages, config, encoding, abort)?;
+            before = tokens_before();
+            operations = lossless_operations(&run);
+            rolled_back = run.applied.edits_rolled_back;
+            for (at, text) in run.applied.changes {
+                draft.set_text(at, text);
+            }
+        }
+        Provider::Truncation(config) => {
+            before = tokens_before();
+            let t = Instant::now();
+            let o = truncation::run(&mut draft, config, encoding, before);
+            passes.push(PassMetrics {
+                id: "truncation".into(),
+                name: format!("Truncate older than the last {} messages", config.preserve_recent_count),
+                tokens_before: before,
+                suppressed: o.suppressed,
+                truncated: o.truncated,
+                duration_ms: t.elapsed().as_secs_f64() * 1000.0,
+                ..Default::default()
+            });
+        }
+        Provider::Native(config) => {
+            before = tokens_before();
+            let t = Instant::now();
+            let calls_possible = summarizer.is_some();
+            match native::run(&mut draft, config, encoding, summarizer) {
+                Ok(b) => {
+                    summary = b.summary;
+                    cost = b.cost;
+                    callback_calls = b.callback_calls;
+                    passes.push(PassMetrics {
+                        id: "native".into(),
+                        name: "Summarize the conversation".into(),
+                        tokens_before: before,
+                        summarized: b.summarized_messages,
+                        callback_calls,
+                        duration_ms: t.elapsed().as_secs_f64() * 1000.0,
+                        ..Default::default()
+                    });
+                }
+                Err(e) => {
+                    let mut o = refusal(provider, encoding, before, started, e);
+                    o.metrics.callback_calls = usize::from(
+                        calls_possible
+                            && o.error.as_deref().is_some_and(|x| x.starts_with("Failed") || x == native::ERR_GREW),
+                    );
+                    return Ok(o);
+                }
+            }
+        }
+        Provider::Smart(config) => {
+            before = tokens_before();
+            let mut run = SmartRun { encoding, summarizer, tokens_before: before, abort };
+            let o = smart::run(&mut draft, config, &mut run)?;
+            cost = o.cost;
+            summary = o.summary;
+            callback_calls = o.passes.iter().map(|p| p.callback_calls).sum();
+            passes = o.passes;
+        }
+    }
+    if abort.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(CondenseError::Aborted);
+    }
+    if !matches!(options.provider, Provider::Lossless(_)) {
+        crate::reference::fixup_references(&mut draft);
+    }
+    let saved = draft.saved_tokens(encoding).max(0) as u64;
+    let tokens_after = before.saturating_sub(saved);
+    if let (Some(last), Provider::Truncation(_) | Provider::Native(_)) = (passes.last_mut(), &options.provider) {
+        last.tokens_after = tokens_after;
+    }
+    let changes = draft.changes();
+    let mut changed: Vec<usize> =
+        changes.texts.iter().map(|(at, _)| at.msg).chain(changes.inputs.iter().map(|((m, _), _)| *m)).collect();
+    changed.sort_unstable();
+    changed.dedup();
+    let metrics = Metrics {
+        provider,
+        encoding: encoding.name(),
+        tokens_before: before,
+        tokens_after,
+        tokens_saved: saved as i64,
+        reduction_percent: percent(saved, before),
+        reversible_tokens_saved: operations.iter().map(|o: &OperationMetrics| o.reversible_tokens_saved).sum(),
+        superseded_tokens_saved: operations.iter().map(|o: &OperationMetrics| o.superseded_tokens_saved).sum(),
+        messages_changed: changed.len(),
+        messages_removed: messages.len() - draft.kept().len(),
+        edits_rolled_back: rolled_back,
+        operations,
+        passes,
+        callback_calls,
+        cost,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    };
+    Ok(Outcome {
+        changes,
+        prev_context_tokens: before,
+        new_context_tokens: tokens_after,
+        summary,
+        cost,
+        error: None,
+        report: render(&metrics),
+        metrics,
+    })
+}
+
+fn lossless_operations(run: &lossless::LosslessRun) -> Vec<OperationMetrics> {
+    Op::ALL
         .iter()
         .filter_map(|op| {
             let ms = run.op_ms.iter().find(|(o, _)| o == op)?.1;
@@ -150,31 +289,7 @@ pub fn condense(messages: &[Value], options: &Options, abort: &AtomicBool) -> Re
                 duration_ms: ms,
             })
         })
-        .collect::<Vec<_>>();
-    let mut messages_changed: Vec<usize> = run.applied.changes.iter().map(|(at, _)| at.msg).collect();
-    messages_changed.dedup();
-    let metrics = Metrics {
-        provider,
-        encoding: options.encoding.name(),
-        tokens_before,
-        tokens_after,
-        tokens_saved: saved as i64,
-        reduction_percent: percent(saved, tokens_before),
-        reversible_tokens_saved: operations.iter().map(|o| o.reversible_tokens_saved).sum(),
-        superseded_tokens_saved: operations.iter().map(|o| o.superseded_tokens_saved).sum(),
-        messages_changed: messages_changed.len(),
-        edits_rolled_back: run.applied.edits_rolled_back,
-        operations,
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
-    };
-    Ok(Outcome {
-        changes: run.applied.changes,
-        prev_context_tokens: tokens_before,
-        new_context_tokens: tokens_after,
-        error: None,
-        report: render(&metrics),
-        metrics,
-    })
+        .collect()
 }
 
 fn op_name(op: Op) -> &'static str {
@@ -193,8 +308,9 @@ fn percent(part: u64, whole: u64) -> f64 {
     }
 }
 
-fn empty_metrics(provider: &'static str, encoding: Encoding, tokens: u64, started: Instant) -> Metrics {
-    Metrics {
+/// An outcome that changes nothing and says why.
+fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Instant, error: String) -> Outcome {
+    let metrics = Metrics {
         provider,
         encoding: encoding.name(),
         tokens_before: tokens,
@@ -204,8 +320,22 @@ fn empty_metrics(provider: &'static str, encoding: Encoding, tokens: u64, starte
         reversible_tokens_saved: 0,
         superseded_tokens_saved: 0,
         messages_changed: 0,
+        messages_removed: 0,
         edits_rolled_back: 0,
         operations: vec![],
+        passes: vec![],
+        callback_calls: 0,
+        cost: 0.0,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    };
+    Outcome {
+        changes: Changes::default(),
+        prev_context_tokens: tokens,
+        new_context_tokens: tokens,
+        summary: String::new(),
+        cost: 0.0,
+        report: format!("Context not condensed: {error}"),
+        error: Some(error),
+        metrics,
     }
 }

@@ -7,8 +7,11 @@
 
 pub mod analyze;
 pub mod condense;
+pub mod cost;
+pub mod draft;
 pub mod edit;
 pub mod error;
+pub mod llm;
 pub mod model;
 pub mod parse;
 pub mod passes;

@@ -5,14 +5,17 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
 use crate::condense::{condense, parse_encoding, Options, Outcome};
+use crate::draft::Item;
 use crate::error::CondenseError;
+use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
 use crate::model::{Slot, TextRef};
 use crate::tokens::{self, Encoding};
 
@@ -98,16 +101,6 @@ impl Packed {
     fn into_js(self) -> PackedChanges {
         PackedChanges { codes: Uint32Array::new(self.codes), ends: Uint32Array::new(self.ends), text: self.text }
     }
-}
-
-/// What a condensation hands to JavaScript.
-#[napi(object)]
-pub struct RawOutcome {
-    pub changes: PackedChanges,
-    #[napi(
-        ts_type = "{ prevContextTokens: number; newContextTokens: number; error?: string; metrics: object; report: string }"
-    )]
-    pub summary: Value,
 }
 
 /// Restored references, for `expandReferences`.
@@ -251,14 +244,76 @@ impl Task for AnalyzeTask {
     }
 }
 
-/// A condensation in three steps, so no step holds the JavaScript thread long: the options are
-/// checked when it is made, the messages arrive in chunks (`push`), and `run` works off the
-/// thread. `abort` stops a run in progress.
+/// A condensation in steps, so no step holds the JavaScript thread long: the options are checked
+/// when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
+/// its own thread, and `next` waits (off the JavaScript thread) for what the engine needs next:
+/// a batch of summaries, which JavaScript answers with `reply`, or its result. `abort` stops a run
+/// in progress, also while it waits for summaries.
 #[napi]
 pub struct Session {
     options: Options,
     messages: Vec<Value>,
     abort: Arc<AtomicBool>,
+    events: Option<Arc<Mutex<Receiver<Event>>>>,
+    replies: Option<Sender<Answer>>,
+}
+
+/// What the engine thread tells JavaScript.
+pub enum Event {
+    Summarize(Vec<SummarizeRequest>),
+    Done(std::result::Result<(Packed, Value), CondenseError>),
+}
+
+/// What JavaScript answers a batch with.
+pub enum Answer {
+    Replies(Vec<std::result::Result<SummaryReply, String>>),
+    Aborted,
+}
+
+/// The engine's summarizer in Node: hands the batch to JavaScript and waits for the answer.
+struct ChannelSummarizer {
+    events: Sender<Event>,
+    replies: Receiver<Answer>,
+    abort: Arc<AtomicBool>,
+}
+
+impl Summarizer for ChannelSummarizer {
+    fn summarize(&mut self, batch: Vec<SummarizeRequest>) -> Vec<std::result::Result<SummaryReply, String>> {
+        let n = batch.len();
+        let failed = |why: &str| (0..n).map(|_| Err(why.to_string())).collect();
+        if self.abort.load(Ordering::Relaxed) || self.events.send(Event::Summarize(batch)).is_err() {
+            return failed("aborted");
+        }
+        match self.replies.recv() {
+            Ok(Answer::Replies(r)) => r,
+            Ok(Answer::Aborted) => failed("aborted"),
+            // The session was dropped by JavaScript: nobody will answer.
+            Err(_) => failed("the session was closed"),
+        }
+    }
+}
+
+fn outcome_summary(o: &Outcome) -> Value {
+    let layout = o.changes.layout.as_ref().map(|l| {
+        l.iter()
+            .map(|item| match item {
+                Item::Keep(i) => json!(i),
+                Item::New(v) => json!({ "message": v }),
+            })
+            .collect::<Vec<_>>()
+    });
+    let inputs: Vec<Value> = o.changes.inputs.iter().map(|((m, b), v)| json!([m, b, v])).collect();
+    json!({
+        "prevContextTokens": o.prev_context_tokens,
+        "newContextTokens": o.new_context_tokens,
+        "summary": o.summary,
+        "cost": o.cost,
+        "error": o.error,
+        "metrics": o.metrics,
+        "report": o.report,
+        "inputs": inputs,
+        "layout": layout,
+    })
 }
 
 #[napi]
@@ -266,7 +321,13 @@ impl Session {
     #[napi(constructor)]
     pub fn new(options: Value) -> Result<Session> {
         let options = guarded(|| Options::from_value(&options))?;
-        Ok(Session { options, messages: Vec::new(), abort: Arc::new(AtomicBool::new(false)) })
+        Ok(Session {
+            options,
+            messages: Vec::new(),
+            abort: Arc::new(AtomicBool::new(false)),
+            events: None,
+            replies: None,
+        })
     }
 
     /// Adds the next messages of the history.
@@ -275,22 +336,87 @@ impl Session {
         self.messages.extend(chunk);
     }
 
+    /// Stops the run: the engine checks between steps, and a wait for summaries ends at once.
     #[napi]
     pub fn abort(&self) {
         self.abort.store(true, Ordering::Relaxed);
+        if let Some(r) = &self.replies {
+            let _ = r.send(Answer::Aborted);
+        }
     }
 
-    /// Condenses the pushed messages off the JavaScript thread; the session is emptied.
+    /// Starts the engine on its own thread with the pushed messages; `with_summarizer` says
+    /// whether JavaScript will answer summary requests.
     #[napi]
-    pub fn run(&mut self) -> AsyncTask<CondenseTask> {
-        AsyncTask::new(CondenseTask {
-            messages: std::mem::take(&mut self.messages),
-            options: self.options.clone(),
-            abort: self.abort.clone(),
-        })
+    pub fn start(&mut self, with_summarizer: bool) -> Result<()> {
+        if self.events.is_some() {
+            return Err(Error::new(Status::GenericFailure, "this session was already started"));
+        }
+        let (event_tx, event_rx) = channel::<Event>();
+        let (reply_tx, reply_rx) = channel::<Answer>();
+        self.events = Some(Arc::new(Mutex::new(event_rx)));
+        self.replies = Some(reply_tx);
+        let messages = std::mem::take(&mut self.messages);
+        let options = self.options.clone();
+        let abort = self.abort.clone();
+        let spawned = std::thread::Builder::new().name("context-condense".into()).spawn(move || {
+            let done_tx = event_tx.clone();
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
+                let summarizer: Option<&mut dyn Summarizer> = if with_summarizer { Some(&mut channel) } else { None };
+                condense(&messages, &options, &abort, summarizer).map(|o| {
+                    let summary = outcome_summary(&o);
+                    (Packed::new(o.changes.texts), summary)
+                })
+            }));
+            let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
+            let _ = done_tx.send(Event::Done(result));
+        });
+        spawned
+            .map(|_| ())
+            .map_err(|e| Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))
     }
 
-    /// Same as `run`, for the analyzer.
+    /// Waits, off the JavaScript thread, for what the engine needs next.
+    #[napi]
+    pub fn next(&self) -> Result<AsyncTask<NextTask>> {
+        match &self.events {
+            Some(rx) => Ok(AsyncTask::new(NextTask { events: rx.clone(), abort: self.abort.clone() })),
+            None => Err(Error::new(Status::GenericFailure, "this session was not started")),
+        }
+    }
+
+    /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
+    /// `{ ok: false, error }` per request, in order.
+    #[napi]
+    pub fn reply(&self, results: Value) -> Result<()> {
+        let Some(tx) = &self.replies else {
+            return Err(Error::new(Status::GenericFailure, "this session was not started"));
+        };
+        let Value::Array(items) = results else {
+            return Err(Error::new(Status::InvalidArg, "reply: expected an array"));
+        };
+        let answers = items
+            .into_iter()
+            .map(|item| {
+                if item.get("ok").and_then(Value::as_bool) == Some(true) {
+                    serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
+                        .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))
+                } else {
+                    Err(item
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("the summarize callback failed")
+                        .to_string())
+                }
+            })
+            .collect();
+        // The engine may have stopped waiting (aborted): nothing to do then.
+        let _ = tx.send(Answer::Replies(answers));
+        Ok(())
+    }
+
+    /// Analyzes the pushed messages off the JavaScript thread; the session is emptied.
     #[napi(ts_return_type = "Promise<unknown>")]
     pub fn analyze(&mut self, encoding_name: Option<String>) -> Result<AsyncTask<AnalyzeTask>> {
         Ok(AsyncTask::new(AnalyzeTask {
@@ -300,32 +426,63 @@ impl Session {
     }
 }
 
-pub struct CondenseTask {
-    messages: Vec<Value>,
-    options: Options,
+/// The next event of an engine run, as JavaScript receives it.
+#[napi(object)]
+pub struct RawEvent {
+    /// "summarize", "done" or "error".
+    pub kind: String,
+    pub requests: Option<Value>,
+    pub changes: Option<PackedChanges>,
+    pub summary: Option<Value>,
+    pub error: Option<String>,
+    pub aborted: bool,
+    pub invalid_options: bool,
+}
+
+pub struct NextTask {
+    events: Arc<Mutex<Receiver<Event>>>,
     abort: Arc<AtomicBool>,
 }
 
 #[napi]
-impl Task for CondenseTask {
-    type Output = (Packed, Value);
-    type JsValue = RawOutcome;
+impl Task for NextTask {
+    type Output = Event;
+    type JsValue = RawEvent;
 
-    fn compute(&mut self) -> Result<(Packed, Value)> {
-        guarded(|| {
-            let o: Outcome = condense(&self.messages, &self.options, &self.abort)?;
-            let summary = json!({
-                "prevContextTokens": o.prev_context_tokens,
-                "newContextTokens": o.new_context_tokens,
-                "error": o.error,
-                "metrics": o.metrics,
-                "report": o.report,
-            });
-            Ok((Packed::new(o.changes), summary))
-        })
+    fn compute(&mut self) -> Result<Event> {
+        let rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))
     }
 
-    fn resolve(&mut self, _env: Env, (packed, summary): (Packed, Value)) -> Result<RawOutcome> {
-        Ok(RawOutcome { changes: packed.into_js(), summary })
+    fn resolve(&mut self, _env: Env, event: Event) -> Result<RawEvent> {
+        let empty = RawEvent {
+            kind: String::new(),
+            requests: None,
+            changes: None,
+            summary: None,
+            error: None,
+            aborted: false,
+            invalid_options: false,
+        };
+        Ok(match event {
+            Event::Summarize(batch) => RawEvent {
+                kind: "summarize".into(),
+                requests: Some(serde_json::to_value(batch).unwrap_or(Value::Null)),
+                ..empty
+            },
+            Event::Done(Ok((packed, summary))) => {
+                RawEvent { kind: "done".into(), changes: Some(packed.into_js()), summary: Some(summary), ..empty }
+            }
+            Event::Done(Err(e)) => RawEvent {
+                kind: "error".into(),
+                aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),
+                invalid_options: matches!(
+                    e,
+                    CondenseError::InvalidOptions(_) | CondenseError::NotBuilt(_) | CondenseError::UnknownProvider(_)
+                ),
+                error: Some(e.to_string()),
+                ..empty
+            },
+        })
     }
 }

@@ -153,7 +153,11 @@ pub fn find_references(text: &str) -> Vec<ParsedRef> {
 
 /// The bytes a reference stands for, found in the message it names, if their hash matches.
 pub fn resolve(messages: &[Value], r: &ParsedRef) -> Option<String> {
-    let m = messages.get(r.msg)?;
+    resolve_in(messages.get(r.msg)?, r)
+}
+
+/// The bytes a reference stands for, looked for in one message.
+pub fn resolve_in(m: &Value, r: &ParsedRef) -> Option<String> {
     for slot in text_slots(m) {
         let text = slot_text(m, slot)?;
         if let Some((first, last, path)) = &r.lines {
@@ -229,6 +233,64 @@ pub fn expand(messages: &[Value]) -> Expansion {
         }
     }
     out
+}
+
+/// After a lossy pass or a summary, a reference may point at content that was since shortened,
+/// summarized or moved. Each reference in a changed text is checked against the message it names
+/// (by its position now): renumbered when the message moved, and turned into a plain
+/// `⟨ Omitted: … ⟩` note when its bytes are gone, so no marker claims what cannot be expanded.
+pub fn fixup_references(draft: &mut crate::draft::Draft) {
+    use crate::draft::Item;
+    use std::collections::HashMap;
+    let position: HashMap<usize, usize> = draft
+        .layout
+        .iter()
+        .enumerate()
+        .filter_map(|(p, it)| if let Item::Keep(k) = it { Some((*k, p)) } else { None })
+        .collect();
+    let slots: Vec<TextRef> = draft
+        .changed_texts()
+        .filter(|(at, t)| position.contains_key(&at.msg) && t.contains(OPEN))
+        .map(|(at, _)| at)
+        .collect();
+    // Whether (message, hash, lines) resolves: several references often share a target.
+    type Target = (usize, String, Option<(u32, u32, String)>);
+    let mut verdicts: HashMap<Target, bool> = HashMap::new();
+    for at in slots {
+        let Some(text) = draft.text(at).map(str::to_string) else { continue };
+        let mut out = String::with_capacity(text.len());
+        let mut pos = 0;
+        for r in find_references(&text) {
+            let now = position.get(&r.msg).copied();
+            let key = (r.msg, r.hash.clone(), r.lines.clone());
+            let ok = match now {
+                None => false,
+                Some(_) => *verdicts.entry(key).or_insert_with(|| resolve_in(&draft.message(r.msg), &r).is_some()),
+            };
+            out.push_str(&text[pos..r.range.start]);
+            let marker = &text[r.range.clone()];
+            match (ok, now) {
+                (true, Some(p)) if p == r.msg => out.push_str(marker),
+                (true, Some(p)) => {
+                    out.push_str(&marker.replace(&format!("message #{}", r.msg), &format!("message #{p}")))
+                }
+                _ => {
+                    let desc = marker.trim_start_matches(OPEN).split(HASH_TAG).next().unwrap_or("");
+                    let desc = desc.rsplit_once(" message #").map_or(desc, |(d, _)| d);
+                    let place = match now {
+                        Some(p) => format!("message #{p}, since shortened"),
+                        None => "a part of the conversation since summarized".to_string(),
+                    };
+                    out.push_str(&format!("⟨ Omitted: {desc} {place} ⟩"));
+                }
+            }
+            pos = r.range.end;
+        }
+        out.push_str(&text[pos..]);
+        if out != text {
+            draft.set_text(at, out);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+pub use crate::providers::smart::PassMetrics;
+
 /// Savings of one operation.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -30,9 +32,18 @@ pub struct Metrics {
     pub reversible_tokens_saved: i64,
     pub superseded_tokens_saved: i64,
     pub messages_changed: usize,
+    /// Messages replaced by a summary.
+    pub messages_removed: usize,
     /// Edits undone because their string would not have got smaller.
     pub edits_rolled_back: usize,
+    /// The lossless operations (Lossless provider).
     pub operations: Vec<OperationMetrics>,
+    /// The passes run, in order (Truncation, Native, Smart).
+    pub passes: Vec<PassMetrics>,
+    /// Calls made to the summarize callback.
+    pub callback_calls: usize,
+    /// What the summaries cost, in dollars.
+    pub cost: f64,
     pub duration_ms: f64,
 }
 
@@ -62,9 +73,47 @@ fn thousands(n: i64) -> String {
     }
 }
 
-/// "Context condensed using Lossless strategy: ..." with one line per operation.
+fn pct(before: u64, after: u64) -> String {
+    if before == 0 {
+        return "0%".into();
+    }
+    format!("{:.0}%", (after as f64 - before as f64) * 100.0 / before as f64)
+}
+
+/// "Context condensed using Smart strategy: ..." with one line per operation or pass.
 pub fn render(m: &Metrics) -> String {
     let mut s = format!("Context condensed using {} strategy:\n", strategy_name(m.provider));
+    for (n, p) in m.passes.iter().enumerate() {
+        let label = if p.id == "lossless-prelude" || m.passes.len() == 1 {
+            p.name.clone()
+        } else {
+            format!("Pass {n} ({})", p.name)
+        };
+        match &p.skipped {
+            Some(why) => s.push_str(&format!(" - {label}: skipped, {why}\n")),
+            None => {
+                let mut what = Vec::new();
+                for (count, word) in
+                    [(p.suppressed, "suppressed"), (p.truncated, "truncated"), (p.summarized, "summarized")]
+                {
+                    if count > 0 {
+                        what.push(format!("{count} {word}"));
+                    }
+                }
+                if p.summarize_fallbacks > 0 {
+                    let why = p.errors.first().map(String::as_str).unwrap_or("summary not shorter");
+                    what.push(format!("{} summaries fell back to truncation ({why})", p.summarize_fallbacks));
+                }
+                let detail = if what.is_empty() { String::new() } else { format!(" [{}]", what.join(", ")) };
+                s.push_str(&format!(
+                    " - {label}: {} → {} tokens ({}){detail}\n",
+                    thousands(p.tokens_before as i64),
+                    thousands(p.tokens_after as i64),
+                    pct(p.tokens_before, p.tokens_after)
+                ));
+            }
+        }
+    }
     for op in &m.operations {
         let how = match (op.reversible_tokens_saved > 0, op.superseded_tokens_saved > 0) {
             (true, true) => format!(
@@ -78,13 +127,25 @@ pub fn render(m: &Metrics) -> String {
         };
         s.push_str(&format!(" - {}: {} edits, -{} tokens{}\n", op.name, op.count, thousands(op.tokens_saved), how));
     }
+    let split = if m.operations.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} reversible, {} superseded",
+            thousands(m.reversible_tokens_saved),
+            thousands(m.superseded_tokens_saved)
+        )
+    };
+    let cost = if m.callback_calls > 0 {
+        format!(", {} summarize calls, cost ${:.4}", m.callback_calls, m.cost)
+    } else {
+        String::new()
+    };
     s.push_str(&format!(
-        " - Total reduction: {:.1}% ({} → {} tokens; {} reversible, {} superseded)\n",
+        " - Total reduction: {:.1}% ({} → {} tokens{split}){cost}\n",
         m.reduction_percent,
         thousands(m.tokens_before as i64),
         thousands(m.tokens_after as i64),
-        thousands(m.reversible_tokens_saved),
-        thousands(m.superseded_tokens_saved)
     ));
     s.push_str(&format!(" - Time: {:.1} ms", m.duration_ms));
     s

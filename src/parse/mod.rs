@@ -10,6 +10,7 @@
 
 pub mod env;
 pub mod reads;
+pub mod tool_calls;
 
 use serde_json::Value;
 use std::collections::HashMap;

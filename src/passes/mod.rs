@@ -5,8 +5,10 @@
 //! referenced is referenced before anything is declared superseded.
 
 pub mod consolidate;
+pub mod content_ops;
 pub mod dedup_reads;
 pub mod obsolete_state;
+pub mod shorten;
 
 use serde::{Deserialize, Serialize};
 

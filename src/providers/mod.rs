@@ -2,3 +2,6 @@
 //! the others are named so asking for them gives a clear "not built yet".
 
 pub mod lossless;
+pub mod native;
+pub mod smart;
+pub mod truncation;

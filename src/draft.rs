@@ -1,0 +1,239 @@
+//! The working state of a condensation: the caller's messages (never modified) plus what has
+//! been changed so far: new texts of string slots, new tool_use inputs, and the message layout
+//! (which original messages remain, where summaries were inserted). Passes read the current
+//! state through it and record changes in it; at the end it becomes the changes handed back.
+//!
+//! Token accounting is exact and incremental: what a draft saves is the tokens of what it
+//! replaced or removed minus the tokens of what it put instead, counted through the cache.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::model::{set_slot_text, slot_text, Slot, TextRef};
+use crate::tokens::{count_many, count_message, Encoding};
+
+/// One message of the current layout.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// The original message at this index (with any text changes).
+    Keep(usize),
+    /// A message the condensation wrote (a summary).
+    New(Value),
+}
+
+#[derive(Debug, Clone)]
+pub struct Draft<'a> {
+    pub original: &'a [Value],
+    texts: BTreeMap<TextRef, String>,
+    /// New `input` of the tool_use at (message, block).
+    inputs: BTreeMap<(usize, usize), Value>,
+    pub layout: Vec<Item>,
+}
+
+/// The changes a draft hands back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    pub texts: Vec<(TextRef, String)>,
+    pub inputs: Vec<((usize, usize), Value)>,
+    /// `None` when the messages are the original ones, in order.
+    pub layout: Option<Vec<Item>>,
+}
+
+impl<'a> Draft<'a> {
+    pub fn new(original: &'a [Value]) -> Draft<'a> {
+        Draft {
+            original,
+            texts: BTreeMap::new(),
+            inputs: BTreeMap::new(),
+            layout: (0..original.len()).map(Item::Keep).collect(),
+        }
+    }
+
+    /// The current text of a slot of an original message.
+    pub fn text(&self, at: TextRef) -> Option<&str> {
+        match self.texts.get(&at) {
+            Some(t) => Some(t.as_str()),
+            None => slot_text(self.original.get(at.msg)?, at.slot),
+        }
+    }
+
+    pub fn set_text(&mut self, at: TextRef, text: String) {
+        if slot_text(&self.original[at.msg], at.slot) == Some(text.as_str()) {
+            self.texts.remove(&at);
+        } else {
+            self.texts.insert(at, text);
+        }
+    }
+
+    /// The changed texts, in document order.
+    pub fn changed_texts(&self) -> impl Iterator<Item = (TextRef, &str)> {
+        self.texts.iter().map(|(at, t)| (*at, t.as_str()))
+    }
+
+    pub fn is_text_changed(&self, at: TextRef) -> bool {
+        self.texts.contains_key(&at)
+    }
+
+    /// The current input of the tool_use block `block` of message `msg`.
+    pub fn input(&self, msg: usize, block: usize) -> Option<&Value> {
+        self.inputs.get(&(msg, block)).or_else(|| self.original.get(msg)?.get("content")?.get(block)?.get("input"))
+    }
+
+    pub fn set_input(&mut self, msg: usize, block: usize, input: Value) {
+        self.inputs.insert((msg, block), input);
+    }
+
+    /// An original message as it currently is.
+    pub fn message(&self, i: usize) -> Cow<'a, Value> {
+        let changed_text =
+            self.texts.range(TextRef { msg: i, slot: Slot::Content }..).next().is_some_and(|(at, _)| at.msg == i);
+        let changed_input = self.inputs.range((i, 0)..).next().is_some_and(|((m, _), _)| *m == i);
+        if !changed_text && !changed_input {
+            return Cow::Borrowed(&self.original[i]);
+        }
+        let mut m = self.original[i].clone();
+        for (at, t) in self.texts.range(TextRef { msg: i, slot: Slot::Content }..).take_while(|(at, _)| at.msg == i) {
+            set_slot_text(&mut m, at.slot, t.clone());
+        }
+        for ((_, block), input) in self.inputs.range((i, 0)..).take_while(|((mm, _), _)| *mm == i) {
+            if let Some(b) = m.get_mut("content").and_then(|c| c.get_mut(*block)) {
+                b["input"] = input.clone();
+            }
+        }
+        Cow::Owned(m)
+    }
+
+    /// The current messages, in order.
+    pub fn messages(&self) -> Vec<Cow<'_, Value>> {
+        self.layout
+            .iter()
+            .map(|item| match item {
+                Item::Keep(i) => self.message(*i),
+                Item::New(v) => Cow::Borrowed(v),
+            })
+            .collect()
+    }
+
+    /// Original indices still in the layout, in order.
+    pub fn kept(&self) -> Vec<usize> {
+        self.layout.iter().filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None }).collect()
+    }
+
+    /// Tokens saved so far against the original messages: exact, counting only what changed.
+    pub fn saved_tokens(&self, encoding: Encoding) -> i64 {
+        let kept: std::collections::HashSet<usize> = self.kept().into_iter().collect();
+        let mut texts: Vec<&str> = Vec::new();
+        let mut signs: Vec<i64> = Vec::new();
+        for (at, new) in &self.texts {
+            if !kept.contains(&at.msg) {
+                continue;
+            }
+            if let Some(old) = slot_text(&self.original[at.msg], at.slot) {
+                texts.extend([old, new.as_str()]);
+                signs.extend([1, -1]);
+            }
+        }
+        let mut fixed: i64 = 0;
+        for ((m, b), input) in &self.inputs {
+            if !kept.contains(m) {
+                continue;
+            }
+            let name = self.original[*m]["content"][*b]["name"].as_str().unwrap_or("");
+            let old = self.original[*m]["content"][*b]
+                .get("input")
+                .map(|v| serde_json::to_string(v).unwrap_or_default())
+                .unwrap_or_default();
+            let new = serde_json::to_string(input).unwrap_or_default();
+            fixed += crate::tokens::count(&format!("{name}{old}"), encoding) as i64
+                - crate::tokens::count(&format!("{name}{new}"), encoding) as i64;
+        }
+        for (i, m) in self.original.iter().enumerate() {
+            if !kept.contains(&i) {
+                fixed += count_message(m, encoding) as i64;
+            }
+        }
+        for item in &self.layout {
+            if let Item::New(v) = item {
+                fixed -= count_message(v, encoding) as i64;
+            }
+        }
+        let counts = count_many(&texts, encoding);
+        fixed + counts.iter().zip(&signs).map(|(n, s)| *n as i64 * s).sum::<i64>()
+    }
+
+    pub fn changes(&self) -> Changes {
+        let kept: HashMap<usize, ()> = self.kept().into_iter().map(|k| (k, ())).collect();
+        let identity = self.layout.len() == self.original.len()
+            && self.layout.iter().enumerate().all(|(i, it)| *it == Item::Keep(i));
+        Changes {
+            texts: self
+                .texts
+                .iter()
+                .filter(|(at, _)| kept.contains_key(&at.msg))
+                .map(|(at, t)| (*at, t.clone()))
+                .collect(),
+            inputs: self
+                .inputs
+                .iter()
+                .filter(|((m, _), _)| kept.contains_key(m))
+                .map(|(k, v)| (*k, v.clone()))
+                .collect(),
+            layout: (!identity).then(|| self.layout.clone()),
+        }
+    }
+}
+
+/// The messages a set of changes produces (for tests and the CLI; JavaScript applies them itself).
+pub fn materialize_changes(original: &[Value], changes: &Changes) -> Vec<Value> {
+    let mut draft = Draft::new(original);
+    for (at, t) in &changes.texts {
+        draft.set_text(*at, t.clone());
+    }
+    for ((m, b), v) in &changes.inputs {
+        draft.set_input(*m, *b, v.clone());
+    }
+    if let Some(layout) = &changes.layout {
+        draft.layout = layout.clone();
+    }
+    draft.messages().into_iter().map(Cow::into_owned).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::count_messages;
+    use serde_json::json;
+
+    #[test]
+    fn saved_tokens_is_the_exact_difference() {
+        let original = vec![
+            json!({"role":"user","content":[{"type":"text","text":"first message with some words"}]}),
+            json!({"role":"assistant","content":[{"type":"text","text":"a long answer ".repeat(50)},{"type":"tool_use","id":"t","name":"write_to_file","input":{"path":"a","content":"x ".repeat(300)}}]}),
+            json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"ok ".repeat(80)}]}),
+            json!({"role":"assistant","content":"done"}),
+        ];
+        let mut d = Draft::new(&original);
+        d.set_text(TextRef { msg: 1, slot: Slot::Text(0) }, "short".into());
+        d.set_input(1, 1, json!({"path":"a","content":"x"}));
+        d.layout = vec![
+            Item::Keep(0),
+            Item::Keep(1),
+            Item::Keep(2),
+            Item::New(json!({"role":"user","content":"summary","isSummary":true})),
+            Item::Keep(3),
+        ];
+        d.layout.remove(2);
+        let now: Vec<Value> = d.messages().into_iter().map(Cow::into_owned).collect();
+        let expected =
+            count_messages(&original, Encoding::O200kBase) as i64 - count_messages(&now, Encoding::O200kBase) as i64;
+        assert_eq!(d.saved_tokens(Encoding::O200kBase), expected);
+        assert_eq!(materialize_changes(&original, &d.changes()), now);
+        assert_eq!(
+            original[1]["content"][1]["input"]["content"].as_str().map(str::len),
+            Some(600),
+            "the original is untouched"
+        );
+    }
+}

@@ -1,0 +1,472 @@
+//! The per-content-type operations of the three-level content model (FR-SM-001/002): in the
+//! selected messages, each piece of content — message text, tool parameters, tool results (and
+//! environment details, which are neither) — is kept, suppressed, truncated or summarized as its
+//! type's operation says. Truncation is this pass once; Smart's individual mode runs it per pass.
+//!
+//! Never touches: messages outside the selection, summaries and other messages the condensation
+//! wrote, error results and what the user typed (unless the config says so in so many words),
+//! message order, tool pairing (blocks are shortened, never removed). A change that would not
+//! make its content smaller is not made. Oldest content goes first, so a token target stops it
+//! with the most recent content intact.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::shorten::{suppress, truncate, TruncateParams};
+use crate::draft::Draft;
+use crate::llm::{Purpose, SummarizeRequest, Summarizer};
+use crate::model::{is_summary, role, slot_text, text_slots, TextRef};
+use crate::parse::tool_calls::find_xml_call;
+use crate::parse::View;
+use crate::tokens::{count, count_many, Encoding};
+
+/// The four operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Operation {
+    #[default]
+    Keep,
+    Suppress,
+    Truncate,
+    Summarize,
+}
+
+/// Parameters of a summarize operation.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct SummarizeParams {
+    /// Upper bound asked of the model for one summary.
+    pub max_tokens: Option<u32>,
+    /// Replaces the default prompt for this content type.
+    pub custom_prompt: Option<String>,
+}
+
+/// An operation with its parameters: `"truncate"` or `{ "operation": "truncate", "params": {...} }`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpSpec {
+    pub operation: Operation,
+    pub truncate: TruncateParams,
+    pub summarize: SummarizeParams,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OpSpecRaw {
+    Name(Operation),
+    Full {
+        operation: Operation,
+        #[serde(default)]
+        params: OpParamsRaw,
+    },
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+struct OpParamsRaw {
+    truncate: Option<TruncateParams>,
+    summarize: Option<SummarizeParams>,
+}
+
+impl<'de> Deserialize<'de> for OpSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = OpSpecRaw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom(
+                "expected \"keep\", \"suppress\", \"truncate\", \"summarize\" or { operation, params: { truncate?: { maxLines, maxChars }, summarize?: { maxTokens, customPrompt } } }",
+            )
+        })?;
+        Ok(match raw {
+            OpSpecRaw::Name(operation) => OpSpec { operation, ..OpSpec::default() },
+            OpSpecRaw::Full { operation, params } => OpSpec {
+                operation,
+                truncate: params.truncate.unwrap_or_default(),
+                summarize: params.summarize.unwrap_or_default(),
+            },
+        })
+    }
+}
+
+impl From<Operation> for OpSpec {
+    fn from(operation: Operation) -> Self {
+        OpSpec { operation, ..OpSpec::default() }
+    }
+}
+
+/// The kinds of content a message holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    MessageText,
+    ToolParameters,
+    ToolResults,
+    EnvironmentDetails,
+}
+
+impl Kind {
+    fn purpose(self) -> Purpose {
+        match self {
+            Kind::MessageText | Kind::EnvironmentDetails => Purpose::MessageText,
+            Kind::ToolParameters => Purpose::ToolParameters,
+            Kind::ToolResults => Purpose::ToolResult,
+        }
+    }
+}
+
+/// Operations per content type, with the size below which content is left alone (tokens).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentOps {
+    pub message_text: OpSpec,
+    pub tool_parameters: OpSpec,
+    pub tool_results: OpSpec,
+    pub environment_details: OpSpec,
+    pub min_tokens: HashMap<&'static str, usize>,
+    pub preserve_user_text: bool,
+    pub preserve_errors: bool,
+}
+
+impl ContentOps {
+    fn spec(&self, kind: Kind) -> &OpSpec {
+        match kind {
+            Kind::MessageText => &self.message_text,
+            Kind::ToolParameters => &self.tool_parameters,
+            Kind::ToolResults => &self.tool_results,
+            Kind::EnvironmentDetails => &self.environment_details,
+        }
+    }
+
+    fn min(&self, kind: Kind) -> usize {
+        let key = match kind {
+            Kind::MessageText => "messageText",
+            Kind::ToolParameters => "toolParameters",
+            Kind::ToolResults => "toolResults",
+            Kind::EnvironmentDetails => "environmentDetails",
+        };
+        self.min_tokens.get(key).copied().unwrap_or(0)
+    }
+}
+
+/// Where a piece of content lives, so its current text can be read and replaced.
+#[derive(Debug, Clone, PartialEq)]
+enum Place {
+    /// A string slot from byte `start` on (a legacy result keeps its header line before it).
+    Slot { at: TextRef, start: usize },
+    /// Assistant prose: a text slot up to its XML tool call, if any.
+    Prose { at: TextRef },
+    /// The value of a long parameter of the XML tool call in a text slot.
+    XmlParam { at: TextRef, name: String },
+    /// A string inside a native tool_use input.
+    Input { msg: usize, block: usize, pointer: String },
+}
+
+#[derive(Debug, Clone)]
+struct Unit {
+    kind: Kind,
+    place: Place,
+    label: String,
+}
+
+/// Values of native tool inputs shorter than this are never worth a unit.
+const MIN_INPUT_CHARS: usize = 200;
+
+fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Unit> {
+    let m = &draft.original[msg];
+    let mut out = Vec::new();
+    if is_summary(m) || !view.active.get(msg).copied().unwrap_or(false) {
+        return out;
+    }
+    let is_user = role(m) == Some("user");
+    if is_user {
+        for r in view.results.iter().filter(|r| r.msg == msg) {
+            if r.is_error && ops.preserve_errors {
+                continue;
+            }
+            let label = match &r.arg {
+                Some(a) => format!("{} result for '{}'", r.tool, a.chars().take(80).collect::<String>()),
+                None => format!("{} result", r.tool),
+            };
+            for s in &r.body {
+                // What the user typed at the head of a result (feedback, an answer) stays whole:
+                // the unit starts after it.
+                let start = view
+                    .protected
+                    .iter()
+                    .filter(|p| p.at == s.at && p.range.end > s.range.start)
+                    .map(|p| p.range.end)
+                    .fold(s.range.start, usize::max);
+                out.push(Unit {
+                    kind: Kind::ToolResults,
+                    place: Place::Slot { at: s.at, start },
+                    label: label.clone(),
+                });
+            }
+        }
+        for e in view.env.iter().filter(|e| e.at.msg == msg) {
+            out.push(Unit {
+                kind: Kind::EnvironmentDetails,
+                place: Place::Slot { at: e.at, start: 0 },
+                label: "environment details".into(),
+            });
+        }
+        if !ops.preserve_user_text {
+            for span in view.protected.iter().filter(|s| s.at.msg == msg && s.range.start == 0) {
+                out.push(Unit {
+                    kind: Kind::MessageText,
+                    place: Place::Slot { at: span.at, start: 0 },
+                    label: "user text".into(),
+                });
+            }
+        }
+        return out;
+    }
+    // Assistant: prose and tool parameters. Thinking blocks are never touched (the signed
+    // thinking of a turn must go back as it was).
+    for slot in text_slots(m) {
+        let at = TextRef { msg, slot };
+        let Some(text) = draft.text(at) else { continue };
+        out.push(Unit { kind: Kind::MessageText, place: Place::Prose { at }, label: "assistant text".into() });
+        if let Some(call) = find_xml_call(text) {
+            for (name, _) in call.params {
+                out.push(Unit {
+                    kind: Kind::ToolParameters,
+                    place: Place::XmlParam { at, name: name.clone() },
+                    label: format!("<{name}> of {}", call.tool),
+                });
+            }
+        }
+    }
+    if let Some(Value::Array(blocks)) = m.get("content") {
+        for (j, b) in blocks.iter().enumerate() {
+            if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+            let mut pointers = Vec::new();
+            if let Some(input) = draft.input(msg, j) {
+                long_strings(input, String::new(), &mut pointers);
+            }
+            for p in pointers {
+                let label = format!("{} of {name}", p.trim_start_matches('/'));
+                out.push(Unit { kind: Kind::ToolParameters, place: Place::Input { msg, block: j, pointer: p }, label });
+            }
+        }
+    }
+    out
+}
+
+fn long_strings(v: &Value, at: String, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) if s.len() >= MIN_INPUT_CHARS => out.push(at),
+        Value::Array(xs) => xs.iter().enumerate().for_each(|(i, x)| long_strings(x, format!("{at}/{i}"), out)),
+        Value::Object(map) => map
+            .iter()
+            .for_each(|(k, x)| long_strings(x, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+        _ => {}
+    }
+}
+
+/// The current text of a unit.
+fn read(draft: &Draft, place: &Place) -> Option<String> {
+    match place {
+        Place::Slot { at, start } => {
+            let text = draft.text(*at)?;
+            let original = slot_text(&draft.original[at.msg], at.slot)?;
+            // The prefix (a legacy header) must be unchanged for the range to mean the same.
+            (text.get(..*start) == original.get(..*start)).then(|| text[*start..].to_string())
+        }
+        Place::Prose { at } => {
+            let text = draft.text(*at)?;
+            let end = find_xml_call(text).map_or(text.len(), |c| c.range.start);
+            Some(text[..end].to_string())
+        }
+        Place::XmlParam { at, name } => {
+            let text = draft.text(*at)?;
+            let call = find_xml_call(text)?;
+            call.params.into_iter().find(|(n, _)| n == name).map(|(_, r)| text[r].to_string())
+        }
+        Place::Input { msg, block, pointer } => {
+            draft.input(*msg, *block)?.pointer(pointer)?.as_str().map(str::to_string)
+        }
+    }
+}
+
+/// Replaces the current text of a unit; the string slot (or input) it lives in is rebuilt.
+fn write(draft: &mut Draft, place: &Place, new: &str) -> bool {
+    match place {
+        Place::Slot { at, start } => {
+            let Some(text) = draft.text(*at) else { return false };
+            let rebuilt = format!("{}{new}", &text[..*start]);
+            draft.set_text(*at, rebuilt);
+        }
+        Place::Prose { at } => {
+            let Some(text) = draft.text(*at) else { return false };
+            let end = find_xml_call(text).map_or(text.len(), |c| c.range.start);
+            let rebuilt = format!("{new}{}", &text[end..]);
+            draft.set_text(*at, rebuilt);
+        }
+        Place::XmlParam { at, name } => {
+            let Some(text) = draft.text(*at) else { return false };
+            let Some(call) = find_xml_call(text) else { return false };
+            let Some((_, r)) = call.params.into_iter().find(|(n, _)| n == name) else { return false };
+            let rebuilt = format!("{}{new}{}", &text[..r.start], &text[r.end..]);
+            draft.set_text(*at, rebuilt);
+        }
+        Place::Input { msg, block, pointer } => {
+            let Some(mut input) = draft.input(*msg, *block).cloned() else { return false };
+            match input.pointer_mut(pointer) {
+                Some(v @ Value::String(_)) => *v = Value::String(new.to_string()),
+                _ => return false,
+            }
+            draft.set_input(*msg, *block, input);
+        }
+    }
+    true
+}
+
+/// What a pass of content operations did.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct OpsOutcome {
+    pub suppressed: usize,
+    pub truncated: usize,
+    pub summarized: usize,
+    /// Summaries asked for that fell back to truncation (no callback, failure, not shorter).
+    pub summarize_fallbacks: usize,
+    pub summarize_errors: Vec<String>,
+    pub callback_calls: usize,
+    pub cost: f64,
+}
+
+/// Shared parameters of a run of content operations.
+pub struct OpsRun<'a, 's> {
+    pub encoding: Encoding,
+    pub summarizer: Option<&'a mut (dyn Summarizer + 's)>,
+    pub pricing: Option<&'a crate::cost::Pricing>,
+    pub task_id: Option<String>,
+    /// Stop as soon as the context is at most this many tokens (needs `current_tokens`).
+    pub target_tokens: Option<u64>,
+    pub current_tokens: u64,
+}
+
+const DEFAULT_SUMMARY_PROMPT: &str = "You condense one piece of a coding agent's context so the agent can continue its task. Keep every fact the agent may need later: file paths, names of functions, types and variables, line numbers, commands and their outcome, error messages verbatim, values and decisions. Drop repetition and boilerplate. Answer with the condensed text only, no preamble.";
+
+/// Runs the operations over the selected original messages (oldest first).
+pub fn run(draft: &mut Draft, view: &View, selected: &[usize], ops: &ContentOps, run: &mut OpsRun) -> OpsOutcome {
+    let mut outcome = OpsOutcome::default();
+    let mut units: Vec<Unit> = selected.iter().flat_map(|&m| units_of(draft, view, m, ops)).collect();
+    units.retain(|u| ops.spec(u.kind).operation != Operation::Keep);
+    let texts: Vec<Option<String>> = units.iter().map(|u| read(draft, &u.place)).collect();
+    let refs: Vec<&str> = texts.iter().map(|t| t.as_deref().unwrap_or("")).collect();
+    let sizes = count_many(&refs, run.encoding);
+
+    let mut pending: Vec<(usize, SummarizeRequest)> = Vec::new();
+    for (i, u) in units.iter().enumerate() {
+        if run.target_tokens.is_some_and(|t| run.current_tokens <= t) {
+            break;
+        }
+        let Some(text) = &texts[i] else { continue };
+        if sizes[i] < ops.min(u.kind).max(1) || text.trim_start().starts_with("⟨ Content suppressed") {
+            continue;
+        }
+        let spec = ops.spec(u.kind);
+        match spec.operation {
+            Operation::Keep => {}
+            Operation::Suppress => {
+                if apply(draft, u, text, &suppress(&u.label, text), sizes[i], run) {
+                    outcome.suppressed += 1;
+                }
+            }
+            Operation::Truncate => {
+                if let Some(t) = truncate(text, spec.truncate) {
+                    if apply(draft, u, text, &t, sizes[i], run) {
+                        outcome.truncated += 1;
+                    }
+                }
+            }
+            Operation::Summarize => {
+                let prompt = spec.summarize.custom_prompt.clone().unwrap_or_else(|| DEFAULT_SUMMARY_PROMPT.to_string());
+                let request = SummarizeRequest {
+                    purpose: u.kind.purpose(),
+                    system_prompt: prompt,
+                    messages: vec![
+                        serde_json::json!({"role": "user", "content": format!("Condense this {}:\n\n{text}", u.label)}),
+                    ],
+                    max_tokens: spec.summarize.max_tokens,
+                    task_id: run.task_id.clone(),
+                };
+                pending.push((i, request));
+            }
+        }
+    }
+    if pending.is_empty() {
+        return outcome;
+    }
+    let replies = match run.summarizer.as_deref_mut() {
+        Some(s) => {
+            outcome.callback_calls += pending.len();
+            let batch: Vec<SummarizeRequest> = pending.iter().map(|(_, r)| r.clone()).collect();
+            let mut replies = s.summarize(batch);
+            replies.resize(pending.len(), Err("the summarize callback gave no answer for this request".into()));
+            replies
+        }
+        None => pending.iter().map(|_| Err("no summarize callback was given".to_string())).collect(),
+    };
+    for ((i, _), reply) in pending.iter().zip(replies) {
+        let u = &units[*i];
+        let Some(text) = &texts[*i] else { continue };
+        let summarized = match reply {
+            Ok(r) => {
+                outcome.cost += crate::cost::reply_cost(&r, run.pricing);
+                let body = format!("⟨ Summary of the {} ⟩\n{}", u.label, r.text.trim());
+                // A summary is kept only when it is shorter than what it replaces.
+                count(&body, run.encoding) < sizes[*i] && apply(draft, u, text, &body, sizes[*i], run)
+            }
+            Err(e) => {
+                if !outcome.summarize_errors.contains(&e) {
+                    outcome.summarize_errors.push(e);
+                }
+                false
+            }
+        };
+        if summarized {
+            outcome.summarized += 1;
+        } else {
+            outcome.summarize_fallbacks += 1;
+            if let Some(t) = truncate(text, ops.spec(u.kind).truncate) {
+                if apply(draft, u, text, &t, sizes[*i], run) {
+                    outcome.truncated += 1;
+                }
+            }
+        }
+    }
+    outcome
+}
+
+/// Writes `new` in place of `old` when it is smaller, keeping the running token count.
+fn apply(draft: &mut Draft, u: &Unit, old: &str, new: &str, old_tokens: usize, run: &mut OpsRun) -> bool {
+    let new_tokens = count(new, run.encoding);
+    if new_tokens >= old_tokens || new.len() >= old.len() {
+        return false;
+    }
+    if !write(draft, &u.place, new) {
+        return false;
+    }
+    run.current_tokens = run.current_tokens.saturating_sub((old_tokens - new_tokens) as u64);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_specs_parse_in_both_forms() {
+        let a: OpSpec = serde_json::from_value(serde_json::json!("suppress")).unwrap();
+        assert_eq!(a.operation, Operation::Suppress);
+        let b: OpSpec = serde_json::from_value(
+            serde_json::json!({"operation": "truncate", "params": {"truncate": {"maxLines": 5}}}),
+        )
+        .unwrap();
+        assert_eq!((b.operation, b.truncate.max_lines, b.truncate.max_chars), (Operation::Truncate, 5, 2000));
+        assert!(serde_json::from_value::<OpSpec>(serde_json::json!("shred")).is_err());
+    }
+}

@@ -1,0 +1,238 @@
+//! The Native provider: Roo Code's summarization (seed 002). Keeps the first message and the last
+//! `N_MESSAGES_TO_KEEP` (3), asks the host's model for a summary of what lies between since the
+//! last summary, and puts one `isSummary: true` message in its place. Answers with an error and
+//! the messages unchanged when there is too little to summarize, when it condensed recently, when
+//! no callback is given, when the callback fails, or when the result would not be smaller.
+//!
+//! Differences from Roo, on purpose: the kept tail never starts with a tool_result whose tool_use
+//! would be summarized away (the boundary moves back one message so the pair stays whole), and the
+//! engine appends to the summary the files read and modified in the summarized span, taken from
+//! the history itself, because model-written summaries are known to lose exactly that.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::cost::{reply_cost, Pricing};
+use crate::draft::{Draft, Item};
+use crate::llm::{render_message, Purpose, SummarizeRequest, Summarizer};
+use crate::model::{is_summary, role};
+use crate::parse::View;
+use crate::tokens::Encoding;
+
+pub const N_MESSAGES_TO_KEEP: usize = 3;
+
+pub const ERR_NOT_ENOUGH: &str = "Not enough messages to condense";
+pub const ERR_RECENT: &str = "Context was condensed recently";
+pub const ERR_NO_CALLBACK: &str =
+    "No summarize callback was given: the native provider summarizes with the host's model";
+pub const ERR_GREW: &str = "Context size increased during condensing; skipping this attempt";
+
+/// The default instructions for a conversation summary (the project's own words).
+pub const SUMMARY_PROMPT: &str = "\
+You are condensing the history of a software task that a coding agent is carrying out with a user, \
+so that the agent can continue the work from your summary alone. Write a structured summary with \
+these sections:
+
+1. User requests: every request, instruction and correction the user gave, quoted verbatim when short.
+2. Work done: what was built or changed, file by file, and the state it is in now.
+3. Pending: what remains to do, in order, including anything started but not finished.
+4. Decisions: choices made and the reasons given for them, constraints discovered.
+5. Errors: errors met, their causes and how they were fixed (or that they are not yet fixed).
+6. Next step: exactly what the agent was about to do next, with the relevant file paths, names and commands.
+
+Be precise and concrete: keep file paths, function and variable names, commands, versions and values. \
+Leave out pleasantries and anything the agent will not need. Answer with the summary only.";
+
+const FINAL_REQUEST: &str = "Summarize the conversation so far, as described in the prompt instructions.";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+pub struct NativeConfig {
+    /// Replaces the default summary prompt when not blank (Roo's customCondensingPrompt).
+    pub custom_prompt: Option<String>,
+    /// Messages kept whole at the end. @default 3
+    pub keep_last: usize,
+    /// Prices used when the callback reports tokens but no cost.
+    pub pricing: Option<Pricing>,
+    /// Passed to the callback with each request.
+    pub task_id: Option<String>,
+    /// Upper bound asked of the model for the summary.
+    pub max_tokens: Option<u32>,
+}
+
+impl Default for NativeConfig {
+    fn default() -> Self {
+        NativeConfig {
+            custom_prompt: None,
+            keep_last: N_MESSAGES_TO_KEEP,
+            pricing: None,
+            task_id: None,
+            max_tokens: None,
+        }
+    }
+}
+
+/// What a batch summary did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchOutcome {
+    pub summary: String,
+    pub cost: f64,
+    pub callback_calls: usize,
+    pub summarized_messages: usize,
+}
+
+/// Summarizes the positions `from..to` of the current layout into one message placed after
+/// position `keep_head - 1`; positions `keep_head..from` are dropped (older, already summarized).
+#[allow(clippy::too_many_arguments)]
+pub fn summarize_span(
+    draft: &mut Draft,
+    keep_head: usize,
+    from: usize,
+    to: usize,
+    prompt: &str,
+    max_tokens: Option<u32>,
+    task_id: Option<String>,
+    pricing: Option<&Pricing>,
+    summarizer: &mut dyn Summarizer,
+    encoding: Encoding,
+) -> Result<BatchOutcome, String> {
+    let current = draft.messages();
+    let mut request_messages: Vec<Value> = Vec::new();
+    if current.get(from).is_some_and(|m| role(m) == Some("assistant")) {
+        // Some providers need the first message to be the user's.
+        request_messages.push(json!({"role": "user", "content": "Please continue from the following summary:"}));
+    }
+    request_messages.extend(current[from..to].iter().map(|m| render_message(m)));
+    request_messages.push(json!({"role": "user", "content": FINAL_REQUEST}));
+    let request = SummarizeRequest {
+        purpose: Purpose::Conversation,
+        system_prompt: prompt.to_string(),
+        messages: request_messages,
+        max_tokens,
+        task_id,
+    };
+    let reply = summarizer
+        .summarize(vec![request])
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Err("the summarize callback gave no answer".into()));
+    let reply = reply.map_err(|e| format!("Failed to condense context: {e}"))?;
+    let cost = reply_cost(&reply, pricing);
+    let text = reply.text.trim();
+    if text.is_empty() {
+        return Err("Failed to condense context: the summarize callback returned an empty summary".into());
+    }
+    let originals: Vec<usize> =
+        draft.layout[from..to].iter().filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None }).collect();
+    let summary = format!("{text}{}", files_section(draft, &originals));
+    let kept_first = current.get(to).cloned();
+    drop(current);
+    // Roo's shape: an assistant message (the APIs join it with an assistant turn after it).
+    let mut message = json!({"role": "assistant", "content": summary, "isSummary": true});
+    if let Some(ts) = kept_first.as_ref().and_then(|m| m.get("ts")).cloned() {
+        message["ts"] = ts;
+    }
+    let before = draft.layout.clone();
+    let mut layout: Vec<Item> = before[..keep_head].to_vec();
+    layout.push(Item::New(message));
+    layout.extend(before[to..].iter().cloned());
+    draft.layout = layout;
+    if draft.saved_tokens(encoding) <= 0 {
+        draft.layout = before;
+        return Err(ERR_GREW.into());
+    }
+    Ok(BatchOutcome { summary, cost, callback_calls: 1, summarized_messages: to - from })
+}
+
+/// "Files read: …\nFiles modified: …" for the summarized original messages.
+fn files_section(draft: &Draft, originals: &[usize]) -> String {
+    let view = View::build(draft.original);
+    let mut read: Vec<String> = Vec::new();
+    let mut modified: Vec<String> = Vec::new();
+    let add = |list: &mut Vec<String>, p: &str| {
+        if !p.is_empty() && !list.iter().any(|x| x == p) {
+            list.push(p.to_string());
+        }
+    };
+    for r in view.results.iter().filter(|r| originals.contains(&r.msg)) {
+        match r.tool.as_str() {
+            "read_file" => {
+                for f in &r.reads {
+                    add(&mut read, &f.read.path);
+                }
+                if r.reads.is_empty() {
+                    if let Some(a) = r.arg.as_deref().filter(|a| !a.contains("', '")) {
+                        add(&mut read, a);
+                    }
+                }
+            }
+            "write_to_file" | "apply_diff" | "insert_content" | "search_and_replace" | "edit_file" => {
+                if let Some(a) = &r.arg {
+                    add(&mut modified, a);
+                }
+            }
+            _ => {}
+        }
+    }
+    if read.is_empty() && modified.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("\n\n---\nFiles in the summarized part of the conversation (from the history itself):");
+    if !read.is_empty() {
+        s.push_str(&format!("\n- Read: {}", read.join(", ")));
+    }
+    if !modified.is_empty() {
+        s.push_str(&format!("\n- Modified: {}", modified.join(", ")));
+    }
+    s
+}
+
+/// Roo's summarizeConversation on the draft.
+pub fn run(
+    draft: &mut Draft,
+    config: &NativeConfig,
+    encoding: Encoding,
+    summarizer: Option<&mut dyn Summarizer>,
+) -> Result<BatchOutcome, String> {
+    let current = draft.messages();
+    let n = current.len();
+    let mut keep_start = n.saturating_sub(config.keep_last);
+    // Keep tool pairs whole: the kept part never starts with results of a summarized call.
+    while keep_start > 1 && starts_with_tool_result(&current[keep_start]) {
+        keep_start -= 1;
+    }
+    let last_summary = current[..keep_start].iter().rposition(|m| is_summary(m));
+    let from = last_summary.unwrap_or(0);
+    // Roo counts the "Please continue from the following summary" message it puts before a
+    // previous summary among the messages to summarize.
+    if keep_start - from + usize::from(last_summary.is_some()) <= 1 {
+        return Err(ERR_NOT_ENOUGH.into());
+    }
+    if current[keep_start..].iter().any(|m| is_summary(m)) {
+        return Err(ERR_RECENT.into());
+    }
+    drop(current);
+    let Some(summarizer) = summarizer else { return Err(ERR_NO_CALLBACK.into()) };
+    let prompt = config.custom_prompt.as_deref().map(str::trim).filter(|p| !p.is_empty()).unwrap_or(SUMMARY_PROMPT);
+    // Roo keeps the first message, drops everything before the last summary, and summarizes
+    // from that summary (or from the start) up to the kept tail.
+    summarize_span(
+        draft,
+        1,
+        from,
+        keep_start,
+        prompt,
+        config.max_tokens,
+        config.task_id.clone(),
+        config.pricing.as_ref(),
+        summarizer,
+        encoding,
+    )
+}
+
+fn starts_with_tool_result(m: &Value) -> bool {
+    role(m) == Some("user")
+        && m.get("content")
+            .and_then(Value::as_array)
+            .is_some_and(|b| b.iter().any(|x| x.get("type").and_then(Value::as_str) == Some("tool_result")))
+}
