@@ -44,6 +44,9 @@ export declare function analyze(messages: any, encodingName?: string | undefined
 /** Empties the engine's token-count cache. */
 export declare function clearTokenCache(): void
 
+/** The JSON Schema of a provider's config. */
+export declare function configSchema(provider: string): any
+
 /** Tokens of whole messages, by the engine's own walk (used to cross-check the JavaScript one). */
 export declare function countMessages(messages: any, encodingName?: string | undefined | null): number
 
@@ -90,6 +93,9 @@ export interface RawExpansion {
   expanded: number
   unresolved: number
 }
+
+/** The configuration of a Smart preset, as JSON. */
+export declare function smartPreset(name: string): any
 
 /** Every problem the provider APIs would reject, with its path. */
 export declare function validateConversation(messages: any): any

@@ -329,6 +329,10 @@ export function condense(messages: ApiMessage[], options: CondenseOptions): Prom
 export function countTokens(input: string | ApiMessage[], options?: CountOptions): number
 /** countTokens with the counting off the JavaScript thread. */
 export function countTokensAsync(input: string | ApiMessage[], options?: CountOptions): Promise<number>
+/** The JSON Schema (draft 2020-12) of a provider's `config`, for settings UIs. */
+export function configSchema(provider: 'lossless' | 'truncation' | 'native' | 'smart'): Record<string, unknown>
+/** A Smart preset's configuration: a starting point to edit and pass back as `config`. */
+export function smartPreset(name: NonNullable<SmartConfig['preset']>): SmartConfig
 /** Empties the token-count caches (they are bounded anyway; for memory pressure or benchmarks). */
 export function clearTokenCache(): void
 /** Restores every reference left by condensing, byte for byte. Superseded markers stay. */

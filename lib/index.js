@@ -432,8 +432,20 @@ async function analyzeAsync(messages, options) {
   return session.analyze(encoding)
 }
 
+/** The JSON Schema of a provider's `config`, for settings UIs. */
+function configSchema(provider) {
+  return native.configSchema(provider)
+}
+
+/** A Smart preset's configuration, as JSON: a starting point to edit and pass back as `config`. */
+function smartPreset(name) {
+  return native.smartPreset(name)
+}
+
 module.exports = {
   condense,
+  configSchema,
+  smartPreset,
   countTokens,
   countTokensAsync,
   clearTokenCache,

@@ -34,6 +34,18 @@ struct RawOptions {
     encoding: Option<String>,
 }
 
+/// The JSON Schema of a provider's `config`, for settings UIs.
+pub fn config_schema(provider: &str) -> Result<Value, CondenseError> {
+    let schema = match provider {
+        "lossless" => schemars::schema_for!(LosslessConfig),
+        "truncation" => schemars::schema_for!(TruncationConfig),
+        "native" => schemars::schema_for!(NativeConfig),
+        "smart" => schemars::schema_for!(SmartConfig),
+        other => return Err(CondenseError::UnknownProvider(other.to_string())),
+    };
+    Ok(serde_json::to_value(schema).unwrap_or(Value::Null))
+}
+
 /// Options once checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -163,6 +175,8 @@ pub fn condense(
     let mut cost = 0.0;
     let mut callback_calls = 0;
     let mut rolled_back = 0;
+    // Lossless measures its own saving exactly; the other providers are measured on the draft.
+    let mut known_saving = None;
     let before;
     match &options.provider {
         Provider::Lossless(config) => {
@@ -170,6 +184,7 @@ pub fn condense(
             before = tokens_before();
             operations = lossless_operations(&run);
             rolled_back = run.applied.edits_rolled_back;
+            known_saving = Some(run.applied.tokens_saved);
             for (at, text) in run.applied.changes {
                 draft.set_text(at, text);
             }
@@ -233,7 +248,7 @@ pub fn condense(
     if !matches!(options.provider, Provider::Lossless(_)) {
         crate::reference::fixup_references(&mut draft);
     }
-    let saved = draft.saved_tokens(encoding).max(0) as u64;
+    let saved = known_saving.unwrap_or_else(|| draft.saved_tokens(encoding)).max(0) as u64;
     let tokens_after = before.saturating_sub(saved);
     if let (Some(last), Provider::Truncation(_) | Provider::Native(_)) = (passes.last_mut(), &options.provider) {
         last.tokens_after = tokens_after;

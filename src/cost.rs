@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::llm::SummaryReply;
 
 /// Prices in dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Pricing {
     pub input_price: f64,
@@ -19,7 +19,7 @@ pub struct Pricing {
     pub accounting: Accounting,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Accounting {
     /// `inputTokens` excludes cached tokens.

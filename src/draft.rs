@@ -72,6 +72,12 @@ impl<'a> Draft<'a> {
         self.texts.iter().map(|(at, t)| (*at, t.as_str()))
     }
 
+    /// True when any string or tool input of original message `i` changed.
+    pub fn is_message_changed(&self, i: usize) -> bool {
+        self.texts.range(TextRef { msg: i, slot: Slot::Content }..).next().is_some_and(|(at, _)| at.msg == i)
+            || self.inputs.range((i, 0)..).next().is_some_and(|((m, _), _)| *m == i)
+    }
+
     pub fn is_text_changed(&self, at: TextRef) -> bool {
         self.texts.contains_key(&at)
     }

@@ -145,6 +145,25 @@ pub fn clear_token_cache() {
     tokens::clear_cache();
 }
 
+/// The JSON Schema of a provider's config.
+#[napi(catch_unwind)]
+pub fn config_schema(provider: String) -> Result<Value> {
+    guarded(|| crate::condense::config_schema(&provider))
+}
+
+/// The configuration of a Smart preset, as JSON.
+#[napi(catch_unwind)]
+pub fn smart_preset(name: String) -> Result<Value> {
+    guarded(|| {
+        crate::providers::smart::presets::preset(&name).ok_or_else(|| {
+            CondenseError::InvalidOptions(format!(
+                "unknown preset \"{name}\", expected one of {}",
+                crate::providers::smart::presets::NAMES.join(", ")
+            ))
+        })
+    })
+}
+
 /// Tokens of one string.
 #[napi(catch_unwind)]
 pub fn count_text(text: String, encoding_name: Option<String>) -> Result<u32> {

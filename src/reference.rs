@@ -265,6 +265,8 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
             let key = (r.msg, r.hash.clone(), r.lines.clone());
             let ok = match now {
                 None => false,
+                // A message nothing changed still holds the bytes the reference was made against.
+                Some(_) if !draft.is_message_changed(r.msg) => true,
                 Some(_) => *verdicts.entry(key).or_insert_with(|| resolve_in(&draft.message(r.msg), &r).is_some()),
             };
             out.push_str(&text[pos..r.range.start]);

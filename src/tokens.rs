@@ -90,16 +90,50 @@ pub fn warm_up(encoding: Encoding) {
 }
 
 /// Counts the tokens of `text` without the cache (special tokens are plain text).
+///
+/// Mixed text (an environment block with one emoji, French prose in a log) is cut into runs of
+/// lines, ASCII or not, at line starts where no pre-token can cross: after a `\n` followed by
+/// a character that is neither whitespace (a run of blank lines is one piece) nor `/` (which a
+/// punctuation piece ending in newlines may still take), in both encodings' patterns. Each run
+/// is counted by the engine that suits it; the sum is the count of the whole (tests check it
+/// against tiktoken-rs on whole texts, random mixes included).
 pub fn count_uncached(text: &str, encoding: Encoding) -> usize {
     if text.is_empty() {
         return 0;
     }
+    let Some(engine) = encoding.ascii_engine() else { return count_reference(text, encoding) };
     if text.is_ascii() {
-        if let Some(engine) = encoding.ascii_engine() {
-            return engine.count(text);
-        }
+        return engine.count(text);
     }
-    count_reference(text, encoding)
+    let bytes = text.as_bytes();
+    let mut total = 0;
+    let mut run_start = 0;
+    let mut run_ascii = true;
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
+        let ascii = bytes[line_start..line_end].is_ascii();
+        let safe = line_start > 0 && text[line_start..].chars().next().is_some_and(|c| !c.is_whitespace() && c != '/');
+        if ascii != run_ascii && safe && line_start > run_start {
+            total += count_run(&text[run_start..line_start], run_ascii, engine, encoding);
+            run_start = line_start;
+        }
+        if line_start == run_start {
+            run_ascii = ascii;
+        } else {
+            run_ascii &= ascii;
+        }
+        line_start = line_end;
+    }
+    total + count_run(&text[run_start..], run_ascii, engine, encoding)
+}
+
+fn count_run(run: &str, ascii: bool, engine: &tiktoken::CoreBpe, encoding: Encoding) -> usize {
+    if ascii {
+        engine.count(run)
+    } else {
+        count_reference(run, encoding)
+    }
 }
 
 /// tiktoken-rs, the reference engine, for any text.
@@ -299,6 +333,39 @@ mod tests {
                 for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
                     assert_eq!(count_uncached(&text, enc), count_reference(&text, enc), "{enc:?}: {text:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn mixed_text_is_counted_by_runs_exactly() {
+        let samples = [
+            "<environment_details>\n# Current Mode\n<slug>code</slug>\n<name>💻 Code</name>\n<model>x</model>\n\n# Files\na.ts\nb.ts\n",
+            "déjà vu\nplain ascii line\n/path/after/newline\névénement\n\n\nascii again)\n/x\n",
+            "ascii first\n\r\nnon-ascii: ü\r\nmore ascii\r\n  indented ascii\n\tü tab\n",
+            "¿qué?\n\n\n\n",
+            "x\nü",
+            "ü\nx",
+            "});\n// comment\nconst café = 1;\n",
+        ];
+        for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            for s in samples {
+                assert_eq!(count_uncached(s, enc), count_reference(s, enc), "{enc:?}: {s:?}");
+            }
+            // A pseudo-random mix of ASCII and non-ASCII lines.
+            let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+            let pieces =
+                ["ü", "é ", "💻", "日本", "abc", " ", "\n", "\r\n", "/", "//", "x/y", ");", "'s", "123", "\t", "  \n"];
+            for _ in 0..300 {
+                let text: String = (0..60)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        pieces[(x % pieces.len() as u64) as usize]
+                    })
+                    .collect();
+                assert_eq!(count_uncached(&text, enc), count_reference(&text, enc), "{enc:?}: {text:?}");
             }
         }
     }

@@ -23,7 +23,7 @@ use crate::parse::View;
 use crate::tokens::{count, count_many, Encoding};
 
 /// The four operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Operation {
     #[default]
@@ -34,7 +34,7 @@ pub enum Operation {
 }
 
 /// Parameters of a summarize operation.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct SummarizeParams {
     /// Upper bound asked of the model for one summary.
@@ -84,6 +84,37 @@ impl<'de> Deserialize<'de> for OpSpec {
                 truncate: params.truncate.unwrap_or_default(),
                 summarize: params.summarize.unwrap_or_default(),
             },
+        })
+    }
+}
+
+impl schemars::JsonSchema for OpSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OpSpec".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let operation = generator.subschema_for::<Operation>();
+        let truncate = generator.subschema_for::<TruncateParams>();
+        let summarize = generator.subschema_for::<SummarizeParams>();
+        schemars::json_schema!({
+            "description": "An operation by name, or with its parameters.",
+            "oneOf": [
+                operation,
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["operation"],
+                    "properties": {
+                        "operation": operation,
+                        "params": {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "properties": { "truncate": truncate, "summarize": summarize }
+                        }
+                    }
+                }
+            ]
         })
     }
 }

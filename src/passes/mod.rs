@@ -13,7 +13,7 @@ pub mod shorten;
 use serde::{Deserialize, Serialize};
 
 /// Which copy of repeated content stays whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Keep {
     /// The first occurrence stays; later ones point back to it (FR-LC-001).

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Limits of a truncation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct TruncateParams {
     /// Lines kept from the start. @default 20

@@ -19,7 +19,7 @@ use crate::passes::{consolidate, dedup_reads, obsolete_state, Keep};
 use crate::tokens::Encoding;
 
 /// Lossless configuration; every operation is on by default.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct LosslessConfig {
     /// Repeated reads of a file become references to the copy that stays. @default true
@@ -57,7 +57,17 @@ pub fn run(
     encoding: Encoding,
     abort: &AtomicBool,
 ) -> Result<LosslessRun, CondenseError> {
-    let view = View::build(messages);
+    run_on(messages, &View::build(messages), config, encoding, abort)
+}
+
+/// `run` with the semantic view already built (the Smart prelude shares its view).
+pub fn run_on(
+    messages: &[Value],
+    view: &View,
+    config: &LosslessConfig,
+    encoding: Encoding,
+    abort: &AtomicBool,
+) -> Result<LosslessRun, CondenseError> {
     let mut edits = EditSet::new(&view.protected);
     let mut op_ms = Vec::new();
     let check = || {
@@ -71,23 +81,23 @@ pub fn run(
 
     let t = Instant::now();
     if config.deduplicate_file_reads {
-        dedup_reads::run(messages, &view, config.keep, &mut edits);
+        dedup_reads::run(messages, view, config.keep, &mut edits);
         op_ms.push((Op::DeduplicateFileReads, ms(t)));
     }
     check()?;
     let t = Instant::now();
     if config.consolidate_tool_results {
-        consolidate::run_identical(messages, &view, config.keep, &mut edits);
+        consolidate::run_identical(messages, view, config.keep, &mut edits);
         if config.remove_obsolete_state {
-            consolidate::run_superseded_reruns(messages, &view, &mut edits);
+            consolidate::run_superseded_reruns(messages, view, &mut edits);
         }
         op_ms.push((Op::ConsolidateToolResults, ms(t)));
     }
     check()?;
     let t = Instant::now();
     if config.remove_obsolete_state {
-        obsolete_state::run_file_versions(messages, &view, &mut edits);
-        obsolete_state::run_env(&view, &mut edits);
+        obsolete_state::run_file_versions(messages, view, &mut edits);
+        obsolete_state::run_env(view, &mut edits);
         op_ms.push((Op::RemoveObsoleteState, ms(t)));
     }
     check()?;

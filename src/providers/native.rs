@@ -45,7 +45,7 @@ Leave out pleasantries and anything the agent will not need. Answer with the sum
 
 const FINAL_REQUEST: &str = "Summarize the conversation so far, as described in the prompt instructions.";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct NativeConfig {
     /// Replaces the default summary prompt when not blank (Roo's customCondensingPrompt).

@@ -15,7 +15,7 @@ use crate::passes::content_ops::{self, ContentOps, OpSpec, Operation, OpsOutcome
 use crate::passes::shorten::TruncateParams;
 use crate::tokens::Encoding;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct TruncationConfig {
     /// Most recent messages left whole. @default 6

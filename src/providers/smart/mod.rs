@@ -113,13 +113,15 @@ pub fn run(draft: &mut Draft, config: &SmartConfig, r: &mut SmartRun) -> Result<
     let now = |d: &Draft| before.saturating_sub(d.saved_tokens(encoding).max(0) as u64);
     let aborted = || abort.load(std::sync::atomic::Ordering::Relaxed);
 
+    let view = View::build(draft.original);
     if let Some(prelude) = config.lossless_prelude.as_ref().filter(|p| p.enabled) {
         let t = Instant::now();
-        let run = lossless::run(draft.original, &prelude.operations, r.encoding, r.abort)?;
+        let run = lossless::run_on(draft.original, &view, &prelude.operations, r.encoding, r.abort)?;
         for (at, text) in run.applied.changes {
             draft.set_text(at, text);
         }
-        let after = now(draft);
+        // The prelude changes nothing else: its own exact saving is the draft's.
+        let after = before.saturating_sub(run.applied.tokens_saved.max(0) as u64);
         out.passes.push(PassMetrics {
             id: "lossless-prelude".into(),
             name: "Lossless prelude".into(),
@@ -132,7 +134,6 @@ pub fn run(draft: &mut Draft, config: &SmartConfig, r: &mut SmartRun) -> Result<
             return Ok(out);
         }
     }
-    let view = View::build(draft.original);
     for pass in config.passes.iter().flatten() {
         if aborted() {
             return Err(CondenseError::Aborted);
