@@ -12,7 +12,7 @@ native.warmUp()
 
 const ENCODINGS = new Set(['o200k_base', 'cl100k_base'])
 /** Milliseconds of event-loop time one chunk of a history may take to cross into the engine. */
-const CHUNK_BUDGET_MS = 4
+const CHUNK_BUDGET_MS = 2
 
 function describe(value) {
   if (value === null) return 'null'

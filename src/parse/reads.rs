@@ -69,36 +69,28 @@ pub fn find_reads(text: &str) -> Vec<NumberedRead> {
 }
 
 /// The next read header at or after `from`: where its numbered lines would start, and the path.
+/// Headers start a line (`<file>`, `--- path ---`, `File: path`), so one pass over line starts
+/// finds them all, whatever the size of the text.
 fn next_header(text: &str, from: usize) -> Option<(usize, String)> {
-    let rest = &text[from..];
-    let candidates = [
-        rest.find("<file>").map(|i| (i, 0u8)),
-        find_line_start(rest, "--- ").map(|i| (i, 1u8)),
-        find_line_start(rest, "File: ").map(|i| (i, 2u8)),
-    ];
-    let (offset, kind) = candidates.into_iter().flatten().min()?;
-    let at = from + offset;
-    let parsed = match kind {
-        0 => xml_header(text, at),
-        1 => dashed_header(text, at),
-        _ => native_header(text, at),
-    };
-    match parsed {
-        Some(found) => Some(found),
-        // Not a header after all: keep looking after it.
-        None => next_header(text, at + 1),
-    }
-}
-
-/// Index of `pat` at the start of a line in `s`.
-fn find_line_start(s: &str, pat: &str) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = s[from..].find(pat) {
-        let at = from + i;
-        if at == 0 || s.as_bytes()[at - 1] == b'\n' {
-            return Some(at);
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while at < text.len() {
+        let rest = &text[at..];
+        let parsed = if rest.starts_with("<file>") {
+            xml_header(text, at)
+        } else if rest.starts_with("<files><file>") {
+            xml_header(text, at + "<files>".len())
+        } else if rest.starts_with("--- ") {
+            dashed_header(text, at)
+        } else if rest.starts_with("File: ") {
+            native_header(text, at)
+        } else {
+            None
+        };
+        if parsed.is_some() {
+            return parsed;
         }
-        from = at + 1;
+        at += memchr::memchr(b'\n', &bytes[at..])? + 1;
     }
     None
 }
