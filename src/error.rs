@@ -8,8 +8,6 @@ pub enum CondenseError {
     /// An option with an unknown key, a wrong type or a value out of range.
     #[error("invalid options: {0}")]
     InvalidOptions(String),
-    #[error("provider \"{0}\" is not built yet; this version offers \"lossless\"")]
-    NotBuilt(String),
     #[error("unknown provider \"{0}\"; expected one of \"lossless\", \"truncation\", \"smart\", \"native\"")]
     UnknownProvider(String),
     #[error("condensing was aborted")]

@@ -21,9 +21,7 @@ use crate::tokens::{self, Encoding};
 
 fn to_napi(e: CondenseError) -> Error {
     let status = match e {
-        CondenseError::InvalidOptions(_) | CondenseError::NotBuilt(_) | CondenseError::UnknownProvider(_) => {
-            Status::InvalidArg
-        }
+        CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_) => Status::InvalidArg,
         CondenseError::Aborted => Status::Cancelled,
         CondenseError::Internal(_) => Status::GenericFailure,
     };
@@ -495,10 +493,7 @@ impl Task for NextTask {
             Event::Done(Err(e)) => RawEvent {
                 kind: "error".into(),
                 aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),
-                invalid_options: matches!(
-                    e,
-                    CondenseError::InvalidOptions(_) | CondenseError::NotBuilt(_) | CondenseError::UnknownProvider(_)
-                ),
+                invalid_options: matches!(e, CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_)),
                 error: Some(e.to_string()),
                 ..empty
             },

@@ -1,5 +1,4 @@
-//! Providers: compositions of passes behind one entry. Only Lossless exists in this version;
-//! the others are named so asking for them gives a clear "not built yet".
+//! Providers: compositions of passes behind one entry, each working on a `Draft` of the history.
 
 pub mod lossless;
 pub mod native;
