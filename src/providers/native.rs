@@ -72,6 +72,11 @@ impl Default for NativeConfig {
     }
 }
 
+/// A custom prompt when it is not blank, else the default one.
+pub fn prompt_or_default(custom: Option<&str>) -> &str {
+    custom.map(str::trim).filter(|p| !p.is_empty()).unwrap_or(SUMMARY_PROMPT)
+}
+
 /// What a batch summary did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BatchOutcome {
@@ -213,7 +218,7 @@ pub fn run(
     }
     drop(current);
     let Some(summarizer) = summarizer else { return Err(ERR_NO_CALLBACK.into()) };
-    let prompt = config.custom_prompt.as_deref().map(str::trim).filter(|p| !p.is_empty()).unwrap_or(SUMMARY_PROMPT);
+    let prompt = prompt_or_default(config.custom_prompt.as_deref());
     // Roo keeps the first message, drops everything before the last summary, and summarizes
     // from that summary (or from the start) up to the kept tail.
     summarize_span(
@@ -230,7 +235,9 @@ pub fn run(
     )
 }
 
-fn starts_with_tool_result(m: &Value) -> bool {
+/// True for a user message answering tool calls: a kept span must not start with one whose
+/// calls are summarized away.
+pub fn starts_with_tool_result(m: &Value) -> bool {
     role(m) == Some("user")
         && m.get("content")
             .and_then(Value::as_array)

@@ -23,7 +23,7 @@ use crate::llm::Summarizer;
 use crate::parse::View;
 use crate::passes::content_ops::{self, ContentOps, OpsRun};
 use crate::providers::lossless;
-use crate::providers::native::{summarize_span, SUMMARY_PROMPT};
+use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span};
 use crate::tokens::Encoding;
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
@@ -312,12 +312,7 @@ fn batch(
     let keep_first = s.keep_first.max(1).min(n);
     let mut to = n.saturating_sub(s.keep_last).max(keep_first);
     let current = draft.messages();
-    while to > keep_first
-        && current[to]
-            .get("content")
-            .and_then(Value::as_array)
-            .is_some_and(|b| b.iter().any(|x| x.get("type").and_then(Value::as_str) == Some("tool_result")))
-    {
+    while to > keep_first && current.get(to).is_some_and(|m| starts_with_tool_result(m)) {
         to -= 1;
     }
     drop(current);
@@ -325,7 +320,7 @@ fn batch(
         m.skipped = Some("too few messages between the kept head and tail".into());
         return;
     }
-    let prompt = s.custom_prompt.as_deref().map(str::trim).filter(|p| !p.is_empty()).unwrap_or(SUMMARY_PROMPT);
+    let prompt = prompt_or_default(s.custom_prompt.as_deref());
     m.callback_calls += 1;
     match summarize_span(
         draft,
