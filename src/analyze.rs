@@ -92,12 +92,13 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
             }
             // Cut the slot into tool-result bodies, env blocks and the rest.
             let mut cuts: Vec<(usize, usize, Bucket)> = Vec::new();
-            for (k, r) in view.results.iter().enumerate() {
-                for s in r.body.iter().filter(|s| s.at.msg == i && s.at.slot == slot) {
-                    cuts.push((s.range.start, s.range.end, Bucket::Result(k)));
+            let first = view.results.partition_point(|r| r.msg < i);
+            for (k, r) in view.results_of(i).iter().enumerate() {
+                for s in r.body.iter().filter(|s| s.at.slot == slot) {
+                    cuts.push((s.range.start, s.range.end, Bucket::Result(first + k)));
                 }
             }
-            for e in view.env.iter().filter(|e| e.at.msg == i && e.at.slot == slot) {
+            for e in view.env_of(i).iter().filter(|e| e.at.slot == slot) {
                 cuts.push((e.block.range.start, e.block.range.end, Bucket::Env));
             }
             cuts.sort_by_key(|c| c.0);

@@ -66,6 +66,27 @@ pub struct View {
 }
 
 impl View {
+    /// The results of message `msg` (results are built in message order).
+    pub fn results_of(&self, msg: usize) -> &[ToolResult] {
+        let a = self.results.partition_point(|r| r.msg < msg);
+        let b = self.results.partition_point(|r| r.msg <= msg);
+        &self.results[a..b]
+    }
+
+    /// The environment-details blocks of message `msg`.
+    pub fn env_of(&self, msg: usize) -> &[Env] {
+        let a = self.env.partition_point(|e| e.at.msg < msg);
+        let b = self.env.partition_point(|e| e.at.msg <= msg);
+        &self.env[a..b]
+    }
+
+    /// The protected spans of message `msg`.
+    pub fn protected_of(&self, msg: usize) -> &[Span] {
+        let a = self.protected.partition_point(|p| p.at.msg < msg);
+        let b = self.protected.partition_point(|p| p.at.msg <= msg);
+        &self.protected[a..b]
+    }
+
     pub fn build(messages: &[Value]) -> View {
         let active = active_messages(messages);
         let tool_uses = tool_use_index(messages);

@@ -208,7 +208,7 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
     }
     let is_user = role(m) == Some("user");
     if is_user {
-        for r in view.results.iter().filter(|r| r.msg == msg) {
+        for r in view.results_of(msg) {
             if r.is_error && ops.preserve_errors {
                 continue;
             }
@@ -220,7 +220,7 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
                 // What the user typed at the head of a result (feedback, an answer) stays whole:
                 // the unit starts after it.
                 let start = view
-                    .protected
+                    .protected_of(msg)
                     .iter()
                     .filter(|p| p.at == s.at && p.range.end > s.range.start)
                     .map(|p| p.range.end)
@@ -232,7 +232,7 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
                 });
             }
         }
-        for e in view.env.iter().filter(|e| e.at.msg == msg) {
+        for e in view.env_of(msg) {
             out.push(Unit {
                 kind: Kind::EnvironmentDetails,
                 place: Place::Slot { at: e.at, start: 0 },
@@ -240,7 +240,7 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
             });
         }
         if !ops.preserve_user_text {
-            for span in view.protected.iter().filter(|s| s.at.msg == msg && s.range.start == 0) {
+            for span in view.protected_of(msg).iter().filter(|s| s.range.start == 0) {
                 out.push(Unit {
                     kind: Kind::MessageText,
                     place: Place::Slot { at: span.at, start: 0 },
