@@ -65,8 +65,15 @@ impl Encoding {
 
 /// Entries kept before the cache is emptied; about 48 bytes each.
 const CACHE_CAPACITY: usize = 1 << 20;
-/// Texts shorter than this are counted directly: hashing and locking would cost more.
+/// ASCII texts shorter than this are counted directly: hashing and locking would cost more.
+/// Short texts with other characters (a `⟨ … ⟩` marker) go through the cache all the same: the
+/// reference engine's setup costs more than the lookup.
 const CACHE_MIN_LEN: usize = 64;
+
+/// Whether `text` is counted directly rather than through the cache.
+fn uncached(text: &str) -> bool {
+    text.len() < CACHE_MIN_LEN && text.is_ascii()
+}
 
 fn cache() -> &'static Mutex<HashMap<u128, u32>> {
     static CACHE: OnceLock<Mutex<HashMap<u128, u32>>> = OnceLock::new();
@@ -143,7 +150,7 @@ pub fn count_reference(text: &str, encoding: Encoding) -> usize {
 
 /// Counts the tokens of one text, through the content-hash cache.
 pub fn count(text: &str, encoding: Encoding) -> usize {
-    if text.len() < CACHE_MIN_LEN {
+    if uncached(text) {
         return count_uncached(text, encoding);
     }
     let key = xxh3_128_with_seed(text.as_bytes(), encoding.seed());
@@ -173,14 +180,17 @@ fn store(entries: &[(u128, u32)]) {
 pub fn count_many(texts: &[&str], encoding: Encoding) -> Vec<usize> {
     let mut out = vec![0usize; texts.len()];
     let mut misses: Vec<(usize, u128)> = Vec::new();
+    let mut cached = Vec::with_capacity(texts.len());
+    for (i, t) in texts.iter().enumerate() {
+        if uncached(t) {
+            out[i] = count_uncached(t, encoding);
+        } else {
+            cached.push((i, xxh3_128_with_seed(t.as_bytes(), encoding.seed())));
+        }
+    }
     {
         let map = cache().lock().unwrap_or_else(|e| e.into_inner());
-        for (i, t) in texts.iter().enumerate() {
-            if t.len() < CACHE_MIN_LEN {
-                misses.push((i, 0));
-                continue;
-            }
-            let key = xxh3_128_with_seed(t.as_bytes(), encoding.seed());
+        for (i, key) in cached {
             match map.get(&key) {
                 Some(n) => out[i] = *n as usize,
                 None => misses.push((i, key)),
@@ -195,9 +205,7 @@ pub fn count_many(texts: &[&str], encoding: Encoding) -> Vec<usize> {
     let mut fresh = Vec::with_capacity(misses.len());
     for ((i, key), n) in misses.iter().zip(counted) {
         out[*i] = n;
-        if texts[*i].len() >= CACHE_MIN_LEN {
-            fresh.push((*key, n as u32));
-        }
+        fresh.push((*key, n as u32));
     }
     store(&fresh);
     out
