@@ -126,9 +126,10 @@ pub fn assert_invariants(input: &[Value], output: &[Value], outcome: &Outcome, e
             "reported saving is the measured one"
         );
     }
-    // Every reference expands (to the bytes it replaced, checked by hash).
+    // Every reference the condensation wrote expands (to the bytes it replaced, checked by hash):
+    // no more unresolved ones than the input carried.
     let expansion = expand(output);
-    assert_eq!(expansion.unresolved, 0, "a reference points at nothing");
+    assert!(expansion.unresolved <= expand(input).unresolved, "a reference points at nothing");
 }
 
 /// Lossless with `removeObsoleteState: false` must expand back to the input exactly.
@@ -137,5 +138,78 @@ pub fn assert_reversible(input: &[Value], output: &[Value]) {
     let restored = materialize(output, &expansion.changes);
     for (i, (a, b)) in input.iter().zip(&restored).enumerate() {
         assert_eq!(a, b, "message {i} does not expand back to the input");
+    }
+}
+
+/// What the fake summarizer of `check_condensation` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FakeLlm {
+    /// No callback at all.
+    Absent,
+    /// A short summary for every request.
+    Short,
+    /// Every request fails.
+    Failing,
+    /// Answers longer than anything it was asked to summarize.
+    Verbose,
+}
+
+/// Runs a condensation twice with the given fake summarizer and asserts everything that must hold
+/// whatever the input and the options: no panic, an error or a valid result, the invariants, the
+/// same output both times, and exact reversibility for a Lossless run without obsolete-state
+/// removal. Options the engine refuses are fine (that is a clear error, not a crash).
+pub fn check_condensation(messages: &[Value], options_json: &Value, llm: FakeLlm) {
+    let Ok(opts) = Options::from_value(options_json) else { return };
+    let run_once = || {
+        let mut calls = 0usize;
+        let mut fake = |batch: Vec<context_condense::llm::SummarizeRequest>| {
+            calls += batch.len();
+            batch
+                .iter()
+                .map(|req| match llm {
+                    FakeLlm::Failing => Err("the fake model is down".to_string()),
+                    FakeLlm::Verbose => Ok(context_condense::llm::SummaryReply {
+                        text: "a very long summary ".repeat(50 + req.messages.len() * 200),
+                        ..Default::default()
+                    }),
+                    _ => Ok(context_condense::llm::SummaryReply {
+                        text: format!("Summary of {} messages.", req.messages.len()),
+                        cost: Some(0.01),
+                        ..Default::default()
+                    }),
+                })
+                .collect()
+        };
+        let summarizer: Option<&mut dyn Summarizer> = if llm == FakeLlm::Absent { None } else { Some(&mut fake) };
+        let outcome = condense(messages, &opts, &AtomicBool::new(false), summarizer);
+        (outcome, calls)
+    };
+    let (first, calls) = run_once();
+    let (second, _) = run_once();
+    let (outcome, output) = match (first, second) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.changes, b.changes, "the same input gave two different outputs");
+            assert_eq!(a.new_context_tokens, b.new_context_tokens);
+            let output = materialize_changes(messages, &a.changes);
+            (a, output)
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a.to_string(), b.to_string());
+            return;
+        }
+        (a, b) => panic!("one run failed and the other did not: {:?} / {:?}", a.err(), b.err()),
+    };
+    if outcome.error.is_some() {
+        assert_eq!(output, messages, "a refused condensation must leave the messages unchanged");
+        return;
+    }
+    if llm == FakeLlm::Absent {
+        assert_eq!(calls, 0);
+    }
+    assert_invariants(messages, &output, &outcome, opts.encoding);
+    if let context_condense::condense::Provider::Lossless(c) = &opts.provider {
+        if !c.remove_obsolete_state {
+            assert_reversible(messages, &output);
+        }
     }
 }
