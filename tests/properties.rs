@@ -50,6 +50,16 @@ fn numbered(lines: &[String], a: usize, b: usize) -> String {
     (a..=b).map(|n| format!("{n:>w$} | {}", lines[n - 1])).collect::<Vec<_>>().join("\n")
 }
 
+/// A tool call in both formats: `call_xml` is the legacy call, `input` the native one.
+struct Call {
+    tool: &'static str,
+    call_xml: String,
+    input: Value,
+    header: String,
+    body: String,
+    is_error: bool,
+}
+
 struct Builder {
     native: bool,
     messages: Vec<Value>,
@@ -87,19 +97,9 @@ impl Builder {
         self.messages.push(m);
     }
 
-    /// One tool call and its result. `call_xml` is the legacy call, `input` the native one.
-    fn tool(
-        &mut self,
-        tool: &str,
-        call_xml: String,
-        input: Value,
-        header: String,
-        body: String,
-        is_error: bool,
-        feedback: Option<&str>,
-        extras: &Extras,
-        salt: usize,
-    ) {
+    /// One tool call and its result.
+    fn tool(&mut self, call: Call, feedback: Option<&str>, extras: &Extras, salt: usize) {
+        let Call { tool, call_xml, input, header, body, is_error } = call;
         let prose = format!("Next I will use {tool}.");
         if self.native {
             self.next_id += 1;
@@ -162,13 +162,10 @@ impl Builder {
                 };
                 let call = format!("<read_file>\n<args>\n<file>\n<path>{path}</path>\n</file>\n</args>\n</read_file>");
                 let body = if self.native { native_body } else { xml_body };
+                let header = format!("[read_file for '{path}'] Result:");
+                let input = json!({ "path": path });
                 self.tool(
-                    "read_file",
-                    call,
-                    json!({ "path": path }),
-                    format!("[read_file for '{path}'] Result:"),
-                    body,
-                    missing,
+                    Call { tool: "read_file", call_xml: call, input, header, body, is_error: missing },
                     feedback,
                     extras,
                     salt,
@@ -183,13 +180,9 @@ impl Builder {
                 let body = format!(
                     "<file_write_result>\n<path>{path}</path>\n<operation>modified</operation>\n</file_write_result>"
                 );
+                let header = format!("[write_to_file for '{path}'] Result:");
                 self.tool(
-                    "write_to_file",
-                    call,
-                    input,
-                    format!("[write_to_file for '{path}'] Result:"),
-                    body,
-                    false,
+                    Call { tool: "write_to_file", call_xml: call, input, header, body, is_error: false },
                     feedback,
                     extras,
                     salt,
@@ -205,13 +198,10 @@ impl Builder {
                     format!("Command executed in terminal within working directory '/w'. Exit code: 0\nOutput:\n{out}")
                 };
                 let call = format!("<execute_command>\n<command>{command}</command>\n</execute_command>");
+                let header = format!("[execute_command for '{command}'] Result:");
+                let input = json!({ "command": command });
                 self.tool(
-                    "execute_command",
-                    call,
-                    json!({ "command": command }),
-                    format!("[execute_command for '{command}'] Result:"),
-                    body,
-                    fails,
+                    Call { tool: "execute_command", call_xml: call, input, header, body, is_error: fails },
                     feedback,
                     extras,
                     salt,
