@@ -20,6 +20,11 @@ export declare class Session {
   constructor(options: any)
   /** Adds the next messages of the history. */
   push(chunk: Array<any>): void
+  /**
+   * Marks the history as one the engine cannot take (`problem` names where): `start` then
+   * answers with a refusal that leaves the messages unchanged.
+   */
+  reject(problem: string): void
   /** Stops the run: the engine checks between steps, and a wait for summaries ends at once. */
   abort(): void
   /**

@@ -176,9 +176,24 @@ for (let i = 0; i < RUNS; i++) {
 const recount = median(recounts)
 row('countTokens recount of the unchanged history', `${fmt(recount, 2)} ms`, '<= 10 ms', recount <= 10)
 
+// --- Load: 200 concurrent calls, four rounds, in a fresh process (benchmark/load.mjs) ------------
+console.log('')
+const load = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(here, 'load.mjs'), '200', '4'], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop())
+const mb = (b) => `${fmt(b / 1e6, 0)} MB`
+console.log(`Load: ${load.calls} concurrent condense calls on different histories (lossless, truncation, smart balanced/aggressive, native and smart quality with slow callbacks), a quarter aborted; ${load.rounds} rounds`)
+row('  every result correct, every input untouched, no crash', `${load.failures.length} failures`, '0', load.failures.length === 0)
+row('  completed / aborted with an AbortError', `${load.completed} / ${load.aborted} of ${load.calls * load.rounds}`, 'all accounted', load.completed + load.aborted === load.calls * load.rounds)
+row('  time per round of 200 calls', load.ms.map((m) => `${fmt(m, 0)} ms`).join(', '), '(reference)')
+row('  RSS: baseline, peak, settled after each round', `${mb(load.baseRss)}, ${mb(load.peakRss)}, ${load.settledRss.map(mb).join(' / ')}`, '(reference)')
+const heapBack = load.settledHeap.every((h) => Math.abs(h - load.baseHeap) < 2e6)
+row('  JS heap settles back to its baseline after each round', `${mb(load.baseHeap)} -> ${load.settledHeap.map(mb).join(' / ')}`, 'within 2 MB', heapBack)
+const rssLast = load.settledRss[load.settledRss.length - 1]
+const rssOk = rssLast <= load.baseRss * 1.35 && rssLast - load.settledRss[1] <= load.baseRss * 0.1
+row('  RSS settles near its baseline and stops growing', `+${fmt((100 * (rssLast - load.baseRss)) / load.baseRss, 0)}% after ${load.rounds} rounds`, '<= +35%, flat after round 2', rssOk)
+
 console.log('')
 const failed = rows.filter((r) => r.pass === false)
 console.log(failed.length === 0 ? 'All targets met.' : `${failed.length} target(s) missed.`)
 if (jsonOut) {
-  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows }, null, 2))
+  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows, load }, null, 2))
 }

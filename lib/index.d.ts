@@ -184,6 +184,8 @@ interface CommonOptions {
   signal?: AbortSignal
   /** The host's LLM call (Native, and Smart's summarize operations). */
   summarize?: SummarizeCallback
+  /** Repair tool pairing first (see `repairConversation`); the result then lists `repairs`. */
+  repair?: boolean
   /** How the callback is driven. */
   summarizeOptions?: {
     /** Calls at once. @default 4 */
@@ -274,6 +276,13 @@ export interface CondenseResult {
   metrics: CondenseMetrics
   /** A readable account of what was done. */
   report: string
+  /** With `repair: true`: what was repaired before condensing (paths name places in the input). */
+  repairs?: Repair[]
+}
+
+export interface Repair {
+  path: string
+  action: string
 }
 
 export interface Problem {
@@ -293,6 +302,8 @@ export interface Problem {
     | 'orphan_tool_result'
     | 'duplicate_tool_result'
     | 'tool_result_not_first'
+    /** A value JSON cannot carry (NaN, a cycle, nesting deeper than 128 levels). */
+    | 'unsupported_value'
   message: string
 }
 
@@ -339,6 +350,12 @@ export function clearTokenCache(): void
 export function expandReferences(messages: ApiMessage[]): ApiMessage[]
 /** What the provider APIs would reject; empty when the history is valid. */
 export function validateConversation(messages: unknown): Problem[]
+
+/** Tool pairing repaired as newer Roo Code does: duplicate tool_use ids renamed (with the result
+ * answering them), unanswered calls given a synthetic error result, results answering no call
+ * turned into text, tool_results moved first. A tool_use in the last message is left pending.
+ * Unrepaired messages are the caller's own objects; the input array is never modified. */
+export function repairConversation(messages: ApiMessage[]): { messages: ApiMessage[]; repairs: Repair[] }
 /** What fills the context: tokens by content type, tool and file, and what Lossless finds. */
 export function analyze(messages: ApiMessage[], options?: CountOptions): Analysis
 /** analyze, off the JavaScript thread. */

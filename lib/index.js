@@ -7,6 +7,7 @@
 'use strict'
 
 const native = require('../index.js')
+const { repairConversation } = require('./repair.js')
 
 native.warmUp()
 
@@ -31,6 +32,60 @@ function checkEncoding(encoding, at) {
     throw new TypeError(`${at}: unknown encoding ${JSON.stringify(encoding)}, expected "o200k_base" or "cl100k_base"`)
   }
   return encoding ?? 'o200k_base'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values a history cannot carry into the engine: nesting deeper than the JSON limit (128 levels,
+// as serde_json and Node-API's conversion have it), cycles, numbers JSON has no form for (NaN,
+// Infinity), functions and symbols (a BigInt crosses as a number). Found without recursion, so a hostile depth cannot
+// overflow the stack here either.
+
+const MAX_DEPTH = 128
+
+function pathText(segments) {
+  const seg = (s) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`)
+  const text = (xs) => xs.map(seg).join('').replace(/^\./, '')
+  if (segments.length <= 10) return text(segments)
+  const head = text(segments.slice(0, 6))
+  return `${head}… (${segments.length - 6} levels deeper)`
+}
+
+/** The first value under `root` the engine cannot take, as { path, message }, or null. */
+function findUnsupported(root, rootPath) {
+  const stack = [[root, rootPath, new Set()]]
+  while (stack.length > 0) {
+    const [value, path, ancestors] = stack.pop()
+    switch (typeof value) {
+      case 'number':
+        if (!Number.isFinite(value)) return { path, message: `${value} is not a JSON number` }
+        continue
+      case 'function':
+      case 'symbol':
+        return { path, message: `a ${typeof value} is not JSON` }
+      case 'object':
+        break
+      default:
+        continue
+    }
+    if (value === null) continue
+    if (ancestors.has(value)) return { path, message: 'the value contains itself (a cycle)' }
+    if (path.length - rootPath.length >= MAX_DEPTH) {
+      return { path, message: `nested more than ${MAX_DEPTH} levels deep (the JSON limit)` }
+    }
+    const inner = new Set(ancestors).add(value)
+    const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
+    for (let k = entries.length - 1; k >= 0; k--) stack.push([entries[k][1], [...path, entries[k][0]], inner])
+  }
+  return null
+}
+
+/** The problem in `messages` (from index `offset`) that stopped the crossing, named by path. */
+function unsupportedProblem(messages, offset, fallback) {
+  for (let i = 0; i < messages.length; i++) {
+    const found = findUnsupported(messages[i], ['messages', offset + i])
+    if (found) return `${pathText(found.path)}: ${found.message}`
+  }
+  return `messages[${offset}..${offset + messages.length}]: ${fallback}`
 }
 
 function checkOptionsObject(options, fn) {
@@ -139,7 +194,14 @@ function collectTexts(input, fn) {
       throw new TypeError(`${fn}: messages[${i}]: expected a message object, got ${describe(m)}`)
     }
     if (typeof m.content === 'string') texts.push(m.content)
-    else if (Array.isArray(m.content)) for (const b of m.content) blockParts(b, text, add)
+    else if (Array.isArray(m.content)) {
+      try {
+        for (const b of m.content) blockParts(b, text, add)
+      } catch (e) {
+        // JSON.stringify of a tool input: too deep, a cycle, a BigInt.
+        throw new TypeError(`${fn}: ${unsupportedProblem([m], i, e && e.message)}`)
+      }
+    }
   }
   return { texts, fixed }
 }
@@ -215,7 +277,15 @@ async function pushInChunks(session, messages, signal) {
     if (signal && signal.aborted) throw abortError(signal)
     const started = performance.now()
     const end = Math.min(messages.length, i + size)
-    session.push(messages.slice(i, end))
+    const chunk = messages.slice(i, end)
+    try {
+      session.push(chunk)
+    } catch (e) {
+      // A value the engine cannot take: the run refuses with where it is, like any other
+      // structural problem, and the messages come back unchanged.
+      session.reject(unsupportedProblem(chunk, i, e && e.message))
+      return
+    }
     i = end
     const spent = performance.now() - started
     // Aim each chunk at the budget, from what the last one cost.
@@ -363,12 +433,20 @@ async function condense(messages, options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`condense: options: expected an object such as { provider: "lossless" }, got ${describe(options)}`)
   }
-  const { signal: rawSignal, summarize, summarizeOptions, ...engineOptions } = options
+  const { signal: rawSignal, summarize, summarizeOptions, repair, ...engineOptions } = options
+  if (repair !== undefined && typeof repair !== 'boolean') {
+    throw new TypeError(`condense: options.repair: expected true or false, got ${describe(repair)}`)
+  }
+  // Repaired pairing first (new objects only where repaired); condensing then works on that.
+  const repaired = repair ? repairConversation(messages) : undefined
+  if (repaired) messages = repaired.messages
   const signal = checkSignal(rawSignal, 'condense: options.signal')
   if (summarize !== undefined && typeof summarize !== 'function') {
     throw new TypeError(`condense: options.summarize: expected an async function, got ${describe(summarize)}`)
   }
   const llm = checkSummarizeOptions(summarizeOptions)
+  const badOption = findUnsupported(engineOptions, ['options'])
+  if (badOption) throw new TypeError(`condense: ${pathText(badOption.path)}: ${badOption.message}`)
   const session = new native.Session(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
   await pushInChunks(session, messages, signal)
@@ -400,6 +478,7 @@ async function condense(messages, options) {
         report: summary.report,
       }
       if (summary.error) result.error = summary.error
+      if (repaired) result.repairs = repaired.repairs
       return result
     }
   } finally {
@@ -413,7 +492,14 @@ function expandReferences(messages) {
 }
 
 function validateConversation(messages) {
-  return native.validateConversation(messages)
+  try {
+    return native.validateConversation(messages)
+  } catch (e) {
+    if (!Array.isArray(messages) || !/JSON|convert|number/i.test(String(e && e.message))) throw e
+    const problem = unsupportedProblem(messages, 0, e.message)
+    const at = problem.indexOf(': ')
+    return [{ path: problem.slice(0, at), code: 'unsupported_value', message: problem.slice(at + 2) }]
+  }
 }
 
 function analyze(messages, options) {
@@ -444,6 +530,7 @@ function smartPreset(name) {
 
 module.exports = {
   condense,
+  repairConversation,
   configSchema,
   smartPreset,
   countTokens,

@@ -120,12 +120,60 @@ impl Options {
                 c.check()?;
                 Provider::Truncation(c)
             }
-            "native" => Provider::Native(parse_config(&config, "options.config")?),
-            "smart" => Provider::Smart(Box::new(smart::resolve(&config)?)),
+            "native" => {
+                let c: NativeConfig = parse_config(&config, "options.config")?;
+                check_pricing(c.pricing.as_ref(), "options.config.pricing")?;
+                Provider::Native(c)
+            }
+            "smart" => {
+                let c = smart::resolve(&config)?;
+                check_smart_ranges(&c)?;
+                Provider::Smart(Box::new(c))
+            }
             other => return Err(CondenseError::UnknownProvider(other.to_string())),
         };
         Ok(Options { provider, prev_context_tokens, encoding })
     }
+}
+
+fn out_of_range(at: &str, expected: &str, got: f64) -> CondenseError {
+    CondenseError::InvalidOptions(format!("{at}: expected {expected}, got {got}"))
+}
+
+fn check_pricing(pricing: Option<&crate::cost::Pricing>, at: &str) -> Result<(), CondenseError> {
+    let Some(p) = pricing else { return Ok(()) };
+    for (key, v) in [
+        ("inputPrice", p.input_price),
+        ("outputPrice", p.output_price),
+        ("cacheWritesPrice", p.cache_writes_price),
+        ("cacheReadsPrice", p.cache_reads_price),
+    ] {
+        if !v.is_finite() || v < 0.0 {
+            return Err(out_of_range(&format!("{at}.{key}"), "a price >= 0 (dollars per million tokens)", v));
+        }
+    }
+    Ok(())
+}
+
+/// Percentages within 0..=100 and prices >= 0, each error naming its key.
+fn check_smart_ranges(c: &smart::SmartConfig) -> Result<(), CondenseError> {
+    if let Some(p) = c.target_reduction_percent {
+        if !(0.0..=100.0).contains(&p) {
+            return Err(out_of_range("options.config.targetReductionPercent", "a percentage from 0 to 100", p));
+        }
+    }
+    for (i, pass) in c.passes.iter().flatten().enumerate() {
+        if let smart::config::Selection::PreservePercent { keep_percentage } = pass.selection {
+            if !(0.0..=100.0).contains(&keep_percentage) {
+                return Err(out_of_range(
+                    &format!("options.config.passes[{i}].selection.keepPercentage"),
+                    "a percentage from 0 to 100",
+                    keep_percentage,
+                ));
+            }
+        }
+    }
+    check_pricing(c.pricing.as_ref(), "options.config.pricing")
 }
 
 /// What a condensation produced.
@@ -321,6 +369,19 @@ fn percent(part: u64, whole: u64) -> f64 {
     } else {
         (part as f64 * 1000.0 / whole as f64).round() / 10.0
     }
+}
+
+/// The outcome for a history the engine could not take in (a value it cannot represent, found
+/// at the boundary): nothing changed, and the error says where.
+pub fn refuse(options: &Options, error: String) -> Outcome {
+    let tokens = options.prev_context_tokens.unwrap_or(0);
+    refusal(
+        options.provider.id(),
+        options.encoding,
+        tokens,
+        Instant::now(),
+        format!("{error}; the messages were left unchanged"),
+    )
 }
 
 /// An outcome that changes nothing and says why.

@@ -35,6 +35,74 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
+/// The test-only panic switch: with `CONTEXT_CONDENSE_PANIC_PROBE` set to `sync`, `task` or
+/// `callback`, the engine panics on purpose inside a sync export (`validateConversation`), inside
+/// the engine's own thread, or when a summary reply comes back from JavaScript. The tests use it
+/// to show that each panic reaches JavaScript as an error and the process lives on. Unset in
+/// normal use; reading it costs one environment lookup at each of those three points.
+fn panic_probe(stage: &str) {
+    if std::env::var("CONTEXT_CONDENSE_PANIC_PROBE").is_ok_and(|v| v == stage) {
+        panic!("panic probe: {stage}");
+    }
+}
+
+/// Engine runs in progress, and how many have started so far. When the engine has been idle for
+/// `TRIM_AFTER`, glibc is asked to give freed memory back to the system: a burst of concurrent
+/// condensations otherwise leaves the process tens of MB larger (each engine thread's allocations
+/// land in arenas glibc keeps). Waiting first, as jemalloc's decay does, keeps back-to-back calls
+/// from giving memory back only to ask for it again.
+static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+const TRIM_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
+
+fn run_started() {
+    RUNNING.fetch_add(1, Ordering::AcqRel);
+    STARTED.fetch_add(1, Ordering::AcqRel);
+}
+
+fn run_ended() {
+    if RUNNING.fetch_sub(1, Ordering::AcqRel) == 1 {
+        let (pending, wake) = idle_trimmer();
+        *pending.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_one();
+    }
+}
+
+type Wake = (Mutex<bool>, std::sync::Condvar);
+
+/// The thread that trims once the engine has stayed idle (started on first use), and the flag
+/// that says the engine went idle since it last looked.
+fn idle_trimmer() -> &'static Wake {
+    static WAKE: std::sync::OnceLock<&'static Wake> = std::sync::OnceLock::new();
+    WAKE.get_or_init(|| {
+        let wake: &'static Wake = Box::leak(Box::new((Mutex::new(false), std::sync::Condvar::new())));
+        let _ = std::thread::Builder::new().name("context-condense-trim".into()).spawn(move || loop {
+            let (pending, cv) = wake;
+            let mut went_idle = pending.lock().unwrap_or_else(|e| e.into_inner());
+            while !*went_idle {
+                went_idle = cv.wait(went_idle).unwrap_or_else(|e| e.into_inner());
+            }
+            *went_idle = false;
+            drop(went_idle);
+            // Idle for TRIM_AFTER with nothing started meanwhile: give the memory back.
+            let seen = STARTED.load(Ordering::Acquire);
+            std::thread::sleep(TRIM_AFTER);
+            if RUNNING.load(Ordering::Acquire) == 0 && STARTED.load(Ordering::Acquire) == seen {
+                trim();
+            }
+        });
+        wake
+    })
+}
+
+fn trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it is thread-safe in glibc.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Runs `f`, turning a panic into an `Internal` error.
 fn guarded<T>(f: impl FnOnce() -> std::result::Result<T, CondenseError>) -> Result<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -217,7 +285,10 @@ pub fn count_messages(messages: Value, encoding_name: Option<String>) -> Result<
 /// Every problem the provider APIs would reject, with its path.
 #[napi(catch_unwind)]
 pub fn validate_conversation(messages: Value) -> Result<Value> {
-    guarded(|| Ok(serde_json::to_value(crate::validate::validate_value(&messages)).unwrap_or(Value::Null)))
+    guarded(|| {
+        panic_probe("sync");
+        Ok(serde_json::to_value(crate::validate::validate_value(&messages)).unwrap_or(Value::Null))
+    })
 }
 
 /// The changes that restore every reference.
@@ -273,6 +344,8 @@ pub struct Session {
     abort: Arc<AtomicBool>,
     events: Option<Arc<Mutex<Receiver<Event>>>>,
     replies: Option<Sender<Answer>>,
+    /// Set when the history could not cross the boundary: the run then refuses with it.
+    rejected: Option<String>,
 }
 
 /// What the engine thread tells JavaScript.
@@ -302,7 +375,10 @@ impl Summarizer for ChannelSummarizer {
             return failed("aborted");
         }
         match self.replies.recv() {
-            Ok(Answer::Replies(r)) => r,
+            Ok(Answer::Replies(r)) => {
+                panic_probe("callback");
+                r
+            }
             Ok(Answer::Aborted) => failed("aborted"),
             // The session was dropped by JavaScript: nobody will answer.
             Err(_) => failed("the session was closed"),
@@ -344,6 +420,7 @@ impl Session {
             abort: Arc::new(AtomicBool::new(false)),
             events: None,
             replies: None,
+            rejected: None,
         })
     }
 
@@ -351,6 +428,14 @@ impl Session {
     #[napi]
     pub fn push(&mut self, chunk: Vec<Value>) {
         self.messages.extend(chunk);
+    }
+
+    /// Marks the history as one the engine cannot take (`problem` names where): `start` then
+    /// answers with a refusal that leaves the messages unchanged.
+    #[napi]
+    pub fn reject(&mut self, problem: String) {
+        self.messages.clear();
+        self.rejected = Some(problem);
     }
 
     /// Stops the run: the engine checks between steps, and a wait for summaries ends at once.
@@ -376,9 +461,16 @@ impl Session {
         let messages = std::mem::take(&mut self.messages);
         let options = self.options.clone();
         let abort = self.abort.clone();
+        let rejected = self.rejected.take();
+        run_started();
         let spawned = std::thread::Builder::new().name("context-condense".into()).spawn(move || {
             let done_tx = event_tx.clone();
             let result = catch_unwind(AssertUnwindSafe(|| {
+                panic_probe("task");
+                if let Some(problem) = rejected {
+                    let o = crate::condense::refuse(&options, problem);
+                    return Ok((Packed::new(o.changes.texts.clone()), outcome_summary(&o)));
+                }
                 let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
                 let summarizer: Option<&mut dyn Summarizer> = if with_summarizer { Some(&mut channel) } else { None };
                 condense(&messages, &options, &abort, summarizer).map(|o| {
@@ -387,8 +479,13 @@ impl Session {
                 })
             }));
             let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
+            drop(messages);
             let _ = done_tx.send(Event::Done(result));
+            run_ended();
         });
+        if spawned.is_err() {
+            RUNNING.fetch_sub(1, Ordering::AcqRel);
+        }
         spawned
             .map(|_| ())
             .map_err(|e| Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))

@@ -1,0 +1,352 @@
+// The catalogue of bad input (README "Errors"): each case shows what the caller gets, a clear
+// error naming the place or a documented pass-through, and that the caller's array is unchanged.
+// Also: tool-pairing repair, the callback under fire, aborting at every stage, and the panic
+// switch (a panic in a sync export, in the engine's thread and after a callback arrives in
+// JavaScript as an error while the process lives on).
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+import { generateHistory } from '../fixtures/generate.mjs'
+import { condense, countTokens, repairConversation, validateConversation, type ApiMessage } from '../lib/index.js'
+import { loadFixture } from './helpers.js'
+
+const base = (): ApiMessage[] => [
+  { role: 'user', content: [{ type: 'text', text: '<task>\nFix the bug.\n</task>' }] },
+  { role: 'assistant', content: [{ type: 'text', text: 'Reading it.' }, { type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.ts' } }] },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'const a = 1\n'.repeat(400) }] },
+  { role: 'assistant', content: [{ type: 'text', text: 'Reading it again.' }, { type: 'tool_use', id: 't2', name: 'read_file', input: { path: 'a.ts' } }] },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'const a = 1\n'.repeat(400) }] },
+  { role: 'assistant', content: 'Done.' },
+]
+
+/** Condenses and checks the caller's array afterwards against a snapshot taken before. */
+async function unchanged(input: unknown[], options: Parameters<typeof condense>[1], snapshot = structuredClone(input)) {
+  const outcome = await condense(input as ApiMessage[], options).then(
+    (r) => ({ ok: true as const, r }),
+    (e: Error) => ({ ok: false as const, e }),
+  )
+  expect(input).toEqual(snapshot)
+  return outcome
+}
+
+describe('bad input: the shape of the history', () => {
+  it('not an array: a TypeError naming the argument', async () => {
+    for (const bad of [{ a: 1 }, null, 'text', 42]) {
+      await expect(condense(bad as never, { provider: 'lossless' })).rejects.toThrow(/^condense: messages: expected an array of messages, got /)
+    }
+    expect(validateConversation({ a: 1 })).toEqual([{ path: 'messages', code: 'not_an_array', message: 'expected an array of messages, got an object' }])
+    expect(() => countTokens({ a: 1 } as never)).toThrow(/^countTokens: messages: expected an array of messages, got an object$/)
+  })
+
+  const structural: Array<[string, unknown[], string]> = [
+    ['a null message', [null], 'messages[0]: expected a message object, got null'],
+    ['a number message', [base()[0], 7], 'messages[1]: expected a message object, got a number'],
+    ['a string message', ['hello'], 'messages[0]: expected a message object, got a string'],
+    ['a missing role', [{ content: 'x' }], 'messages[0].role: missing role'],
+    ['an unknown role', [{ role: 'system', content: 'x' }], 'messages[0].role: expected "user" or "assistant", got "system"'],
+    ['content of the wrong type', [{ role: 'user', content: 5 }], 'messages[0].content: expected a string or an array of blocks, got a number'],
+    ['a block without type', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { text: 'x' }] }], 'messages[0].content[1].type: a content block needs a string "type"'],
+  ]
+  for (const [what, input, error] of structural) {
+    it(`${what}: an error naming the place, messages unchanged`, async () => {
+      for (const provider of ['lossless', 'truncation', 'smart', 'native'] as const) {
+        const o = await unchanged(input, provider === 'smart' ? { provider, config: { preset: 'balanced' } } : { provider })
+        expect(o.ok).toBe(true)
+        if (!o.ok) continue
+        expect(o.r.error).toBe(`${error}; the messages were left unchanged`)
+        expect(o.r.messages).toEqual(input)
+        expect(o.r.newContextTokens).toBe(o.r.prevContextTokens)
+      }
+      expect(validateConversation(input).map((p) => `${p.path}: ${p.message}`)).toContain(error)
+    })
+  }
+
+  it('unknown block types pass through untouched and count nothing', async () => {
+    const input = base()
+    const odd = { type: 'server_tool_use_v9', payload: { deep: [1, 2, 3] } }
+    ;(input[5] as { content: unknown }).content = [{ type: 'text', text: 'Done.' }, odd]
+    expect(validateConversation(input)).toEqual([])
+    const o = await unchanged(input, { provider: 'lossless' })
+    expect(o.ok && o.r.error).toBe(undefined)
+    if (o.ok) expect(o.r.messages[5]).toBe(input[5])
+    expect(countTokens([input[5]])).toBe(countTokens([{ role: 'assistant', content: [{ type: 'text', text: 'Done.' }] }]))
+  })
+})
+
+describe('bad input: tool pairing', () => {
+  const broken = (): ApiMessage[] => {
+    const h = base()
+    // An orphan result, then a call reused under the same id.
+    ;(h[2].content as unknown[]).push({ type: 'tool_result', tool_use_id: 'ghost', content: 'from nowhere' })
+    ;(h[3].content as Array<{ id?: string }>)[1].id = 't1'
+    ;(h[4].content as Array<{ tool_use_id?: string }>)[0].tool_use_id = 't1'
+    return h
+  }
+
+  it('reported by validateConversation with their places', () => {
+    expect(validateConversation(broken()).map((p) => [p.path, p.code])).toEqual([
+      ['messages[2].content[1]', 'orphan_tool_result'],
+      ['messages[3].content[1].id', 'duplicate_tool_use_id'],
+    ])
+  })
+
+  it('condensed without making them worse', async () => {
+    const input = broken()
+    for (const options of [{ provider: 'lossless' }, { provider: 'truncation', config: { preserveRecentCount: 1 } }, { provider: 'smart', config: { preset: 'aggressive' } }] as const) {
+      const o = await unchanged(input, options)
+      expect(o.ok).toBe(true)
+      if (!o.ok) continue
+      expect(o.r.error).toBe(undefined)
+      expect(validateConversation(o.r.messages).length).toBeLessThanOrEqual(2)
+      expect(o.r.messages).toHaveLength(input.length)
+    }
+  })
+
+  it('`repair: true` fixes the pairing first and lists what it did', async () => {
+    const input = broken()
+    const o = await unchanged(input, { provider: 'lossless', repair: true })
+    expect(o.ok).toBe(true)
+    if (!o.ok) return
+    expect(o.r.repairs).toEqual([
+      { path: 'messages[3].content[1].id', action: 'renamed duplicate tool_use id "t1" to "t1_2"' },
+      { path: 'messages[4].content[0].tool_use_id', action: 'now answers the renamed call "t1_2"' },
+      { path: 'messages[2].content[1]', action: 'turned a result for "ghost" with no matching call into text' },
+    ])
+    expect(validateConversation(o.r.messages)).toEqual([])
+    // The orphan's content is kept, as text.
+    expect(JSON.stringify(o.r.messages[2])).toContain('from nowhere')
+  })
+
+  it('repairConversation adds synthetic results for unanswered calls and leaves a pending last call', () => {
+    const h: ApiMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'x', input: {} }, { type: 'tool_use', id: 'b', name: 'x', input: {} }] },
+      { role: 'user', content: [{ type: 'text', text: 'env' }, { type: 'tool_result', tool_use_id: 'a', content: 'ok' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'x', input: {} }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'd', name: 'x', input: {} }] },
+    ]
+    const snapshot = structuredClone(h)
+    const { messages, repairs } = repairConversation(h)
+    expect(h).toEqual(snapshot)
+    expect(messages[0]).toBe(h[0])
+    expect(messages[2].content).toEqual([
+      { type: 'tool_result', tool_use_id: 'a', content: 'ok' },
+      { type: 'tool_result', tool_use_id: 'b', content: expect.stringMatching(/^No result was recorded/), is_error: true },
+      { type: 'text', text: 'env' },
+    ])
+    expect(messages[4]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c', content: expect.any(String), is_error: true }] })
+    expect(messages).toHaveLength(6)
+    expect(repairs.map((r) => r.path)).toEqual(['messages[3]', 'messages[2]', 'messages[2]'])
+    // Only the pending last call remains.
+    expect(validateConversation(messages).map((p) => p.code)).toEqual(['missing_tool_result'])
+  })
+})
+
+describe('bad input: values JSON cannot carry, sizes and odd fields', () => {
+  it('a tool input nested 10,000 deep: refused with the path, no stack overflow', async () => {
+    const input = base()
+    const deep: Record<string, unknown> = {}
+    let cur = deep
+    for (let i = 0; i < 10_000; i++) cur = (cur.a = {}) as Record<string, unknown>
+    ;(input[1].content as Array<{ input?: unknown }>)[1].input = deep
+    const o = await condense(input, { provider: 'smart', config: { preset: 'balanced' } })
+    expect(o.error).toBe('messages[1].content[1].input.a… (124 levels deeper): nested more than 128 levels deep (the JSON limit); the messages were left unchanged')
+    expect(o.messages[1]).toBe(input[1])
+    expect(validateConversation(input)).toEqual([
+      { path: 'messages[1].content[1].input.a… (124 levels deeper)', code: 'unsupported_value', message: 'nested more than 128 levels deep (the JSON limit)' },
+    ])
+    expect(() => countTokens(input)).toThrow(/^countTokens: messages\[1\]\.content\[1\]\.input\.a… \(124 levels deeper\): nested more than 128/)
+  })
+
+  it('a cycle and NaN in a message: refused with the path', async () => {
+    const cyclic = base()
+    const input = (cyclic[1].content as Array<{ input: Record<string, unknown> }>)[1].input
+    input.self = input
+    expect((await condense(cyclic, { provider: 'lossless' })).error).toBe('messages[1].content[1].input.self: the value contains itself (a cycle); the messages were left unchanged')
+    const nan = base()
+    ;(nan[3] as { ts?: number }).ts = NaN
+    const o = await condense(nan, { provider: 'lossless' })
+    expect(o.error).toBe('messages[3].ts: NaN is not a JSON number; the messages were left unchanged')
+    expect(o.messages).toEqual(nan)
+  })
+
+  it('`ts` as a float, a string, above 2^53 or a BigInt: passed through untouched', async () => {
+    // Typed loosely on purpose: the declared `ts` is a number, hosts store anything.
+    const input = base() as unknown as Array<Record<string, unknown>>
+    input[0].ts = 1.5
+    input[1].ts = 'yesterday'
+    input[2].ts = 2 ** 60
+    input[3].ts = 12345678901234567890n
+    const o = await unchanged(input, { provider: 'lossless' })
+    expect(o.ok).toBe(true)
+    if (!o.ok) return
+    expect(o.r.error).toBe(undefined)
+    expect(o.r.messages.map((m) => (m as unknown as { ts?: unknown }).ts)).toEqual([1.5, 'yesterday', 2 ** 60, 12345678901234567890n, undefined, undefined])
+    expect(o.r.newContextTokens).toBeLessThan(o.r.prevContextTokens)
+  })
+
+  it('lone surrogates: counted and passed through; only edited strings are re-encoded', async () => {
+    const input = base()
+    ;(input[0].content as Array<{ text: string }>)[0].text = '<task>\nFix \uD800 the bug.\n</task>'
+    const o = await unchanged(input, { provider: 'lossless' })
+    expect(o.ok).toBe(true)
+    if (!o.ok) return
+    expect(o.r.messages[0]).toBe(input[0])
+    expect(countTokens([input[0]])).toBeGreaterThan(0)
+  })
+
+  it('a single 100 MB block: condensed in a bounded time, the event loop free', async () => {
+    const line = (i: number) => `2026-11-22T10:00:00Z INFO worker-${i % 7} processed batch ${i} in ${i % 97} ms\n`
+    const parts: string[] = []
+    for (let n = 0, i = 0; n < 100 * 1024 * 1024; i++) {
+      const l = line(i)
+      parts.push(l)
+      n += l.length
+    }
+    const input = base()
+    ;(input[2].content as Array<{ content: string }>)[0].content = parts.join('')
+    let ticks = 0
+    const timer = setInterval(() => ticks++, 5)
+    const started = Date.now()
+    const r = await condense(input, { provider: 'truncation', config: { preserveRecentCount: 2 } })
+    clearInterval(timer)
+    expect(r.error).toBe(undefined)
+    expect(r.newContextTokens).toBeLessThan(r.prevContextTokens / 100)
+    expect(ticks).toBeGreaterThan(0)
+    expect(Date.now() - started).toBeLessThan(30_000)
+  }, 60_000)
+})
+
+describe('bad input: options', () => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['not an object', 'lossless' as never, /^condense: options: expected an object such as \{ provider: "lossless" \}, got string "lossless"$/],
+    ['no provider', {}, /options(\.provider)?: missing field `provider`/],
+    ['an unknown provider', { provider: 'magic' }, /unknown provider "magic"|magic/],
+    ['an unknown key', { provider: 'lossless', bogus: 1 }, /^invalid options: options\.bogus: unknown field `bogus`/],
+    ['an unknown config key', { provider: 'lossless', config: { dedup: true } }, /^invalid options: options\.config\.dedup: unknown field `dedup`/],
+    ['a negative count', { provider: 'truncation', config: { preserveRecentCount: -1 } }, /^invalid options: options\.config\.preserveRecentCount: invalid value: integer `-1`/],
+    ['NaN', { provider: 'truncation', config: { preserveRecentCount: NaN } }, /^condense: options\.config\.preserveRecentCount: NaN is not a JSON number$/],
+    ['Infinity tokens', { provider: 'lossless', prevContextTokens: Infinity }, /^condense: options\.prevContextTokens: Infinity is not a JSON number$/],
+    ['negative tokens', { provider: 'lossless', prevContextTokens: -5 }, /^invalid options: options\.prevContextTokens: expected a whole number >= 0, got -5$/],
+    ['a percentage out of range', { provider: 'smart', config: { preset: 'balanced', targetReductionPercent: 150 } }, /^invalid options: options\.config\.targetReductionPercent: expected a percentage from 0 to 100, got 150$/],
+    ['a negative price', { provider: 'native', config: { pricing: { inputPrice: -3 } } }, /^invalid options: options\.config\.pricing\.inputPrice: expected a price >= 0/],
+    ['an unknown preset', { provider: 'smart', config: { preset: 'turbo' } }, /^invalid options: options\.config\.preset: unknown preset "turbo"/],
+    ['a bad encoding', { provider: 'lossless', encoding: 'gpt2' }, /options\.encoding/],
+    ['a bad repair flag', { provider: 'lossless', repair: 'yes' }, /^condense: options\.repair: expected true or false, got string "yes"$/],
+    ['a bad signal', { provider: 'lossless', signal: {} }, /^condense: options\.signal: expected an AbortSignal, got an object$/],
+    ['a bad summarize', { provider: 'native', summarize: 'gpt' }, /^condense: options\.summarize: expected an async function, got string "gpt"$/],
+    ['a bad concurrency', { provider: 'native', summarizeOptions: { concurrency: 0 } }, /^condense: options\.summarizeOptions\.concurrency: expected a whole number >= 1, got number 0$/],
+  ]
+  for (const [what, options, error] of cases) {
+    it(`${what}: rejects with an error naming the option`, async () => {
+      const input = base()
+      const o = await unchanged(input, options as never)
+      expect(o.ok).toBe(false)
+      if (!o.ok) expect(o.e.message).toMatch(error)
+    })
+  }
+})
+
+describe('the callback under fire', () => {
+  const input = () => loadFixture('natural-mini-uncondensed')
+
+  it('resolves after the call was aborted: the late answer is ignored, nothing leaks', async () => {
+    const h = input()
+    const snapshot = structuredClone(h)
+    const controller = new AbortController()
+    let resolveLate: (v: string) => void = () => {}
+    const summarize = () => {
+      setTimeout(() => controller.abort(), 5)
+      return new Promise<string>((r) => (resolveLate = r))
+    }
+    await expect(condense(h, { provider: 'native', summarize, signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' })
+    resolveLate('a summary that arrives too late')
+    await new Promise((r) => setTimeout(r, 20))
+    expect(h).toEqual(snapshot)
+    // The engine is still fine for the next call.
+    const r = await condense(h, { provider: 'native', summarize: async () => 'SUMMARY: fine.' })
+    expect(r.error).toBe(undefined)
+    expect(r.summary).toMatch(/^SUMMARY: fine\./)
+  })
+
+  it('called while the process is busy: the timeout still fires, the call falls back', async () => {
+    const h = input()
+    const summarize = () => {
+      // The JavaScript thread is held for 300 ms; the timer fires once it is free.
+      const until = Date.now() + 300
+      while (Date.now() < until);
+      return new Promise<string>(() => {})
+    }
+    const r = await condense(h, { provider: 'native', summarize, summarizeOptions: { timeoutMs: 50, retries: 0 } })
+    expect(r.error).toMatch(/options\.summarize did not answer within 50 ms/)
+    expect(r.messages).toEqual(h)
+  })
+
+  it('Smart with a failing callback falls back to truncation and says so', async () => {
+    const h = generateHistory({ seed: 11, format: 'native', targetTokens: 60_000 }) as ApiMessage[]
+    const snapshot = structuredClone(h)
+    const r = await condense(h, { provider: 'smart', config: { preset: 'quality' }, summarize: async () => { throw new Error('model down') }, summarizeOptions: { retries: 0 } })
+    expect(h).toEqual(snapshot)
+    expect(r.error).toBe(undefined)
+    expect(r.metrics.passes.reduce((n, p) => n + p.summarizeFallbacks, 0)).toBeGreaterThan(0)
+    expect(r.metrics.passes.flatMap((p) => p.errors ?? []).join('\n')).toMatch(/model down/)
+    expect(validateConversation(r.messages)).toEqual([])
+  })
+
+  it('aborting at every stage: before, during intake, while the engine runs, while the callback runs', async () => {
+    const big = generateHistory({ seed: 9, format: 'xml', targetTokens: 400_000 }) as ApiMessage[]
+    const snapshot = structuredClone(big)
+    // Before the call.
+    await expect(condense(big, { provider: 'lossless', signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' })
+    // At a range of moments: each run either finishes correctly or rejects with an AbortError.
+    let aborted = 0
+    let finished = 0
+    for (const delay of [0, 1, 2, 4, 8, 16, 32, 64, 128]) {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), delay)
+      const summarize = () => new Promise<string>((r) => setTimeout(() => r('SUMMARY: ok.'), 40))
+      try {
+        const r = await condense(big, { provider: 'smart', config: { preset: 'quality' }, summarize, signal: controller.signal })
+        expect(validateConversation(r.messages)).toEqual([])
+        finished++
+      } catch (e) {
+        expect((e as Error).name).toBe('AbortError')
+        aborted++
+      }
+    }
+    expect(aborted).toBeGreaterThan(0)
+    expect(aborted + finished).toBe(9)
+    expect(big).toEqual(snapshot)
+  }, 60_000)
+})
+
+describe('panics', () => {
+  const script = `
+    const lib = require(${JSON.stringify(join(__dirname, '..', 'lib', 'index.js'))})
+    const h = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'b' }, { role: 'assistant', content: 'c' }, { role: 'user', content: 'd' }, { role: 'assistant', content: 'e' }]
+    const run = async () => {
+      switch (process.env.CONTEXT_CONDENSE_PANIC_PROBE) {
+        case 'sync': return lib.validateConversation(h)
+        case 'task': return lib.condense(h, { provider: 'lossless' })
+        case 'callback': return lib.condense(h, { provider: 'native', summarize: async () => 'S' })
+      }
+    }
+    run().then(() => console.log(JSON.stringify({ ok: true })), (e) => console.log(JSON.stringify({ ok: false, message: e.message })))
+      .then(() => lib.condense(h, { provider: 'lossless' })).catch((e) => console.log(JSON.stringify({ again: e.message })))
+      .then(() => console.log('alive'))
+  `
+  for (const stage of ['sync', 'task', 'callback']) {
+    it(`a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`, () => {
+      const out = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: stage }, encoding: 'utf8', timeout: 30_000 })
+      expect(out.status).toBe(0)
+      const lines = out.stdout.trim().split('\n')
+      expect(JSON.parse(lines[0])).toEqual({ ok: false, message: expect.stringContaining(`panic probe: ${stage}`) })
+      // The process goes on; after a sync or callback panic, the next condensation works (the
+      // task probe fires in every engine run, so there the next one fails the same way).
+      expect(lines[lines.length - 1]).toBe('alive')
+      if (stage === 'task') expect(JSON.parse(lines[1]).again).toContain('panic probe: task')
+      else expect(lines).toHaveLength(2)
+    })
+  }
+})
