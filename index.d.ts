@@ -39,6 +39,11 @@ export declare class Session {
    * `{ ok: false, error }` per request, in order.
    */
   reply(results: any): void
+  /**
+   * Estimates what the session's provider would do (a run with a stand-in model, see
+   * `manager::estimate`), off the JavaScript thread; the session is emptied.
+   */
+  estimate(pricing: any | undefined | null, withModel: boolean): Promise<unknown>
   /** Analyzes the pushed messages off the JavaScript thread; the session is emptied. */
   analyze(encodingName?: string | undefined | null): Promise<unknown>
 }
@@ -66,6 +71,27 @@ export declare function countTextsAsync(texts: Array<string>, encodingName?: str
 
 /** The changes that restore every reference. */
 export declare function expandReferences(messages: any): RawExpansion
+
+/** The JSON Schema of the manager config, for settings UIs. */
+export declare function managerConfigSchema(): any
+
+/** Whether to condense now (FR-TH-003), with the figures behind the answer. */
+export declare function managerDecide(config: any, situation: any): any
+
+/** The loop guard: `null` when the task may try now, else why not. */
+export declare function managerGuardAllows(state: any, nowMs: number): string | null
+
+/** The loop guard's state after an attempt. */
+export declare function managerGuardRecord(config: any, state: any, progressed: boolean, nowMs: number): any
+
+/** The config with defaults filled in and Roo's earlier keys mapped; throws with every problem. */
+export declare function managerReadConfig(config: any): any
+
+/** The trigger threshold of a profile (and where it came from, with a warning when invalid). */
+export declare function managerThreshold(config: any, provider?: string | undefined | null, profileId?: string | undefined | null): any
+
+/** Every problem of a manager config, with paths. */
+export declare function managerValidateConfig(config: any): any
 
 /**
  * Changes packed for a cheap crossing: four numbers per change in `codes`

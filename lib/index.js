@@ -541,3 +541,13 @@ module.exports = {
   analyze,
   analyzeAsync,
 }
+
+// The manager runs on top of the functions above (it requires this module, now complete).
+const manager = require('./manager.js')
+module.exports.CondensationManager = manager.CondensationManager
+module.exports.managerConfigSchema = manager.managerConfigSchema
+module.exports.slidingWindow = manager.slidingWindow
+module.exports.MIN_CONDENSE_THRESHOLD = manager.MIN_CONDENSE_THRESHOLD
+module.exports.MAX_CONDENSE_THRESHOLD = manager.MAX_CONDENSE_THRESHOLD
+module.exports.TOKEN_BUFFER_PERCENTAGE = manager.TOKEN_BUFFER_PERCENTAGE
+module.exports.DEFAULT_MAX_TOKENS = manager.DEFAULT_MAX_TOKENS

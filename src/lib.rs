@@ -12,6 +12,7 @@ pub mod draft;
 pub mod edit;
 pub mod error;
 pub mod llm;
+pub mod manager;
 pub mod model;
 pub mod parse;
 pub mod passes;

@@ -311,6 +311,103 @@ pub fn analyze(messages: Value, encoding_name: Option<String>) -> Result<Value> 
     guarded(|| Ok(serde_json::to_value(crate::analyze::analyze(as_array(&messages)?, enc)).unwrap_or(Value::Null)))
 }
 
+pub struct EstimateTask {
+    messages: Vec<Value>,
+    options: Options,
+    pricing: Option<crate::cost::Pricing>,
+    with_model: bool,
+}
+
+#[napi]
+impl Task for EstimateTask {
+    type Output = Value;
+    type JsValue = Json;
+
+    fn compute(&mut self) -> Result<Value> {
+        guarded(|| {
+            let e = crate::manager::estimate(
+                &self.messages,
+                &self.options,
+                self.pricing.as_ref(),
+                self.options.encoding,
+                self.with_model,
+            );
+            Ok(serde_json::to_value(e).unwrap_or(Value::Null))
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+        Ok(Json(output))
+    }
+}
+
+// --- The manager's decisions (src/manager.rs); lib/manager.js runs providers and fallbacks. ---
+
+fn manager_config(config: &Value) -> std::result::Result<crate::manager::ManagerConfig, CondenseError> {
+    crate::manager::read_config(config).map_err(|problems| {
+        CondenseError::InvalidOptions(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
+    })
+}
+
+/// Every problem of a manager config, with paths.
+#[napi(catch_unwind)]
+pub fn manager_validate_config(config: Value) -> Result<Value> {
+    guarded(|| Ok(serde_json::to_value(crate::manager::validate_config(&config)).unwrap_or(Value::Null)))
+}
+
+/// The config with defaults filled in and Roo's earlier keys mapped; throws with every problem.
+#[napi(catch_unwind)]
+pub fn manager_read_config(config: Value) -> Result<Value> {
+    guarded(|| Ok(serde_json::to_value(manager_config(&config)?).unwrap_or(Value::Null)))
+}
+
+/// The trigger threshold of a profile (and where it came from, with a warning when invalid).
+#[napi(catch_unwind)]
+pub fn manager_threshold(config: Value, provider: Option<String>, profile_id: Option<String>) -> Result<Value> {
+    guarded(|| {
+        let c = manager_config(&config)?;
+        let provider = provider.unwrap_or_else(|| c.provider.clone());
+        let t = crate::manager::effective_threshold(&c, &provider, profile_id.as_deref());
+        Ok(serde_json::to_value(t).unwrap_or(Value::Null))
+    })
+}
+
+/// Whether to condense now (FR-TH-003), with the figures behind the answer.
+#[napi(catch_unwind)]
+pub fn manager_decide(config: Value, situation: Value) -> Result<Value> {
+    guarded(|| {
+        let c = manager_config(&config)?;
+        let s: crate::manager::Situation = crate::condense::parse_config(&situation, "situation")?;
+        Ok(serde_json::to_value(crate::manager::should_condense(&c, &s)).unwrap_or(Value::Null))
+    })
+}
+
+/// The loop guard: `null` when the task may try now, else why not.
+#[napi(catch_unwind)]
+pub fn manager_guard_allows(state: Value, now_ms: f64) -> Result<Option<String>> {
+    guarded(|| {
+        let s: crate::manager::GuardState = crate::condense::parse_config(&state, "state")?;
+        Ok(crate::manager::guard_allows(&s, now_ms.max(0.0) as u64).err())
+    })
+}
+
+/// The loop guard's state after an attempt.
+#[napi(catch_unwind)]
+pub fn manager_guard_record(config: Value, state: Value, progressed: bool, now_ms: f64) -> Result<Value> {
+    guarded(|| {
+        let c = manager_config(&config)?;
+        let s: crate::manager::GuardState = crate::condense::parse_config(&state, "state")?;
+        let next = crate::manager::guard_record(&c, &s, progressed, now_ms.max(0.0) as u64);
+        Ok(serde_json::to_value(next).unwrap_or(Value::Null))
+    })
+}
+
+/// The JSON Schema of the manager config, for settings UIs.
+#[napi(catch_unwind)]
+pub fn manager_config_schema() -> Result<Value> {
+    guarded(|| Ok(serde_json::to_value(schemars::schema_for!(crate::manager::ManagerConfig)).unwrap_or(Value::Null)))
+}
+
 pub struct AnalyzeTask {
     messages: Vec<Value>,
     encoding: Encoding,
@@ -528,6 +625,22 @@ impl Session {
         // The engine may have stopped waiting (aborted): nothing to do then.
         let _ = tx.send(Answer::Replies(answers));
         Ok(())
+    }
+
+    /// Estimates what the session's provider would do (a run with a stand-in model, see
+    /// `manager::estimate`), off the JavaScript thread; the session is emptied.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
+        let pricing = match pricing {
+            None | Some(Value::Null) => None,
+            Some(p) => Some(guarded(|| crate::condense::parse_config::<crate::cost::Pricing>(&p, "pricing"))?),
+        };
+        Ok(AsyncTask::new(EstimateTask {
+            messages: std::mem::take(&mut self.messages),
+            options: self.options.clone(),
+            pricing,
+            with_model,
+        }))
     }
 
     /// Analyzes the pushed messages off the JavaScript thread; the session is emptied.

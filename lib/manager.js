@@ -1,0 +1,297 @@
+// The condensation manager: when to condense, with which provider, and what to do when that
+// fails. Its decisions (thresholds per profile, the trigger, overrides, the loop guard's state,
+// config validation, estimates) are made in Rust (src/manager.rs); this file runs the providers —
+// the four built-ins through `condense`, and providers written in JavaScript — and the fallback
+// chain: the chosen provider, then Native when a summarize callback exists, then the sliding
+// window (Roo Code's `truncateConversation`) when the context is past its allowed size. Every
+// result goes through the same guards: valid output, never a bigger context, a minimum gain
+// worth breaking the host's prompt cache. It never mutates the caller's messages.
+'use strict'
+
+const native = require('../index.js')
+const lib = require('./index.js')
+
+const BUILT_IN = {
+  native: { name: 'Native', description: "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.", capabilities: { supportsLossless: false, supportsBatchMode: true, supportsIndividualMode: false, supportsMultiPass: false, supportsLLMSummarization: true, estimatedSpeed: 'slow' } },
+  lossless: { name: 'Lossless', description: 'Removes only what is repeated or superseded, leaving references that expand back.', capabilities: { supportsLossless: true, supportsBatchMode: false, supportsIndividualMode: true, supportsMultiPass: true, supportsLLMSummarization: false, estimatedSpeed: 'fast' } },
+  truncation: { name: 'Truncation', description: 'Suppresses or truncates old tool results and parameters; keeps the first message, the recent ones and what the user typed.', capabilities: { supportsLossless: false, supportsBatchMode: false, supportsIndividualMode: true, supportsMultiPass: false, supportsLLMSummarization: false, estimatedSpeed: 'fast' } },
+  smart: { name: 'Smart', description: 'A lossless prelude, then configurable passes of keep / suppress / truncate / summarize over message text, tool parameters and tool results.', capabilities: { supportsLossless: true, supportsBatchMode: true, supportsIndividualMode: true, supportsMultiPass: true, supportsLLMSummarization: true, estimatedSpeed: 'medium' } },
+}
+/** Providers that take a token target (the stop setting). */
+const TAKES_TARGET = new Set(['truncation', 'smart'])
+
+/** Roo Code's sliding window: keeps the first message and drops an even number of the oldest others. */
+function slidingWindow(messages, fracToRemove = 0.5) {
+  const raw = Math.floor((messages.length - 1) * fracToRemove)
+  const remove = raw - (raw % 2)
+  return [messages[0], ...messages.slice(remove + 1)]
+}
+
+function checkProvider(p) {
+  if (p === null || typeof p !== 'object') throw new TypeError('registerProvider: expected { id, name, description, condense(messages, context) }')
+  for (const key of ['id', 'name', 'description']) {
+    if (typeof p[key] !== 'string' || p[key] === '') throw new TypeError(`registerProvider: provider.${key}: expected a non-empty string, got ${typeof p[key]}`)
+  }
+  if (typeof p.condense !== 'function') throw new TypeError(`registerProvider: provider.condense: expected a function (messages, context) => Promise<{ messages }>`)
+  if (p.id in BUILT_IN) throw new TypeError(`registerProvider: "${p.id}" is a built-in provider`)
+}
+
+class CondensationManager {
+  /**
+   * @param {{ config?: object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number }} [options]
+   */
+  constructor(options = {}) {
+    if (options === null || typeof options !== 'object') throw new TypeError('CondensationManager: options: expected an object')
+    this.config = native.managerReadConfig(options.config ?? {})
+    this.summarize = options.summarize
+    this.summarizeOptions = options.summarizeOptions
+    this.telemetry = options.telemetry
+    this.now = options.now ?? Date.now
+    this.providers = new Map()
+    this.guards = new Map()
+  }
+
+  registerProvider(provider) {
+    checkProvider(provider)
+    this.providers.set(provider.id, provider)
+  }
+
+  unregisterProvider(id) {
+    return this.providers.delete(id)
+  }
+
+  /** Every provider with its capabilities and the JSON Schema of its config. */
+  listProviders() {
+    const builtIns = Object.entries(BUILT_IN).map(([id, p]) => ({ id, ...p, builtIn: true, configSchema: lib.configSchema(id) }))
+    const mine = [...this.providers.values()].map((p) => ({
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      builtIn: false,
+      capabilities: p.capabilities ?? {},
+      configSchema: p.configSchema ?? { type: 'object' },
+    }))
+    return [...builtIns, ...mine]
+  }
+
+  /** Every problem of a manager config (legacy Roo keys accepted), each with its path. */
+  validateConfig(config) {
+    const problems = native.managerValidateConfig(config)
+    const given = config && typeof config === 'object' ? config.providers : undefined
+    const provider = config && typeof config === 'object' ? config.provider : undefined
+    if (typeof provider === 'string' && !(provider in BUILT_IN) && !this.providers.has(provider)) {
+      problems.push({ path: 'config.provider', code: 'unknown_provider', message: `unknown provider "${provider}", expected one of ${[...Object.keys(BUILT_IN), ...this.providers.keys()].join(', ')}` })
+    }
+    if (given && typeof given === 'object') {
+      for (const [id, c] of Object.entries(given)) {
+        const p = this.providers.get(id)
+        if (p && typeof p.validateConfig === 'function') {
+          for (const problem of p.validateConfig(c) ?? []) problems.push({ ...problem, path: `config.providers.${id}${problem.path ? `.${problem.path}` : ''}` })
+        }
+      }
+    }
+    return problems
+  }
+
+  /** Replaces the config; throws with every problem when it is invalid. */
+  setConfig(config) {
+    const problems = this.validateConfig(config)
+    if (problems.length > 0) throw new TypeError(`CondensationManager: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`)
+    this.config = native.managerReadConfig(config)
+  }
+
+  /** The config as JSON, to store or share as a preset. */
+  exportConfig() {
+    return JSON.stringify(this.config, null, 2)
+  }
+
+  /** A config from `exportConfig` (or hand-written JSON); throws with every problem. */
+  importConfig(json) {
+    let parsed
+    try {
+      parsed = JSON.parse(json)
+    } catch (e) {
+      throw new TypeError(`importConfig: not JSON: ${e.message}`)
+    }
+    this.setConfig(parsed)
+  }
+
+  /** The trigger threshold for a profile (FR-TH-001), % of the window. */
+  getEffectiveThreshold(profileId, provider) {
+    const t = native.managerThreshold(this.config, provider, profileId)
+    if (t.warning) console.warn(t.warning)
+    return t.percent
+  }
+
+  /** The full decision: condense or not, why, and the figures behind it. */
+  decide({ totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider }) {
+    return native.managerDecide(this.config, { totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider })
+  }
+
+  /** FR-TH-003. */
+  shouldCondense(situation) {
+    return this.decide(situation).condense
+  }
+
+  _providerOptions(id, decision) {
+    const config = { ...(this.config.providers[id] ?? {}) }
+    if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined) {
+      if (id === 'truncation' || config.preset !== undefined || config.passes !== undefined) config.targetTokens = decision.targetTokens
+    }
+    if (id === 'smart' && config.preset === undefined && config.passes === undefined) config.preset = 'balanced'
+    return config
+  }
+
+  /** Runs one provider; answers { messages, tokens, summary, cost, error? } after the guards. */
+  async _run(id, messages, prev, decision, context, summarize) {
+    const signal = context.signal
+    let out
+    if (id in BUILT_IN) {
+      if (id === 'native' && !summarize) return { error: 'No summarize callback: the native provider needs one' }
+      const r = await lib.condense(messages, {
+        provider: id,
+        config: this._providerOptions(id, decision),
+        prevContextTokens: prev,
+        summarize,
+        summarizeOptions: this.summarizeOptions,
+        signal,
+      })
+      out = { messages: r.messages, summary: r.summary, cost: r.cost, error: r.error, metrics: r.metrics, tokens: r.newContextTokens }
+    } else {
+      const p = this.providers.get(id)
+      if (!p) return { error: `unknown provider "${id}"` }
+      let r
+      try {
+        r = await p.condense(messages, {
+          summarize,
+          signal,
+          prevContextTokens: prev,
+          contextWindow: context.contextWindow,
+          targetTokens: decision && decision.targetTokens,
+          config: this.config.providers[id] ?? {},
+          countTokens: lib.countTokens,
+          taskId: context.taskId,
+        })
+      } catch (e) {
+        if (signal && signal.aborted) throw e
+        return { error: `provider "${id}" threw: ${e && e.message ? e.message : String(e)}` }
+      }
+      if (r === null || typeof r !== 'object' || !Array.isArray(r.messages)) return { error: `provider "${id}" answered without a messages array` }
+      if (typeof r.error === 'string' && r.error) return { error: r.error, cost: r.cost }
+      const before = lib.validateConversation(messages).length
+      const after = lib.validateConversation(r.messages)
+      if (after.length > before) return { error: `provider "${id}" returned an invalid history: ${after[0].path}: ${after[0].message}`, cost: r.cost }
+      // Its own count is not trusted: the context is measured the same way for every provider.
+      const saved = lib.countTokens(messages) - lib.countTokens(r.messages)
+      out = { messages: r.messages, summary: r.summary ?? '', cost: Number.isFinite(r.cost) ? r.cost : 0, tokens: prev - saved }
+    }
+    if (out.error) return out
+    // The growth guard, for every provider.
+    if (out.tokens >= prev) return { ...out, error: `Context size increased during condensing (${prev} -> ${out.tokens} tokens); skipping this attempt` }
+    return out
+  }
+
+  /**
+   * Condenses when the decision says so, through the fallback chain and the guards.
+   * @param {object[]} messages
+   * @param {{ contextWindow: number, totalTokens?: number, lastMessageTokens?: number, maxTokens?: number, profileId?: string, taskId?: string, signal?: AbortSignal, summarize?: Function, force?: boolean, isAutomaticTrigger?: boolean }} context
+   */
+  async condenseIfNeeded(messages, context) {
+    if (!Array.isArray(messages)) throw new TypeError('condenseIfNeeded: messages: expected an array of messages')
+    if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
+      throw new TypeError('condenseIfNeeded: context.contextWindow: expected the model\'s context window in tokens')
+    }
+    const last = messages.length > 0 ? messages[messages.length - 1] : undefined
+    const lastMessageTokens = context.lastMessageTokens ?? (last ? lib.countTokens([last]) : 0)
+    const totalTokens = context.totalTokens ?? lib.countTokens(messages.slice(0, -1))
+    const decision = this.decide({ totalTokens, lastMessageTokens, contextWindow: context.contextWindow, maxTokens: context.maxTokens, profileId: context.profileId })
+    const prev = decision.prevContextTokens
+    const base = { messages, condensed: false, provider: undefined, prevContextTokens: prev, newContextTokens: prev, summary: '', cost: 0, decision, attempts: [] }
+    if (!decision.condense && !context.force) return { ...base, skipped: decision.reason }
+
+    const taskId = context.taskId ?? ''
+    const guard = this.guards.get(taskId) ?? { attemptsWithoutProgress: 0, coolDownUntil: 0 }
+    const coolingDown = native.managerGuardAllows(guard, this.now())
+    const summarize = context.summarize ?? this.summarize
+    const record = (progressed) => this.guards.set(taskId, native.managerGuardRecord(this.config, guard, progressed, this.now()))
+    let cost = 0
+
+    if (!coolingDown) {
+      const chain = [this.config.provider]
+      if (this.config.fallback && this.config.provider !== 'native' && summarize) chain.push('native')
+      for (const id of chain) {
+        const r = await this._run(id, messages, prev, decision, context, summarize)
+        cost += r.cost ?? 0
+        if (r.error) {
+          base.attempts.push({ provider: id, error: r.error })
+          continue
+        }
+        const saved = prev - r.tokens
+        if (saved < decision.minGainTokens && !decision.overflow) {
+          // Not worth breaking the host's prompt cache: nothing changes, and the guard counts it.
+          base.attempts.push({ provider: id, tokensSaved: saved, skipped: `saved ${saved} tokens, under the minimum gain of ${decision.minGainTokens}` })
+          record(false)
+          return { ...base, cost, skipped: 'min-gain', report: `Context not condensed: ${id} would save only ${saved} tokens (minimum ${decision.minGainTokens})` }
+        }
+        base.attempts.push({ provider: id, tokensSaved: saved })
+        record(true)
+        if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
+          this.telemetry.captureContextCondensed(taskId, context.isAutomaticTrigger ?? true, Boolean(this.config.providers.native && this.config.providers.native.customPrompt), Boolean(this.config.condensingProfileId))
+        }
+        return { ...base, messages: r.messages, condensed: true, provider: id, newContextTokens: r.tokens, summary: r.summary ?? '', cost, metrics: r.metrics, report: `Context condensed by ${id}: ${prev} -> ${r.tokens} tokens (-${saved})` }
+      }
+      record(false)
+    } else {
+      base.attempts.push({ provider: this.config.provider, skipped: coolingDown })
+    }
+    const error = coolingDown ?? base.attempts.map((a) => `${a.provider}: ${a.error}`).join('; ')
+    if (decision.overflow && this.config.fallback) {
+      const truncated = slidingWindow(messages, 0.5)
+      const tokens = prev - (lib.countTokens(messages) - lib.countTokens(truncated))
+      if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
+      base.attempts.push({ provider: 'sliding-window', tokensSaved: prev - tokens })
+      return { ...base, messages: truncated, condensed: true, provider: 'sliding-window', newContextTokens: tokens, cost, error, report: `Context truncated by the sliding window: ${prev} -> ${tokens} tokens, after: ${error}` }
+    }
+    return { ...base, cost, error, report: `Context not condensed: ${error}` }
+  }
+
+  async _estimate(messages, opts = {}) {
+    if (!Array.isArray(messages)) throw new TypeError('estimate: messages: expected an array of messages')
+    const id = opts.provider ?? this.config.provider
+    if (!(id in BUILT_IN)) {
+      const p = this.providers.get(id)
+      if (p && typeof p.estimateReduction === 'function') return p.estimateReduction(messages, { config: this.config.providers[id] ?? {} })
+      throw new TypeError(`estimate: provider "${id}" does not estimate`)
+    }
+    const config = this._providerOptions(id, opts.decision)
+    const pricing = opts.pricing ?? config.pricing
+    const session = new native.Session({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
+    for (let i = 0; i < messages.length; i += 256) session.push(messages.slice(i, i + 256))
+    return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
+  }
+
+  /** FR-PA-001: what the provider would save, from a run with a stand-in model (exact without model calls). */
+  async estimateReduction(messages, opts) {
+    return this._estimate(messages, opts)
+  }
+
+  /** FR-CO-004: what the provider's model calls would cost, in dollars (0 without a pricing). */
+  async estimateCost(messages, opts) {
+    return (await this._estimate(messages, opts)).cost
+  }
+}
+
+/** The JSON Schema of the manager config, for settings UIs. */
+function managerConfigSchema() {
+  return native.managerConfigSchema()
+}
+
+module.exports = {
+  CondensationManager,
+  managerConfigSchema,
+  slidingWindow,
+  MIN_CONDENSE_THRESHOLD: 5,
+  MAX_CONDENSE_THRESHOLD: 100,
+  TOKEN_BUFFER_PERCENTAGE: 0.1,
+  DEFAULT_MAX_TOKENS: 8192,
+}
