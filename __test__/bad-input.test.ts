@@ -350,3 +350,14 @@ describe('panics', () => {
     })
   }
 })
+
+describe('bad input reaching the other entry points', () => {
+  it('analyze, analyzeAsync and the manager name the place of a value JSON cannot carry', async () => {
+    const { analyze, analyzeAsync, CondensationManager } = await import('../lib/index.js')
+    const input = base()
+    ;(input[3] as { ts?: number }).ts = NaN
+    expect(() => analyze(input)).toThrow(/^analyze: messages\[3\]\.ts: NaN is not a JSON number$/)
+    await expect(analyzeAsync(input)).rejects.toThrow(/^analyzeAsync: messages\[3\]\.ts: NaN is not a JSON number$/)
+    await expect(new CondensationManager({ config: { provider: 'lossless' } }).estimateReduction(input)).rejects.toThrow(/^estimate: messages\[3\]\.ts: NaN/)
+  })
+})

@@ -271,6 +271,7 @@ function applyChanges(messages, packed) {
 
 const nextTick = () => new Promise((resolve) => setImmediate(resolve))
 
+/** Pushes `messages` in chunks; answers the problem when a value cannot cross (the session is then rejected). */
 async function pushInChunks(session, messages, signal) {
   let size = 64
   for (let i = 0; i < messages.length; ) {
@@ -283,8 +284,9 @@ async function pushInChunks(session, messages, signal) {
     } catch (e) {
       // A value the engine cannot take: the run refuses with where it is, like any other
       // structural problem, and the messages come back unchanged.
-      session.reject(unsupportedProblem(chunk, i, e && e.message))
-      return
+      const problem = unsupportedProblem(chunk, i, e && e.message)
+      session.reject(problem)
+      return problem
     }
     i = end
     const spent = performance.now() - started
@@ -505,7 +507,13 @@ function validateConversation(messages) {
 function analyze(messages, options) {
   checkMessagesArray(messages, 'analyze')
   const opts = checkOptionsObject(options, 'analyze')
-  return native.analyze(messages, checkEncoding(opts.encoding, 'analyze: options.encoding'))
+  const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
+  try {
+    return native.analyze(messages, encoding)
+  } catch (e) {
+    if (!/JSON|convert|number/i.test(String(e && e.message))) throw e
+    throw new TypeError(`analyze: ${unsupportedProblem(messages, 0, e.message)}`)
+  }
 }
 
 async function analyzeAsync(messages, options) {
@@ -514,7 +522,8 @@ async function analyzeAsync(messages, options) {
   const encoding = checkEncoding(opts.encoding, 'analyzeAsync: options.encoding')
   // A session is the engine's chunked intake; its provider is not used by analyze.
   const session = new native.Session({ provider: 'lossless' })
-  await pushInChunks(session, messages, undefined)
+  const problem = await pushInChunks(session, messages, undefined)
+  if (problem) throw new TypeError(`analyzeAsync: ${problem}`)
   return session.analyze(encoding)
 }
 
@@ -541,6 +550,9 @@ module.exports = {
   analyze,
   analyzeAsync,
 }
+
+// For lib/manager.js only: the chunked intake.
+Object.defineProperty(module.exports, '_pushInChunks', { value: pushInChunks, enumerable: false })
 
 // The manager runs on top of the functions above (it requires this module, now complete).
 const manager = require('./manager.js')

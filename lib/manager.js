@@ -266,7 +266,8 @@ class CondensationManager {
     const config = this._providerOptions(id, opts.decision)
     const pricing = opts.pricing ?? config.pricing
     const session = new native.Session({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
-    for (let i = 0; i < messages.length; i += 256) session.push(messages.slice(i, i + 256))
+    const problem = await lib._pushInChunks(session, messages, undefined)
+    if (problem) throw new TypeError(`estimate: ${problem}`)
     return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
   }
 
