@@ -1,0 +1,51 @@
+// What `npm pack` of the main package holds: the JavaScript API, its types, the generated loader,
+// the command line when there is one, the README, and nothing of the sources, tests or benches.
+// The binaries travel in the per-platform packages (npm/<platform>/), wired by `napi pre-publish`.
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const root = join(__dirname, '..')
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+
+describe('the npm package', () => {
+  it('contains what a user needs and nothing more', () => {
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path)
+    for (const needed of ['package.json', 'README.md', 'index.js', 'index.d.ts', 'lib/index.js', 'lib/index.d.ts', 'lib/manager.js', 'lib/repair.js']) {
+      expect(files).toContain(needed)
+    }
+    for (const bin of Object.values<string>(pkg.bin ?? {})) expect(files).toContain(bin.replace(/^\.\//, ''))
+    // Every file `main`, `types`, `exports` and `bin` name is in it.
+    const named = [pkg.main, pkg.types, ...JSON.stringify(pkg.exports ?? {}).match(/\.\/[^"]+/g) ?? []].map((p: string) => p.replace(/^\.\//, ''))
+    for (const n of named.filter((n) => n !== 'package.json')) expect(files).toContain(n)
+    const unwanted = files.filter((f) => /^(src|tests|__test__|fuzz|benchmark|fixtures|target|npm|examples|\.ci)\//.test(f) || f.endsWith('.node') || f.endsWith('.rs'))
+    expect(unwanted).toEqual([])
+  })
+
+  it('names a platform package for each target, each with its binary and its os/cpu', () => {
+    const targets: string[] = pkg.napi.targets
+    expect(targets).toEqual(['x86_64-unknown-linux-gnu', 'x86_64-unknown-linux-musl', 'aarch64-unknown-linux-gnu', 'x86_64-apple-darwin', 'aarch64-apple-darwin', 'x86_64-pc-windows-msvc'])
+    const dirs: Record<string, { os: string; cpu: string; libc?: string }> = {
+      'linux-x64-gnu': { os: 'linux', cpu: 'x64', libc: 'glibc' },
+      'linux-x64-musl': { os: 'linux', cpu: 'x64', libc: 'musl' },
+      'linux-arm64-gnu': { os: 'linux', cpu: 'arm64', libc: 'glibc' },
+      'darwin-x64': { os: 'darwin', cpu: 'x64' },
+      'darwin-arm64': { os: 'darwin', cpu: 'arm64' },
+      'win32-x64-msvc': { os: 'win32', cpu: 'x64' },
+    }
+    for (const [dir, want] of Object.entries(dirs)) {
+      const p = JSON.parse(readFileSync(join(root, 'npm', dir, 'package.json'), 'utf8'))
+      expect(p.name).toBe(`context-condense-${dir}`)
+      expect(p.version).toBe(pkg.version)
+      expect(p.os).toEqual([want.os])
+      expect(p.cpu).toEqual([want.cpu])
+      if (want.libc) expect(p.libc).toEqual([want.libc])
+      expect(p.main).toBe(`context-condense.${dir}.node`)
+      expect(p.files).toEqual([p.main])
+    }
+    expect(pkg.scripts.prepublishOnly).toBe('napi pre-publish -t npm')
+    expect(pkg.scripts.artifacts).toBe('napi artifacts')
+  })
+})
