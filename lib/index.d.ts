@@ -1,5 +1,7 @@
 // Public types of context-condense. Hand-written for lib/index.js; the generated ../index.d.ts
 // types the raw native binding, which is not the public API.
+import type { OpenAIMessage } from './openai-format'
+export type { OpenAIMessage, OpenAIContentPart, OpenAIToolCall, HistoryFormat } from './openai-format'
 
 /** A content block of an Anthropic-style message. Unknown block types pass through untouched. */
 export type ContentBlock =
@@ -176,6 +178,11 @@ export type SummarizeReply =
 export type SummarizeCallback = (request: SummarizeRequest, context: { signal: AbortSignal }) => Promise<SummarizeReply> | SummarizeReply
 
 interface CommonOptions {
+  /** The history's format. "openai": OpenAI chat messages (system/developer messages set aside and
+   * put back in place, tool_calls and tool messages as tool blocks), condensed by the same engines
+   * and returned in OpenAI's format; "auto": detected (see `detectFormat` in lib/openai-format.js);
+   * omitted: Anthropic's. The result then says which it was in `format`. */
+  format?: 'openai' | 'anthropic' | 'auto'
   /** The context size the host measured; when given, only changed text is counted. */
   prevContextTokens?: number
   /** @default "o200k_base" */
@@ -261,10 +268,12 @@ export interface CondenseMetrics {
   durationMs: number
 }
 
-export interface CondenseResult {
+export interface CondenseResult<M = ApiMessage> {
   /** The condensed history. Messages nothing changed are the caller's own objects (shared, not
    * copied); changed ones are new objects. The input array is never modified. */
-  messages: ApiMessage[]
+  messages: M[]
+  /** With `options.format`: the format the history was read and returned in. */
+  format?: 'openai' | 'anthropic'
   /** The summary text, for providers that write one ("" otherwise). */
   summary: string
   /** What the summaries cost, in dollars (0 without LLM calls). */
@@ -330,16 +339,21 @@ export interface Analysis {
 export interface CountOptions {
   /** @default "o200k_base" */
   encoding?: Encoding
+  /** As `CondenseOptions.format`; OpenAI system and developer messages are not counted (they are
+   * set aside, as Anthropic's system prompt is). */
+  format?: 'openai' | 'anthropic' | 'auto'
 }
 
 /** Condenses a history with the chosen provider. Invalid options throw; problems with the data
- * come back in `error` with the messages unchanged. */
+ * come back in `error` with the messages unchanged. An OpenAI chat history (`format: "openai"` or
+ * `"auto"`) comes back in OpenAI's format. */
+export function condense(messages: OpenAIMessage[], options: CondenseOptions & { format: 'openai' | 'auto' }): Promise<CondenseResult<OpenAIMessage>>
 export function condense(messages: ApiMessage[], options: CondenseOptions): Promise<CondenseResult>
 /** Tokens of a string or a history: text, thinking, tool name + JSON input, tool results;
  * images by Roo Code's estimate. Cached by content, so a recount is nearly free. */
-export function countTokens(input: string | ApiMessage[], options?: CountOptions): number
+export function countTokens(input: string | ApiMessage[] | OpenAIMessage[], options?: CountOptions): number
 /** countTokens with the counting off the JavaScript thread. */
-export function countTokensAsync(input: string | ApiMessage[], options?: CountOptions): Promise<number>
+export function countTokensAsync(input: string | ApiMessage[] | OpenAIMessage[], options?: CountOptions): Promise<number>
 /** The JSON Schema (draft 2020-12) of a provider's `config`, for settings UIs. */
 export function configSchema(provider: 'lossless' | 'truncation' | 'native' | 'smart'): Record<string, unknown>
 /** A Smart preset's configuration: a starting point to edit and pass back as `config`. */
@@ -357,9 +371,9 @@ export function validateConversation(messages: unknown): Problem[]
  * Unrepaired messages are the caller's own objects; the input array is never modified. */
 export function repairConversation(messages: ApiMessage[]): { messages: ApiMessage[]; repairs: Repair[] }
 /** What fills the context: tokens by content type, tool and file, and what Lossless finds. */
-export function analyze(messages: ApiMessage[], options?: CountOptions): Analysis
+export function analyze(messages: ApiMessage[] | OpenAIMessage[], options?: CountOptions): Analysis
 /** analyze, off the JavaScript thread. */
-export function analyzeAsync(messages: ApiMessage[], options?: CountOptions): Promise<Analysis>
+export function analyzeAsync(messages: ApiMessage[] | OpenAIMessage[], options?: CountOptions): Promise<Analysis>
 
 // ---------------------------------------------------------------------------------------------
 // The condensation manager (lib/manager.js, decisions in src/manager.rs).

@@ -8,6 +8,7 @@
 
 const native = require('../index.js')
 const { repairConversation } = require('./repair.js')
+const openaiFormat = require('./openai-format.js')
 
 native.warmUp()
 
@@ -207,6 +208,8 @@ function collectTexts(input, fn) {
 }
 
 function countTokens(input, options) {
+  const routed = openaiFormat.route(input, options, 'countTokens') // options.format: see condense
+  if (routed) return countTokens(routed.messages, routed.options)
   const opts = checkOptionsObject(options, 'countTokens')
   const encoding = checkEncoding(opts.encoding, 'countTokens: options.encoding')
   const { texts, fixed } = collectTexts(input, 'countTokens')
@@ -214,6 +217,8 @@ function countTokens(input, options) {
 }
 
 async function countTokensAsync(input, options) {
+  const routed = openaiFormat.route(input, options, 'countTokensAsync') // options.format: see condense
+  if (routed) return countTokensAsync(routed.messages, routed.options)
   const opts = checkOptionsObject(options, 'countTokensAsync')
   const encoding = checkEncoding(opts.encoding, 'countTokensAsync: options.encoding')
   const { texts, fixed } = collectTexts(input, 'countTokensAsync')
@@ -431,6 +436,10 @@ function buildMessages(messages, changes, summary) {
 }
 
 async function condense(messages, options) {
+  // options.format: an OpenAI-format history is converted (lib/openai-format.js), condensed as
+  // below, and converted back.
+  const routed = openaiFormat.route(messages, options, 'condense')
+  if (routed) return routed.finish(await condense(routed.messages, routed.options))
   checkMessagesArray(messages, 'condense')
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`condense: options: expected an object such as { provider: "lossless" }, got ${describe(options)}`)
@@ -505,6 +514,8 @@ function validateConversation(messages) {
 }
 
 function analyze(messages, options) {
+  const routed = openaiFormat.route(messages, options, 'analyze') // options.format: see condense
+  if (routed) return analyze(routed.messages, routed.options)
   checkMessagesArray(messages, 'analyze')
   const opts = checkOptionsObject(options, 'analyze')
   const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
@@ -517,6 +528,8 @@ function analyze(messages, options) {
 }
 
 async function analyzeAsync(messages, options) {
+  const routed = openaiFormat.route(messages, options, 'analyzeAsync') // options.format: see condense
+  if (routed) return analyzeAsync(routed.messages, routed.options)
   checkMessagesArray(messages, 'analyzeAsync')
   const opts = checkOptionsObject(options, 'analyzeAsync')
   const encoding = checkEncoding(opts.encoding, 'analyzeAsync: options.encoding')

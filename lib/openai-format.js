@@ -1,0 +1,408 @@
+// OpenAI chat-completions histories (`system` / `developer` / `user` / `assistant` with
+// `tool_calls`, `tool` messages with `tool_call_id`), converted to the Anthropic form the engine
+// condenses and back. The way back is exact: every converted message and block carries, under a
+// Symbol key (never sent to the engine, but kept by the shallow copies the library makes of what
+// it changes), the OpenAI message it came from. A message the engine left alone comes back as the
+// caller's own object; a changed one is the original with its new content; a tool call whose input
+// did not change keeps its original `arguments` string byte for byte. System and developer messages
+// are kept aside and put back in place.
+'use strict'
+
+const ORIGIN = Symbol('context-condense.openai-origin')
+const FORMATS = ['openai', 'anthropic', 'auto']
+const ASIDE_ROLES = new Set(['system', 'developer'])
+/** Content part types only OpenAI has. */
+const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'file', 'refusal'])
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+const isText = (b) => isObject(b) && b.type === 'text' && typeof b.text === 'string'
+
+function describe(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
+}
+
+/** "openai" when any message has a role, key or content part only OpenAI's format has, else "anthropic". */
+function detectFormat(messages) {
+  if (!Array.isArray(messages)) return 'anthropic'
+  for (const m of messages) {
+    if (!isObject(m)) continue
+    if (ASIDE_ROLES.has(m.role) || m.role === 'tool' || m.role === 'function') return 'openai'
+    if ('tool_calls' in m || 'tool_call_id' in m || 'function_call' in m || m.content === null) return 'openai'
+    if (Array.isArray(m.content) && m.content.some((p) => isObject(p) && OPENAI_PART_TYPES.has(p.type))) return 'openai'
+  }
+  return 'anthropic'
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI -> Anthropic
+
+/** Keys of an OpenAI message that are not carried onto its Anthropic form (they become blocks). */
+const NOT_CARRIED = new Set(['role', 'content', 'tool_calls'])
+
+function extrasOf(m) {
+  const extras = {}
+  for (const key of Object.keys(m)) if (!NOT_CARRIED.has(key)) extras[key] = m[key]
+  return extras
+}
+
+function mark(target, origin) {
+  origin.created = target
+  target[ORIGIN] = origin
+  return target
+}
+
+/** An image_url part as an Anthropic image block (so it counts as Roo Code counts images). */
+function imageBlock(part, message, index) {
+  const raw = isObject(part.image_url) ? part.image_url.url : part.image_url
+  const url = typeof raw === 'string' ? raw : ''
+  const data = /^data:([^;,]*)(?:;[^,;]*)*;base64,/.exec(url)
+  const source = data ? { type: 'base64', media_type: data[1] || 'image/png', data: url.slice(data[0].length) } : { type: 'url', url }
+  return mark({ type: 'image', source }, { kind: 'part', message, part: index })
+}
+
+function partsToBlocks(parts, message) {
+  return parts.map((p, k) => (isObject(p) && p.type === 'image_url' ? imageBlock(p, message, k) : p))
+}
+
+function toolUseBlock(call, message, index) {
+  const fn = isObject(call) && isObject(call.function) ? call.function : {}
+  const args = fn.arguments
+  let input
+  let how = 'json'
+  if (typeof args === 'string') {
+    try {
+      const parsed = JSON.parse(args)
+      if (isObject(parsed)) input = parsed
+    } catch {
+      // Not JSON (a model's malformed call): kept as a string input.
+    }
+    if (input === undefined) {
+      input = { arguments: args }
+      how = 'raw'
+    }
+  } else if (isObject(args)) {
+    input = args
+    how = 'object'
+  } else {
+    input = {}
+    how = 'missing'
+  }
+  const id = isObject(call) && call.id !== undefined && call.id !== null ? String(call.id) : ''
+  const block = { type: 'tool_use', id, name: typeof fn.name === 'string' ? fn.name : '', input }
+  return mark(block, { kind: 'call', message, call: index, how, input })
+}
+
+function toolResultBlock(m, message) {
+  const id = m.tool_call_id === undefined || m.tool_call_id === null ? '' : String(m.tool_call_id)
+  // A missing or null content is an empty result; anything else goes on for the engine to judge.
+  const content = m.content === undefined || m.content === null ? '' : m.content
+  return mark({ type: 'tool_result', tool_use_id: id, content }, { kind: 'result', message })
+}
+
+/**
+ * Converts an OpenAI chat history to the Anthropic form the engine takes.
+ * Returns the converted messages, `restore(condensed)` (the way back), `locate(path)` (a place in
+ * the converted history named in the OpenAI one) and `finish(result)` (a whole condense result).
+ */
+function toAnthropic(messages) {
+  if (!Array.isArray(messages)) throw new TypeError(`toAnthropic: messages: expected an array of messages, got ${describe(messages)}`)
+  const out = []
+  /** Indexes of the system/developer messages kept aside. */
+  const aside = []
+  /** Per converted message: how to name its places in OpenAI terms. */
+  const places = []
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (!isObject(m)) {
+      // Not a message: passed on as it is, for the engine to name.
+      places.push({ kind: 'other', index: i })
+      out.push(m)
+      continue
+    }
+    if (ASIDE_ROLES.has(m.role)) {
+      aside.push(i)
+      continue
+    }
+    if (m.role === 'tool') {
+      // A run of tool messages: one user message of tool_result blocks.
+      const indexes = []
+      const blocks = []
+      for (; i < messages.length && isObject(messages[i]) && messages[i].role === 'tool'; i++) {
+        indexes.push(i)
+        blocks.push(toolResultBlock(messages[i], i))
+      }
+      i--
+      places.push({ kind: 'tools', indexes })
+      out.push(mark({ role: 'user', content: blocks }, { kind: 'tools', indexes }))
+      continue
+    }
+    const extras = extrasOf(m)
+    if (m.role === 'assistant') {
+      const calls = Array.isArray(m.tool_calls) ? m.tool_calls : []
+      let content
+      const blockPlaces = []
+      const invalid = m.content !== undefined && m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content)
+      if (calls.length === 0 || invalid) {
+        // null (a reply with only a refusal, audio or a legacy function_call) is empty content.
+        content = m.content === null || m.content === undefined ? [] : m.content
+        if (Array.isArray(m.content)) m.content.forEach((_, k) => blockPlaces.push(`content[${k}]`))
+      } else {
+        content = []
+        if (typeof m.content === 'string' && m.content !== '') {
+          content.push({ type: 'text', text: m.content })
+          blockPlaces.push('content')
+        } else if (Array.isArray(m.content)) {
+          content.push(...m.content)
+          m.content.forEach((_, k) => blockPlaces.push(`content[${k}]`))
+        }
+        calls.forEach((call, k) => {
+          content.push(toolUseBlock(call, i, k))
+          blockPlaces.push(`tool_calls[${k}]`)
+        })
+      }
+      places.push({ kind: 'assistant', index: i, blocks: blockPlaces })
+      out.push(mark({ role: 'assistant', content, ...extras }, { kind: 'message', index: i }))
+      continue
+    }
+    if (m.role === 'user' || m.role === 'function') {
+      // A legacy `function` message is carried as user text, and comes back with its role.
+      // Content of another type goes on as it is, for the engine to name.
+      const content = Array.isArray(m.content) ? partsToBlocks(m.content, i) : m.content === null && m.role === 'function' ? '' : m.content
+      places.push({ kind: 'user', index: i })
+      out.push(mark({ role: 'user', content, ...extras }, { kind: 'message', index: i }))
+      continue
+    }
+    // An unknown or missing role: passed on for the engine to name.
+    places.push({ kind: 'other', index: i })
+    out.push(mark({ ...m }, { kind: 'message', index: i }))
+  }
+
+  function restore(condensed) {
+    if (!Array.isArray(condensed)) throw new TypeError(`restore: expected an array of messages, got ${describe(condensed)}`)
+    const result = []
+    let nextAside = 0
+    const asideBefore = (index) => {
+      while (nextAside < aside.length && aside[nextAside] < index) result.push(messages[aside[nextAside++]])
+    }
+    for (const am of condensed) {
+      const o = isObject(am) ? am[ORIGIN] : undefined
+      if (!o) {
+        // Written by the engine (a summary) or by a repair: converted, with only OpenAI's keys.
+        result.push(...convertFromAnthropic(am, false))
+        continue
+      }
+      if (o.kind === 'tools') {
+        asideBefore(o.indexes[0])
+        if (am === o.created) for (const j of o.indexes) result.push(messages[j])
+        else result.push(...restoreTools(am))
+        continue
+      }
+      asideBefore(o.index)
+      const original = messages[o.index]
+      if (am === o.created) result.push(original)
+      else if (original.role === 'assistant') result.push(restoreAssistant(original, am))
+      else result.push({ ...original, content: restoreContent(am.content) })
+    }
+    asideBefore(Infinity)
+    return result
+  }
+
+  function restoreCall(b) {
+    const o = b[ORIGIN]
+    if (!o || o.kind !== 'call') return { id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } }
+    const original = messages[o.message].tool_calls[o.call]
+    const same = b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || JSON.stringify(b.input) === JSON.stringify(o.input)))
+    if (same) return original
+    let args
+    if (o.how === 'raw' && isObject(b.input) && typeof b.input.arguments === 'string') args = b.input.arguments
+    else if (o.how === 'object') args = b.input
+    else args = JSON.stringify(b.input ?? {})
+    const fn = isObject(original) && isObject(original.function) ? original.function : {}
+    return { ...(isObject(original) ? original : {}), id: b.id, function: { ...fn, name: b.name, arguments: args } }
+  }
+
+  function restoreAssistant(original, am) {
+    if (!Array.isArray(am.content)) return { ...original, content: am.content }
+    const calls = []
+    const parts = []
+    for (const b of am.content) {
+      if (isObject(b) && b.type === 'tool_use') calls.push(restoreCall(b))
+      else parts.push(restorePart(b))
+    }
+    const out = { ...original }
+    if (!Array.isArray(original.content)) {
+      // It was a string (or null, or absent): text comes back as a string.
+      if (parts.length > 0) out.content = parts.every(isText) ? parts.map((p) => p.text).join('') : parts
+    } else {
+      out.content = parts
+    }
+    if (calls.length > 0 || 'tool_calls' in original) out.tool_calls = calls
+    return out
+  }
+
+  function restoreTools(am) {
+    const out = []
+    const rest = []
+    for (const b of Array.isArray(am.content) ? am.content : []) {
+      const o = isObject(b) ? b[ORIGIN] : undefined
+      if (isObject(b) && b.type === 'tool_result') {
+        if (o && o.kind === 'result' && b === o.created) {
+          out.push(messages[o.message])
+        } else if (o && o.kind === 'result') {
+          const msg = { ...messages[o.message], content: b.content }
+          if (b.tool_use_id !== o.created.tool_use_id) msg.tool_call_id = b.tool_use_id
+          out.push(msg)
+        } else {
+          out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: toolContent(b.content) })
+        }
+      } else {
+        rest.push(restorePart(b))
+      }
+    }
+    // Text a repair made of a result answering no call: after the tool messages.
+    if (rest.length > 0) out.push({ role: 'user', content: rest })
+    return out
+  }
+
+  function restorePart(b) {
+    const o = isObject(b) ? b[ORIGIN] : undefined
+    if (o && o.kind === 'part') return b === o.created ? messages[o.message].content[o.part] : imagePart(b)
+    return blockToPart(b)
+  }
+
+  function restoreContent(content) {
+    return Array.isArray(content) ? content.map(restorePart) : content
+  }
+
+  /** A place in the converted history (`messages[3].content[1]` and what follows), named in the OpenAI one. */
+  function locate(prefix, rest = '') {
+    const m = /^messages\[(\d+)\](?:\.content\[(\d+)\])?$/.exec(prefix)
+    const place = m && places[Number(m[1])]
+    if (!place) return prefix + rest
+    const k = m[2] === undefined ? undefined : Number(m[2])
+    switch (place.kind) {
+      case 'tools':
+        if (k === undefined) return `messages[${place.indexes[0]}]${rest}`
+        return `messages[${place.indexes[k] ?? place.indexes[0]}]${rest === '.tool_use_id' ? '.tool_call_id' : rest}`
+      case 'assistant': {
+        if (k === undefined) return `messages[${place.index}]${rest}`
+        const block = place.blocks[k]
+        if (block === undefined) return `messages[${place.index}]`
+        if (block === 'content') return `messages[${place.index}].content`
+        if (block.startsWith('content')) return `messages[${place.index}].${block}${rest}`
+        const inCall = { '.input': '.function.arguments', '.name': '.function.name' }
+        return `messages[${place.index}].${block}${inCall[rest] ?? rest}`
+      }
+      default:
+        return `messages[${place.index}]${k === undefined ? '' : `.content[${k}]`}${rest}`
+    }
+  }
+
+  /** Every `messages[n]…` path in a text, named in the OpenAI history. */
+  function locateAll(text) {
+    return text.replace(/(messages\[\d+\](?:\.content\[\d+\])?)(\.(?:input|tool_use_id|id|name)\b)?/g, (_, prefix, rest) => locate(prefix, rest ?? ''))
+  }
+
+  /** A condense result on the converted history, as the OpenAI history's. */
+  function finish(result) {
+    const out = { ...result }
+    if (result.error) {
+      out.messages = messages.slice()
+      out.error = locateAll(result.error)
+    } else {
+      out.messages = restore(result.messages)
+    }
+    if (Array.isArray(result.repairs)) out.repairs = result.repairs.map((r) => ({ ...r, path: locateAll(r.path) }))
+    out.format = 'openai'
+    return out
+  }
+
+  return { messages: out, restore, locate: locateAll, finish, system: aside.map((i) => messages[i]) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic -> OpenAI (messages the engine wrote, and whole Anthropic histories)
+
+function imagePart(block) {
+  const s = isObject(block.source) ? block.source : {}
+  const url = s.type === 'base64' || typeof s.data === 'string' ? `data:${s.media_type || 'image/png'};base64,${s.data ?? ''}` : String(s.url ?? '')
+  return { type: 'image_url', image_url: { url } }
+}
+
+/** A content block as an OpenAI content part: text stays as it is, images become image_url. */
+function blockToPart(b) {
+  if (isObject(b) && b.type === 'image') return imagePart(b)
+  return b
+}
+
+/** A tool_result's content as a tool message's: a string, or text parts. */
+function toolContent(content) {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.map(blockToPart)
+}
+
+/** One Anthropic message as OpenAI messages (a user message with tool_results becomes tool messages, then the rest). */
+function convertFromAnthropic(m, keepExtras) {
+  if (!isObject(m)) return [m]
+  const { role, content, ...extras } = m
+  const carried = keepExtras ? extras : {}
+  if (typeof content === 'string' || !Array.isArray(content)) return [{ role, content: content ?? '', ...carried }]
+  if (role === 'assistant') {
+    const parts = []
+    const calls = []
+    for (const b of content) {
+      if (!isObject(b)) continue
+      if (b.type === 'tool_use') calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } })
+      else if (b.type === 'text' || b.type === 'refusal') parts.push(b)
+      // thinking, redacted_thinking and other blocks have no place in OpenAI's format.
+    }
+    if (calls.length === 0) return [{ role, content: parts, ...carried }]
+    return [{ role, content: parts.length > 0 ? parts : null, tool_calls: calls, ...carried }]
+  }
+  const out = []
+  const parts = []
+  for (const b of content) {
+    if (isObject(b) && b.type === 'tool_result') out.push({ role: 'tool', tool_call_id: String(b.tool_use_id ?? ''), content: toolContent(b.content) })
+    else parts.push(blockToPart(b))
+  }
+  if (parts.length > 0 || out.length === 0) out.push({ role, content: parts, ...carried })
+  return out
+}
+
+/**
+ * An Anthropic (Roo Code) history as OpenAI chat messages: text blocks become text parts, images
+ * image_url parts, tool_use blocks `tool_calls`, tool_result blocks `tool` messages (before the
+ * rest of their user message). Message keys beside `role` and `content` are kept (on the user
+ * message a tool_result-only message leaves none to carry them). Thinking blocks, `is_error` and
+ * other keys of blocks have no place in OpenAI's format and are dropped.
+ */
+function fromAnthropic(messages) {
+  if (!Array.isArray(messages)) throw new TypeError(`fromAnthropic: messages: expected an array of messages, got ${describe(messages)}`)
+  const out = []
+  for (const m of messages) out.push(...convertFromAnthropic(m, true))
+  return out
+}
+
+/**
+ * For lib/index.js: `options.format` resolved. Null when the call names no format (the library
+ * then reads Anthropic's); else the messages and options (without `format`) to call with, and
+ * `finish` for a condense result.
+ */
+function route(messages, options, fn) {
+  if (!isObject(options) || options.format === undefined) return null
+  const { format, ...rest } = options
+  if (!FORMATS.includes(format)) {
+    throw new TypeError(`${fn}: options.format: expected "openai", "anthropic" or "auto", got ${describe(format)}`)
+  }
+  const resolved = format === 'auto' ? detectFormat(messages) : format
+  if (resolved === 'anthropic' || !Array.isArray(messages)) {
+    return { messages, options: rest, format: 'anthropic', finish: (result) => ({ ...result, format: 'anthropic' }) }
+  }
+  const converted = toAnthropic(messages)
+  return { messages: converted.messages, options: rest, format: 'openai', finish: converted.finish }
+}
+
+module.exports = { detectFormat, toAnthropic, fromAnthropic, route }
