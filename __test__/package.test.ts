@@ -18,10 +18,22 @@ describe('the npm package', () => {
     }
     for (const bin of Object.values<string>(pkg.bin ?? {})) expect(files).toContain(bin.replace(/^\.\//, ''))
     // Every file `main`, `types`, `exports` and `bin` name is in it.
-    const named = [pkg.main, pkg.types, ...JSON.stringify(pkg.exports ?? {}).match(/\.\/[^"]+/g) ?? []].map((p: string) => p.replace(/^\.\//, ''))
+    // (the targets of `exports`, its values, not its keys; patterns such as ./lib/* aside)
+    const targets = (v: unknown): string[] => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(targets) : [])
+    const named = [pkg.main, pkg.types, ...targets(pkg.exports ?? {})].filter((p: string) => !p.includes('*')).map((p: string) => p.replace(/^\.\//, ''))
+    expect(named).toContain('lib/roo.js')
     for (const n of named.filter((n) => n !== 'package.json')) expect(files).toContain(n)
     const unwanted = files.filter((f) => /^(src|tests|__test__|fuzz|benchmark|fixtures|target|npm|examples|\.ci)\//.test(f) || f.endsWith('.node') || f.endsWith('.rs'))
     expect(unwanted).toEqual([])
+  })
+
+  it('each entry of `exports` loads by its package name', () => {
+    const out = execFileSync(process.execPath, ['-e', `
+      const names = ['context-condense', 'context-condense/roo', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/lib/repair.js']
+      console.log(JSON.stringify(names.map((n) => Object.keys(require(n)).length)))`], { cwd: root, encoding: 'utf8' })
+    const counts: number[] = JSON.parse(out)
+    expect(counts.every((n) => n > 0)).toBe(true)
+    expect(counts).toHaveLength(5)
   })
 
   it('names a platform package for each target, each with its binary and its os/cpu', () => {
