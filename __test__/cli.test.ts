@@ -284,7 +284,7 @@ describe('OpenAI-format histories', () => {
 describe('exit codes and what the messages say', () => {
   const name = 'synthetic-4-mixed-ops'
   const cases: Array<[string, string[], { input?: string; code: number; stderr: string | RegExp }]> = [
-    ['unknown command', ['frobnicate'], { code: 2, stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense or preset\n  see context-condense --help\n' }],
+    ['unknown command', ['frobnicate'], { code: 2, stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense, report or preset\n  see context-condense --help\n' }],
     ['unknown option', ['condense', fixtureFile(name), '-p', 'lossless', '--frob'], { code: 2, stderr: "context-condense: condense: Unknown option '--frob'\n  see context-condense help condense\n" }],
     ['no history', ['analyze'], { code: 2, stderr: 'context-condense: analyze: expected one history (a file, a Roo Code task folder, or -), got 0\n  see context-condense --help\n' }],
     ['no provider', ['condense', fixtureFile(name)], { code: 2, stderr: 'context-condense: condense: --provider is required\n  pass --provider lossless|truncation|smart|native (context-condense analyze shows what each saves)\n' }],

@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url)
 const lib = require('../lib/index.js')
 const { createOpenAISummarizer } = require('../lib/openai-client.js')
 const openaiFormat = require('../lib/openai-format.js')
+const htmlReport = require('../lib/report-html.js')
 const { version } = require('../package.json')
 
 /** Exit codes (documented in the usage text and the README). */
@@ -31,6 +32,7 @@ const USAGE = `context-condense ${version}: condense the conversation history of
 Usage:
   context-condense analyze  <history> [options]                  where the tokens are, what each provider saves
   context-condense condense <history> --provider P [options]     condense; write the history, print the report
+  context-condense report   <history> --html FILE [options]      an HTML page: the history before and after, pass by pass
   context-condense preset <name>                                 print a Smart preset's config (a start for --config)
   context-condense help [command]                                this text
 
@@ -47,7 +49,15 @@ condense:
       --dry-run           condense and print the report only; write nothing
       --repair            repair tool pairing before condensing (as newer Roo Code does)
 
-both:
+report (one self-contained page: each message a bar, what each pass did to it, its full text on click):
+      --html FILE         write the report to FILE (required)
+  -p, --provider P        as for condense; default: smart
+      --preset X          as for condense; default for smart: balanced
+  -c, --config FILE       as for condense
+      --title TEXT        the page's title (default: the history's name)
+      --force             overwrite FILE when it exists
+
+analyze, condense, report:
       --format F          auto (default) | anthropic | openai; the output keeps the input's format
       --encoding E        o200k_base (default) | cl100k_base
       --json              machine-readable output on stdout (errors too)
@@ -70,6 +80,7 @@ Exit codes:
   0  done
   1  the engine did not condense (its reason is printed; nothing was written)
   2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force
+     (report: no --html, or --html exists without --force)
   3  the history cannot be read: no such file or folder, not JSON, not a list of messages
      (also: the output file cannot be written)
   4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)
@@ -81,6 +92,7 @@ Examples:
   context-condense condense history.json --provider smart --preset balanced --out condensed.json
   context-condense condense history.json -p native --llm-url http://127.0.0.1:11434/v1 --model qwen2.5:7b --dry-run
   cat openai-chat.json | context-condense condense - -p lossless --json > result.json
+  context-condense report history.json --html report.html --provider smart --preset aggressive
 `
 
 class CliError extends Error {
@@ -89,6 +101,15 @@ class CliError extends Error {
     this.exitCode = exitCode
     this.hint = hint
   }
+}
+
+/** The engine declined (its `error`): exit 1, with what to do about it. */
+function notCondensed(r) {
+  let hint = 'nothing was written'
+  if (/No summarize callback/.test(r.error)) hint = 'native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written'
+  const err = new CliError(EXIT.engine, `not condensed: ${r.error}`, hint)
+  err.result = r
+  return err
 }
 const usageError = (message, hint = 'see context-condense --help') => new CliError(EXIT.usage, message, hint)
 const inputError = (message, hint) => new CliError(EXIT.input, message, hint)
@@ -729,13 +750,7 @@ async function cmdCondense(args, state) {
   const r = await run(input.messages, options)
   state.progress.clear()
   if (llm && llm.failures().length > 0) throw llmFailure(llm, '')
-  if (r.error) {
-    let hint = 'nothing was written'
-    if (/No summarize callback/.test(r.error)) hint = 'native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written'
-    const err = new CliError(EXIT.engine, `not condensed: ${r.error}`, hint)
-    err.result = r
-    throw err
-  }
+  if (r.error) throw notCondensed(r)
   let written
   if (!dryRun && values.out !== undefined) {
     state.progress.step(`writing ${values.out}`)
@@ -781,6 +796,99 @@ async function cmdCondense(args, state) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// report: the HTML page of one condensation (lib/report-html.js), pass by pass
+
+const REPORT_OPTIONS = {
+  ...COMMON_OPTIONS,
+  provider: { type: 'string', short: 'p' },
+  preset: { type: 'string' },
+  config: { type: 'string', short: 'c' },
+  html: { type: 'string' },
+  title: { type: 'string' },
+  force: { type: 'boolean' },
+}
+/** Smart's preset when neither --preset nor a --config with passes says one. */
+const REPORT_PRESET = 'balanced'
+
+async function cmdReport(args, state) {
+  const { values, positionals } = parse('report', args, REPORT_OPTIONS)
+  if (values.help) return { text: commandHelp('report') }
+  state.setFlags(values)
+  if (positionals.length !== 1) throw usageError(`report: expected one history (a file, a Roo Code task folder, or -), got ${positionals.length}`)
+  if (values.html === undefined || values.html.trim() === '') throw usageError('report: --html FILE is required', 'pass --html report.html: the file to write the page to')
+  const provider = oneOf('provider', values.provider, PROVIDERS, 'smart')
+  if (values.preset !== undefined && provider !== 'smart') throw usageError(`--preset applies to --provider smart, not ${provider}`)
+  const preset = oneOf('preset', values.preset, PRESETS)
+  const requested = oneOf('format', values.format, FORMATS, 'auto')
+  oneOf('encoding', values.encoding, ENCODINGS)
+  if (existsSync(values.html) && !values.force) throw usageError(`--html ${values.html} exists`, 'pass --force to overwrite it, or choose another file')
+  const config = readConfig(values)
+  if (preset) config.preset = preset
+  if (provider === 'smart' && config.preset === undefined && config.passes === undefined) config.preset = REPORT_PRESET
+  const shownPreset = provider === 'smart' && config.passes === undefined ? config.preset : undefined
+  const llm = makeSummarizer(values, state)
+  const input = await readHistory(positionals[0], state)
+  const { format, converted, warnings } = checkHistory(input, requested)
+  if (warnings.length > 0) warn(state, problemsWarning(warnings))
+  const signal = interruptible()
+
+  // OpenAI-format histories are shown as the engine reads them (Anthropic's format).
+  const messages = converted ? converted.messages : input.messages
+  state.progress.step(`condensing ${fmt(messages.length)} messages with ${provider}${shownPreset ? ` ${shownPreset}` : ''}, pass by pass`)
+  const options = { ...libraryOptions(values, 'anthropic', llm, signal), provider }
+  if (Object.keys(config).length > 0) options.config = config
+  const trace = await htmlReport.traceCondense(messages, options, { condense: run })
+  const r = trace.result
+  state.progress.clear()
+  if (llm && llm.failures().length > 0) throw llmFailure(llm, '')
+  if (r.error) throw notCondensed(r)
+  state.progress.step(`writing ${values.html}`)
+  const source = input.source.kind === 'stdin' ? 'standard input' : input.source.kind === 'task-folder' ? input.source.path : input.source.file
+  const name = input.source.taskId ?? (input.source.kind === 'stdin' ? 'standard input' : basename(input.source.file))
+  const page = htmlReport.renderHtmlReport(messages, r, {
+    title: values.title ?? `Condensation report: ${name}`,
+    source: `${source}${format === 'openai' ? ' (OpenAI format, shown as Anthropic messages; system messages set aside)' : ''}`,
+    preset: shownPreset,
+    stages: trace.stages ?? undefined,
+    generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  })
+  try {
+    writeAtomically(values.html, page)
+  } catch (e) {
+    if (e instanceof CliError) e.hint = 'choose another --html'
+    throw e
+  }
+  state.progress.clear()
+  const written = { file: values.html, bytes: Buffer.byteLength(page) }
+  if (values.json) {
+    return {
+      json: {
+        command: 'report',
+        input: describeInput(input, format),
+        provider,
+        ...(shownPreset ? { preset: shownPreset } : {}),
+        out: written,
+        passesTraced: trace.traced,
+        prevContextTokens: r.prevContextTokens,
+        newContextTokens: r.newContextTokens,
+        tokensSaved: r.prevContextTokens - r.newContextTokens,
+        metrics: r.metrics,
+        warnings,
+        ...(llm ? { llm: llm.stats } : {}),
+      },
+    }
+  }
+  const t = r.metrics
+  return {
+    text: [
+      `Report: ${written.file} (${fmt(written.bytes)} bytes, self-contained: open it in a browser)`,
+      ` - ${provider}${shownPreset ? ` ${shownPreset}` : ''}: ${fmt(t.tokensBefore)} → ${fmt(t.tokensAfter)} tokens (-${pct(t.reductionPercent)}), ${plural(messages.length, 'message')} → ${fmt(r.messages.length)}`,
+      ...(t.passes.length > 1 && !trace.traced ? [` - which pass changed a message is inferred (${trace.note})`] : []),
+    ].join('\n'),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // preset, help
 
 function cmdPreset(args, state) {
@@ -817,14 +925,15 @@ async function main(argv) {
     let out
     if (command === undefined || command === '--help' || command === '-h') out = { text: USAGE }
     else if (command === 'help') {
-      if (rest[0] !== undefined && !['analyze', 'condense', 'preset'].includes(rest[0])) throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense or preset`)
+      if (rest[0] !== undefined && !['analyze', 'condense', 'report', 'preset'].includes(rest[0])) throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense, report or preset`)
       out = { text: USAGE }
     } else if (command === '--version' || command === '-v') out = { raw: `${version}\n` }
     else if (command === 'analyze') out = await cmdAnalyze(rest, state)
     else if (command === 'condense') out = await cmdCondense(rest, state)
+    else if (command === 'report') out = await cmdReport(rest, state)
     else if (command === 'preset') out = cmdPreset(rest, state)
     else if (command.startsWith('-')) throw usageError(`expected a command before ${command}`, 'context-condense analyze|condense|preset …; see context-condense --help')
-    else throw usageError(`unknown command "${command}"; expected analyze, condense or preset`)
+    else throw usageError(`unknown command "${command}"; expected analyze, condense, report or preset`)
     state.progress.clear()
     if (out.json) {
       const status = state.pendingError ? { ok: false, exitCode: state.pendingError.exitCode, error: state.pendingError.message } : { ok: true, exitCode: 0 }

@@ -1,0 +1,496 @@
+// The visual condensation report (lib/report-html.js) and `context-condense report`: the page is
+// self-contained (no URL it would load, a CSP denying the network), escapes what the history
+// holds, says what each pass did to each message (exactly, pass by pass), and works in headless
+// Chromium (Debian's `chromium`, driven by playwright-core): a bar per message on each side, the
+// passes' totals as in the metrics, the full text on click, dedup links to the kept copy, and a
+// screenshot that shows it.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { condense, type ApiMessage, type CondenseOptions, type CondenseResult, type SummarizeRequest } from '../lib/index.js'
+import { alignHistories, buildReportData, renderHtmlReport, traceCondense, type ReportData } from '../lib/report-html.js'
+import { FIXTURE_DIR, loadFixture } from './helpers.js'
+import { completion, startMockLLM } from './mock-llm-server.js'
+
+const ROOT = join(__dirname, '..')
+const CLI = join(ROOT, 'bin', 'context-condense.mjs')
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const tmp = mkdtempSync(join(tmpdir(), 'context-condense-report-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const DEDUP = 'synthetic-3-tool-dedup' // references, superseded state, truncation, suppression
+const HEAVY = 'heavy-uncondensed'
+const HOSTILE = '</script><img src=x onerror=alert(1)>'
+
+const balanced: CondenseOptions = { provider: 'smart', config: { preset: 'balanced' } }
+const standIn = async (r: SummarizeRequest) => `Stand-in summary of ${r.messages.length} messages (${r.purpose}).`
+
+/** The page's embedded data. */
+function pageData(html: string): ReportData {
+  const m = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)
+  expect(m).not.toBeNull()
+  return JSON.parse(m![1])
+}
+
+/** What a self-contained page must not hold: anything the browser would fetch. The history's own
+ * text (which holds URLs) may only be in the embedded data and in escaped title attributes. */
+function assertSelfContained(html: string) {
+  const markup = html.replace(/<script type="application\/json" id="report-data">[\s\S]*?<\/script>/, '<script type="application/json"></script>').replace(/ title="[^"<>]*"/g, '')
+  expect(markup.length).toBeLessThan(html.length)
+  const scripts = [...markup.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])
+  const styles = [...markup.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1])
+  expect(scripts).toHaveLength(1)
+  expect(styles).toHaveLength(1)
+  const tags = markup.replace(/<(script|style)>[\s\S]*?<\/\1>/g, '').match(/<[a-z][^>]*>/gi) ?? []
+  expect(tags.length).toBeGreaterThan(100)
+  // No attribute that loads a URL, other than data: (the empty favicon) and links within the page.
+  const loads = tags.flatMap((t) => [...t.matchAll(/\s(src|href|action|formaction|poster|srcset|background|data|xlink:href)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi)].map((m) => m[2].replace(/^["']|["']$/g, '')))
+  expect(loads.filter((v) => !/^(#b-\d+|data:,)$/.test(v))).toEqual([])
+  expect(tags.filter((t) => /^<(iframe|object|embed|base|img|video|audio|source|form|frame)\b/i.test(t))).toEqual([])
+  expect(tags.filter((t) => /^<link\b/i.test(t))).toEqual(['<link rel="icon" href="data:,">'])
+  expect(tags.filter((t) => /^<script\b/i.test(t))).toEqual(['<script type="application/json">'])
+  expect(tags).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`)
+  // The CSS loads nothing; the script fetches nothing and makes no element that would.
+  expect(styles[0]).not.toMatch(/@import|url\(/i)
+  expect(scripts[0]).not.toMatch(/fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|new Image|\.src\s*=|createElement\(['"](img|script|link|iframe)|innerHTML|document\.write/)
+  // Outside the embedded data and the escaped text, no URL at all.
+  expect(markup).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
+}
+
+let dedupBefore: ApiMessage[]
+let dedupTrace: Awaited<ReturnType<typeof traceCondense>>
+let dedupHtml: string
+beforeAll(async () => {
+  dedupBefore = loadFixture(DEDUP)
+  dedupTrace = await traceCondense(dedupBefore, balanced)
+  dedupHtml = renderHtmlReport(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' })
+})
+
+describe('the page', () => {
+  it('is one self-contained file: inline CSS and JS, the data as JSON with < escaped, no URL it would load', () => {
+    assertSelfContained(dedupHtml)
+    // The fixture itself holds URLs (package.json, README.md): only in the data, escaped.
+    expect(JSON.stringify(dedupBefore)).toMatch(/https:\/\//)
+    const script = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(dedupHtml)![1]
+    expect(script).not.toContain('<')
+    expect(pageData(dedupHtml)).toEqual(JSON.parse(JSON.stringify(buildReportData(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' }))))
+    // The same input gives the same page (no date unless asked for one).
+    expect(renderHtmlReport(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' })).toBe(dedupHtml)
+  })
+
+  it('escapes everything from the history', async () => {
+    const history: ApiMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: `<task>${HOSTILE} & "quotes" 'too'</task>` }], ts: 1 },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: `read_file${HOSTILE}`, input: { path: HOSTILE } }], ts: 2 },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: `${HOSTILE}\n`.repeat(40) }], ts: 3 },
+      { role: 'assistant', content: HOSTILE, ts: 4 },
+    ]
+    const result = await condense(history, { provider: 'truncation', config: { preserveRecentCount: 1, maxToolResultLines: 2 } })
+    const html = renderHtmlReport(history, result, { title: HOSTILE, source: HOSTILE })
+    assertSelfContained(html)
+    expect(html).not.toContain('<img')
+    expect(html).not.toContain('onerror=alert(1)>')
+    expect(html.match(/<\/script>/g)).toHaveLength(2) // the data's and the page script's own
+    expect(html).toContain('<title>&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;</title>')
+    const data = pageData(html)
+    expect(data.before[0].parts[0].text).toBe(`<task>${HOSTILE} & "quotes" 'too'</task>`)
+    expect(data.before[1].parts[0].label).toBe(`tool call: read_file${HOSTILE}`)
+  })
+
+  it('says what each pass did, exactly, pass by pass (Smart balanced on a real history)', () => {
+    const { result, stages, traced } = dedupTrace
+    expect(traced).toBe(true)
+    expect(stages!.map((s) => s.id)).toEqual(result.metrics.passes.map((p) => p.id))
+    const data = buildReportData(dedupBefore, result, { stages })
+    expect(data.before).toHaveLength(dedupBefore.length)
+    expect(data.after).toHaveLength(result.messages.length)
+    // Tokens per message add up to the metrics.
+    expect(data.before.reduce((n, b) => n + b.tokens, 0)).toBe(result.metrics.tokensBefore)
+    expect(data.after.reduce((n, a) => n + a.tokens, 0)).toBe(result.metrics.tokensAfter)
+    for (const b of data.before) expect(Object.values(b.types).reduce((n, v) => n + (v ?? 0), 0)).toBe(b.tokens)
+    // The passes' totals are the metrics'.
+    expect(data.passes.map((p) => [p.id, p.tokensBefore, p.tokensAfter, p.suppressed, p.truncated, p.summarized])).toEqual(
+      result.metrics.passes.map((p) => [p.id, p.tokensBefore, p.tokensAfter, p.suppressed, p.truncated, p.summarized]),
+    )
+    // Unchanged messages are the caller's own objects; they, and only they, did nothing.
+    result.messages.forEach((m, j) => {
+      const same = dedupBefore.indexOf(m)
+      expect(data.after[j].same).toBe(same >= 0 ? same : undefined)
+      if (same >= 0) expect(data.before[same].actions).toEqual([])
+      else expect(data.before[data.after[j].from!].actions.length).toBeGreaterThan(0)
+    })
+    // The prelude deduplicated and superseded; the truncating pass suppressed and truncated.
+    const [prelude, truncate] = data.passes
+    expect(prelude.id).toBe('lossless-prelude')
+    expect(Object.keys(prelude.actions).sort()).toEqual(['deduplicated', 'superseded'])
+    expect(truncate.actions.suppressed).toBeGreaterThan(0)
+    expect(truncate.actions.truncated).toBeGreaterThan(0)
+    // Message 14 reads package.json again: a reference to message 12, the kept copy, which holds it.
+    const dedup = data.before[14].actions.find((a) => a.kind === 'deduplicated')!
+    expect(dedup).toMatchObject({ pass: 'lossless-prelude', ref: 12, operation: 'deduplicateFileReads' })
+    expect(dedup.marker).toMatch(/^⟨ Reference: content of 'package\.json' identical to message #12 · sha256:[0-9a-f]{12} ⟩$/)
+    expect(JSON.stringify(dedupBefore[12].content)).toContain('"name\\": \\"roo-code\\"')
+    // Every action names a pass, and every marker in the result is accounted for.
+    for (const b of data.before) for (const a of b.actions) expect(result.metrics.passes.map((p) => p.id)).toContain(a.pass)
+  })
+
+  it('without the stages, infers the pass from the markers and the totals', () => {
+    const data = buildReportData(dedupBefore, dedupTrace.result)
+    expect(data.note).toMatch(/inferred/)
+    // From the result alone: message 66 still holds its reference to 62, the prelude's.
+    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'lossless-prelude', ref: 62, operation: 'consolidateToolResults' })
+    expect(data.before[0].actions).toEqual([expect.objectContaining({ kind: 'superseded', pass: 'lossless-prelude', ref: 2, operation: 'removeObsoleteState' })])
+    // Only one pass suppressed anything; two truncated: that is left unsaid.
+    const all = data.before.flatMap((b) => b.actions)
+    expect(new Set(all.filter((a) => a.kind === 'suppressed').map((a) => a.pass))).toEqual(new Set(['truncate-old']))
+    expect(new Set(all.filter((a) => a.kind === 'truncated').map((a) => a.pass))).toEqual(new Set([null]))
+    expect(data.unattributed!.actions.truncated).toBe(all.filter((a) => a.kind === 'truncated').length)
+    expect(buildReportData(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages }).note).toBeUndefined()
+  })
+
+  it('traces Smart pass by pass asking the summarize callback each request once', async () => {
+    let plain = 0
+    const direct = await condense(dedupBefore, { ...balanced, summarize: async (r) => (plain++, standIn(r)) })
+    let traced = 0
+    const t = await traceCondense(dedupBefore, { ...balanced, summarize: async (r) => (traced++, standIn(r)) })
+    expect(plain).toBeGreaterThan(0)
+    expect(traced).toBe(plain)
+    expect(t.traced).toBe(true)
+    expect(t.result.messages).toEqual(direct.messages)
+    const data = buildReportData(dedupBefore, t.result, { stages: t.stages })
+    const summarize = data.passes.find((p) => p.id === 'summarize-oldest')!
+    expect(summarize.actions.summarized).toBe(direct.metrics.passes.find((p) => p.id === 'summarize-oldest')!.summarized)
+    expect(data.before.some((b) => b.actions.some((a) => a.kind === 'summarized' && a.marker?.startsWith('⟨ Summary of the ')))).toBe(true)
+  })
+
+  it('shows a summary beside the run of messages it replaced (native)', async () => {
+    const before = loadFixture(HEAVY)
+    const result = await condense(before, { provider: 'native', summarize: standIn })
+    const data = buildReportData(before, result)
+    const s = data.after.findIndex((a) => a.isSummary)
+    expect(data.after[s].covers).toEqual([1, before.length - 4])
+    const row = data.rows.find((r) => r.after === s)!
+    expect(row).toMatchObject({ before: 1, span: before.length - 4 })
+    expect(data.rows).toHaveLength(before.length)
+    for (let i = 1; i <= before.length - 4; i++) expect(data.before[i].actions).toEqual([{ kind: 'summarized', pass: 'native', passName: result.metrics.passes[0].name, into: s, whole: true }])
+    expect(data.passes[0].actions).toEqual({ summarized: before.length - 4 })
+  })
+
+  it('aligns histories: same objects, changed copies by timestamp, summaries, removed and added messages', () => {
+    const m = (role: 'user' | 'assistant', text: string, ts?: number, extra: Partial<ApiMessage> = {}): ApiMessage => ({ role, content: text, ...(ts !== undefined ? { ts } : {}), ...extra })
+    const before = [m('user', 'a', 1), m('assistant', 'b', 2), m('user', 'c', 3), m('assistant', 'd', 4), m('user', 'e', 5), m('assistant', 'f', 6)]
+    // Changed by timestamp, one removed, one added.
+    const after1 = [before[0], m('assistant', 'b!', 2), before[3], m('user', 'new'), before[4], m('assistant', 'f!', 6)]
+    const a1 = alignHistories(before, after1)
+    expect(a1.after).toEqual([{ kind: 'same', from: 0 }, { kind: 'changed', from: 1 }, { kind: 'same', from: 3 }, { kind: 'inserted' }, { kind: 'same', from: 4 }, { kind: 'changed', from: 5 }])
+    expect(a1.beforeToAfter).toEqual([0, 1, undefined, 2, 4, 5])
+    // A summary of 1..3 between a changed first message and a changed last one (no timestamps).
+    const plain = before.map((x) => m(x.role, x.content as string))
+    const after2 = [m('user', 'a!'), m('assistant', 'summary', undefined, { isSummary: true }), plain[4], m('assistant', 'f!')]
+    const a2 = alignHistories(plain, after2)
+    expect(a2.after).toEqual([{ kind: 'changed', from: 0 }, { kind: 'summary', covers: [1, 3] }, { kind: 'same', from: 4 }, { kind: 'changed', from: 5 }])
+    expect(a2.summarizedInto).toEqual([undefined, 1, 1, 1, undefined, undefined])
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// In the browser
+
+describe('in headless Chromium', () => {
+  let browser: Browser
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's chromium; run \`apt-get install -y chromium\` (as root; .ci/run does it)`)
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  /** Opens an HTML page from a file with every request but file: and data: aborted and recorded. */
+  async function open(html: string, name: string) {
+    const file = join(tmp, name)
+    writeFileSync(file, html)
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
+    const attempted: string[] = []
+    const errors: string[] = []
+    const dialogs: string[] = []
+    page.on('request', (r) => {
+      if (!/^(file|data):/.test(r.url())) attempted.push(r.url())
+    })
+    await page.route('**', (route) => (/^(file|data):/.test(route.request().url()) ? route.continue() : route.abort()))
+    page.on('pageerror', (e) => errors.push(String(e)))
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text())
+    })
+    page.on('dialog', (d) => {
+      dialogs.push(d.message())
+      void d.dismiss()
+    })
+    await page.goto(pathToFileURL(file).href)
+    await page.waitForSelector('html[data-ready="true"]')
+    return { page, attempted, errors, dialogs }
+  }
+
+  /** Distinct colors of a PNG, decoded by the browser itself. */
+  async function pngColors(page: Page, png: Buffer): Promise<number> {
+    return page.evaluate(async (b64) => {
+      const img = new Image()
+      img.src = `data:image/png;base64,${b64}`
+      await img.decode()
+      const canvas = document.createElement('canvas')
+      canvas.width = img.width
+      canvas.height = img.height
+      const ctx = canvas.getContext('2d')!
+      ctx.drawImage(img, 0, 0)
+      const px = ctx.getImageData(0, 0, img.width, img.height).data
+      const seen = new Set<number>()
+      for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2])
+      return seen.size
+    }, png.toString('base64'))
+  }
+
+  it('the network guard sees what a page tries to load (a control page)', async () => {
+    const { page, attempted } = await open('<!DOCTYPE html><p>control</p><img src="http://192.0.2.1/x.png"><script>document.documentElement.dataset.ready = "true"</script>', 'control.html')
+    await page.waitForTimeout(100)
+    expect(attempted).toEqual(['http://192.0.2.1/x.png'])
+    await page.close()
+  })
+
+  it('renders a bar per message on each side, and the passes totals of the metrics; loads nothing', async () => {
+    const { page, attempted, errors } = await open(dedupHtml, 'dedup.html')
+    const { result } = dedupTrace
+    expect(await page.locator('.bar[data-side="before"]').count()).toBe(dedupBefore.length)
+    expect(await page.locator('.bar[data-side="after"]').count()).toBe(result.messages.length)
+    // Bars are drawn (width > 0), colored by content type.
+    const widths = await page.locator('.bar').evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width))
+    expect(Math.min(...widths)).toBeGreaterThan(0)
+    const colors = await page.locator('.bar[data-side="before"][data-index="0"] .seg').evaluateAll((segs) => segs.map((s) => getComputedStyle(s).backgroundColor))
+    expect(colors).toEqual(['rgb(76, 120, 168)', 'rgb(157, 117, 93)']) // user text, environment details
+    // The passes table, cell by cell.
+    const rows = await page.locator('#passes tbody tr[data-pass]').evaluateAll((trs) =>
+      trs.map((tr) => ({ id: tr.getAttribute('data-pass'), ...Object.fromEntries([...tr.querySelectorAll('[data-field]')].map((c) => [c.getAttribute('data-field'), Number(c.getAttribute('data-value'))])) })),
+    )
+    expect(rows).toEqual(
+      result.metrics.passes.map((p) => ({
+        id: p.id,
+        tokensBefore: p.tokensBefore,
+        tokensAfter: p.tokensAfter,
+        tokensSaved: p.tokensBefore - p.tokensAfter,
+        suppressed: p.suppressed,
+        truncated: p.truncated,
+        summarized: p.summarized,
+        messagesChanged: expect.any(Number),
+      })),
+    )
+    const total = await page.locator('#passes tfoot tr[data-total]').evaluate((tr) => Object.fromEntries([...tr.querySelectorAll('[data-field]')].map((c) => [c.getAttribute('data-field'), Number(c.getAttribute('data-value'))])))
+    expect(total).toEqual({ tokensBefore: result.metrics.tokensBefore, tokensAfter: result.metrics.tokensAfter, tokensSaved: result.metrics.tokensSaved, reductionPercent: result.metrics.reductionPercent, messagesAffected: expect.any(Number) })
+    expect(await page.locator('#passes tfoot').innerText()).toContain(`−${result.metrics.reductionPercent.toFixed(1)}%`)
+    expect(await page.locator('#kpi-tokens-after .v').innerText()).toBe(result.metrics.tokensAfter.toLocaleString('en-US'))
+    // Bar length: √tokens by default, tokens on request.
+    const tokens = buildReportData(dedupBefore, result).before.map((b) => b.tokens)
+    const big = tokens.indexOf(Math.max(...tokens))
+    const mid = tokens.findIndex((t) => t > tokens[big] / 20 && t < tokens[big] / 2)
+    expect(mid).toBeGreaterThan(-1)
+    const ratio = () =>
+      page.evaluate(([a, b]) => {
+        const w = (i: number) => document.querySelector(`.bar[data-side="before"][data-index="${i}"]`)!.getBoundingClientRect().width
+        return w(a) / w(b)
+      }, [mid, big])
+    expect(await ratio()).toBeCloseTo(Math.sqrt(tokens[mid] / tokens[big]), 2)
+    await page.click('[data-scale="linear"]')
+    expect(await ratio()).toBeCloseTo(tokens[mid] / tokens[big], 2)
+    expect(attempted).toEqual([])
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('a click on a bar shows the message\'s full text; the page changes; the screenshot is a real picture', async () => {
+    const { page, attempted, errors } = await open(dedupHtml, 'dedup-click.html')
+    const shotBefore = await page.screenshot()
+    // Message 4: the first read of package.json, whole before.
+    const text = (dedupBefore[4].content as Array<{ type: string; text: string }>).filter((b) => b.type === 'text').map((b) => b.text)
+    await page.click('.bar[data-side="before"][data-index="4"]')
+    const panel = page.locator('#panel-text')
+    await expect.poll(() => panel.count()).toBe(1)
+    const shown = await panel.evaluate((el) => el.textContent ?? '')
+    for (const t of text) expect(shown).toContain(t)
+    expect(await page.locator('#panel h2').innerText()).toBe('Before #4 · user')
+    const did = await page.locator('#panel .p-actions li').allInnerTexts()
+    expect(did[0]).toMatch(/^Lossless prelude \(repeated file reads\): deduplicated → kept copy #12\s+⟨ Reference: lines 1-66 of 'package\.json' shown again in message #12 · sha256:[0-9a-f]{12} ⟩$/)
+    expect(did.slice(1).map((t) => t.split('\n')[0].replace(/\s+$/, ''))).toEqual([
+      'Lossless prelude (superseded state): superseded by #6',
+      'Truncate old tool results and parameters: omitted → kept copy #12',
+      'Truncate old tool results and parameters: suppressed',
+    ])
+    expect(await page.locator('.bar[data-side="before"][data-index="4"]').getAttribute('class')).toContain('selected')
+    // The condensed version: its markers, from the other side.
+    await page.click('#panel .p-switch button:has-text("After")')
+    const after = await page.locator('#panel-text').evaluate((el) => el.textContent ?? '')
+    expect(after).toContain('⟨ Omitted: lines 1-66 of \'package.json\' shown again in message #12, since shortened ⟩')
+    expect(after).not.toContain(text[1])
+    const shotAfter = await page.screenshot()
+    for (const png of [shotBefore, shotAfter]) {
+      expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a')
+      expect(png.readUInt32BE(16)).toBe(1400) // IHDR width
+      expect(png.readUInt32BE(20)).toBe(900) // IHDR height
+      expect(png.length).toBeGreaterThan(30_000)
+      expect(await pngColors(page, png)).toBeGreaterThan(40)
+    }
+    expect(shotAfter.equals(shotBefore)).toBe(false)
+    expect(attempted).toEqual([])
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('a dedup link scrolls to the kept copy and highlights it', async () => {
+    const { page, errors } = await open(dedupHtml, 'dedup-link.html')
+    // Message 34 reads README.md again: its badge links to message 28, the kept copy.
+    const link = page.locator('#b-34 a.badge.k-deduplicated[data-ref="28"]')
+    expect(await link.count()).toBe(1)
+    await page.evaluate(() => document.getElementById('b-34')!.scrollIntoView({ block: 'start' }))
+    const kept = page.locator('#b-28')
+    const inView = () => kept.evaluate((el) => {
+      const r = el.getBoundingClientRect()
+      return r.top >= 0 && r.bottom <= window.innerHeight
+    })
+    expect(await inView()).toBe(false)
+    expect(await kept.getAttribute('class')).not.toContain('highlight')
+    await link.click()
+    expect(await kept.getAttribute('class')).toContain('highlight')
+    expect(await page.locator('#a-28').getAttribute('class')).toContain('highlight')
+    await expect.poll(inView).toBe(true)
+    expect(await page.locator('#panel h2').innerText()).toBe('Before #28 · user')
+    expect(await page.locator('.cell.highlight').count()).toBe(2)
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('hostile text stays text: nothing runs, nothing loads', async () => {
+    const history: ApiMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: `<task>${HOSTILE}</task>` }], ts: 1 },
+      { role: 'assistant', content: `<b>bold?</b> ${HOSTILE}`, ts: 2 },
+    ]
+    const result = await condense(history, { provider: 'lossless' })
+    const { page, attempted, errors, dialogs } = await open(renderHtmlReport(history, result, { title: HOSTILE }), 'hostile.html')
+    await page.click('.bar[data-side="before"][data-index="1"]')
+    expect(await page.locator('#panel-text').evaluate((el) => el.textContent)).toContain(`<b>bold?</b> ${HOSTILE}`)
+    expect(await page.locator('img, #panel b:has-text("bold?")').count()).toBe(0)
+    expect(await page.title()).toBe(HOSTILE)
+    expect(dialogs).toEqual([])
+    expect(attempted).toEqual([])
+    expect(errors).toEqual([])
+    await page.close()
+  })
+
+  it('a summary spans the rows of the messages it replaced', async () => {
+    const before = loadFixture(HEAVY)
+    const result = await condense(before, { provider: 'native', summarize: standIn })
+    const { page, errors } = await open(renderHtmlReport(before, result), 'native.html')
+    const spans = page.locator('.cell.after.spans')
+    expect(await spans.count()).toBe(1)
+    expect(await spans.getAttribute('data-covers')).toBe(`1-${before.length - 4}`)
+    const h = await spans.evaluate((el) => el.getBoundingClientRect().height)
+    const one = await page.locator('#b-1').evaluate((el) => el.getBoundingClientRect().height)
+    expect(h).toBeGreaterThan(20 * one)
+    await page.click('.cell.after.spans .bar')
+    expect(await page.locator('#panel-text').evaluate((el) => el.textContent)).toContain('Stand-in summary of')
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+function cli(args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env }
+    delete env.CONTEXT_CONDENSE_API_KEY
+    delete env.OPENAI_API_KEY
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+describe('context-condense report', () => {
+  it('writes a self-contained page of a Roo Code task folder (smart balanced by default); exit 0', async () => {
+    const file = join(tmp, 'r.html')
+    const r = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,124 tokens \\(-95\\.1%\\), 92 messages → 92\n$`))
+    expect(statSync(file).size).toBeGreaterThan(10_000)
+    const html = readFileSync(file, 'utf8')
+    assertSelfContained(html)
+    const data = pageData(html)
+    expect(data).toMatchObject({ provider: 'smart', preset: 'balanced', title: `Condensation report: ${DEDUP}` })
+    expect(data.before).toHaveLength(dedupBefore.length)
+    expect(data.passes.map((p) => p.tokensAfter)).toEqual(dedupTrace.result.metrics.passes.map((p) => p.tokensAfter))
+    expect(data.before[14].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'lossless-prelude', ref: 12 })
+    // Exists: refused without --force, replaced with it.
+    const again = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file, '-p', 'lossless'])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toBe(`context-condense: --html ${file} exists\n  pass --force to overwrite it, or choose another file\n`)
+    const forced = await cli(['report', join(FIXTURE_DIR, DEDUP, 'api_conversation_history.json'), '--html', file, '-p', 'lossless', '--force', '--title', 'Mine'])
+    expect(forced.code).toBe(0)
+    expect(pageData(readFileSync(file, 'utf8'))).toMatchObject({ provider: 'lossless', title: 'Mine' })
+  })
+
+  it('without --html: exit 2, saying what to pass; other errors as condense has them', async () => {
+    const r = await cli(['report', join(FIXTURE_DIR, DEDUP)])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe('context-condense: report: --html FILE is required\n  pass --html report.html: the file to write the page to\n')
+    const missing = await cli(['report', join(tmp, 'nope.json'), '--html', join(tmp, 'x.html')])
+    expect(missing.code).toBe(3)
+    expect(missing.stderr).toContain('no such file or folder')
+    const preset = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', join(tmp, 'y.html'), '-p', 'lossless', '--preset', 'balanced'])
+    expect(preset.code).toBe(2)
+    expect(preset.stderr).toContain('--preset applies to --provider smart, not lossless')
+    const native = await cli(['report', join(FIXTURE_DIR, HEAVY), '--html', join(tmp, 'z.html'), '-p', 'native'])
+    expect(native.code).toBe(1)
+    expect(native.stderr).toContain('pass --llm-url URL')
+    for (const f of ['x.html', 'y.html', 'z.html']) expect(existsSync(join(tmp, f))).toBe(false)
+    const help = await cli(['help', 'report'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('context-condense report   <history> --html FILE [options]')
+    expect(help.stdout).toContain('--html FILE         write the report to FILE (required)')
+  })
+
+  it('native with a model: the summary replaces its run of messages; the model is asked once', async () => {
+    const server = await startMockLLM(() => ({ json: completion('SUMMARY: what happened so far.', { prompt_tokens: 900, completion_tokens: 20 }) }))
+    try {
+      const file = join(tmp, 'cli-native.html')
+      const r = await cli(['report', join(FIXTURE_DIR, HEAVY), '--html', file, '-p', 'native', '--llm-url', server.url, '--json'])
+      expect(r.stderr).toBe('')
+      expect(r.code).toBe(0)
+      const json = JSON.parse(r.stdout)
+      expect(json).toMatchObject({ ok: true, command: 'report', provider: 'native', out: { file }, passesTraced: true })
+      expect(server.requests).toHaveLength(1)
+      const data = pageData(readFileSync(file, 'utf8'))
+      const summary = data.after.find((a) => a.isSummary)!
+      expect(summary.covers).toEqual([1, loadFixture(HEAVY).length - 4])
+      expect(summary.parts![0].text).toContain('SUMMARY: what happened so far.')
+    } finally {
+      await server.close()
+    }
+  })
+})
