@@ -1,7 +1,7 @@
 // What `npm pack` of the main package holds: the JavaScript API, its types, the generated loader,
 // the command line when there is one, the README, and nothing of the sources, tests or benches.
 // The binaries travel in the per-platform packages (npm/<platform>/), wired by `napi pre-publish`.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -34,6 +34,17 @@ describe('the npm package', () => {
     const counts: number[] = JSON.parse(out)
     expect(counts.every((n) => n > 0)).toBe(true)
     expect(counts).toHaveLength(5)
+  })
+
+  it('the main export is whole whichever module is required first, with no warning', () => {
+    for (const first of ['./lib/manager.js', './lib/roo.js', './lib/report-html.js', './lib/index.js']) {
+      const r = spawnSync(process.execPath, ['-e', `
+        require(${JSON.stringify(first)})
+        const lib = require('./lib/index.js')
+        console.log(JSON.stringify([typeof lib.CondensationManager, lib.MIN_CONDENSE_THRESHOLD, lib.MAX_CONDENSE_THRESHOLD, lib.TOKEN_BUFFER_PERCENTAGE, lib.DEFAULT_MAX_TOKENS, typeof lib.slidingWindow]))`], { cwd: root, encoding: 'utf8' })
+      expect(r.stderr).toBe('')
+      expect(JSON.parse(r.stdout)).toEqual(['function', 5, 100, 0.1, 8192, 'function'])
+    }
   })
 
   it('names a platform package for each target, each with its binary and its os/cpu', () => {

@@ -567,12 +567,10 @@ module.exports = {
 // For lib/manager.js only: the chunked intake.
 Object.defineProperty(module.exports, '_pushInChunks', { value: pushInChunks, enumerable: false })
 
-// The manager runs on top of the functions above (it requires this module, now complete).
-const manager = require('./manager.js')
-module.exports.CondensationManager = manager.CondensationManager
-module.exports.managerConfigSchema = manager.managerConfigSchema
-module.exports.slidingWindow = manager.slidingWindow
-module.exports.MIN_CONDENSE_THRESHOLD = manager.MIN_CONDENSE_THRESHOLD
-module.exports.MAX_CONDENSE_THRESHOLD = manager.MAX_CONDENSE_THRESHOLD
-module.exports.TOKEN_BUFFER_PERCENTAGE = manager.TOKEN_BUFFER_PERCENTAGE
-module.exports.DEFAULT_MAX_TOKENS = manager.DEFAULT_MAX_TOKENS
+// The manager runs on top of the functions above (it requires this module). Its exports are read
+// through getters that ask the module cache: when lib/manager.js is required first, it is still
+// loading at this point and its final exports do not exist yet.
+require('./manager.js')
+for (const name of ['CondensationManager', 'managerConfigSchema', 'slidingWindow', 'MIN_CONDENSE_THRESHOLD', 'MAX_CONDENSE_THRESHOLD', 'TOKEN_BUFFER_PERCENTAGE', 'DEFAULT_MAX_TOKENS']) {
+  Object.defineProperty(module.exports, name, { get: () => require('./manager.js')[name], enumerable: true })
+}
