@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url)
 const lib = require('../lib/index.js')
 const { createOpenAISummarizer } = require('../lib/openai-client.js')
 const openaiFormat = require('../lib/openai-format.js')
+const { describe } = require('../lib/values.js')
 const htmlReport = require('../lib/report-html.js')
 const { version } = require('../package.json')
 
@@ -117,11 +118,6 @@ const inputError = (message, hint) => new CliError(EXIT.input, message, hint)
 const fmt = (n) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '—')
 const pct = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${n.toFixed(1)}%` : '—')
 
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
-}
 
 // ---------------------------------------------------------------------------------------------
 // Output: stdout for results, stderr for progress, warnings and errors.

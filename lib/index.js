@@ -8,6 +8,7 @@
 
 const native = require('../index.js')
 const { repairConversation } = require('./repair.js')
+const { describe } = require('./values.js')
 const openaiFormat = require('./openai-format.js')
 
 native.warmUp()
@@ -16,11 +17,6 @@ const ENCODINGS = new Set(['o200k_base', 'cl100k_base'])
 /** Milliseconds of event-loop time one chunk of a history may take to cross into the engine. */
 const CHUNK_BUDGET_MS = 2
 
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
-}
 
 function checkMessagesArray(messages, fn) {
   if (!Array.isArray(messages)) {

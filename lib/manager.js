@@ -22,6 +22,7 @@ const TAKES_TARGET = new Set(['truncation', 'smart'])
 
 /** Roo Code's sliding window: keeps the first message and drops an even number of the oldest others. */
 function slidingWindow(messages, fracToRemove = 0.5) {
+  if (messages.length === 0) return []
   const raw = Math.floor((messages.length - 1) * fracToRemove)
   const remove = raw - (raw % 2)
   return [messages[0], ...messages.slice(remove + 1)]

@@ -5,6 +5,8 @@
 // an abort). Node's global fetch only; no dependencies.
 'use strict'
 
+const { describe } = require('./values.js')
+
 const DEFAULT_TIMEOUT_MS = 120_000
 
 /** Why a request failed: `code` is one of the strings below, `status` the HTTP status when there was one. */
@@ -18,11 +20,6 @@ class OpenAIClientError extends Error {
   }
 }
 
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
-}
 
 /** The chat-completions URL for a base URL (`http://host/v1`) or the full one. */
 function chatCompletionsUrl(url) {

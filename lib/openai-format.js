@@ -8,20 +8,16 @@
 // are kept aside and put back in place.
 'use strict'
 
+const { describe, isObject } = require('./values.js')
+
 const ORIGIN = Symbol('context-condense.openai-origin')
 const FORMATS = ['openai', 'anthropic', 'auto']
 const ASIDE_ROLES = new Set(['system', 'developer'])
 /** Content part types only OpenAI has. */
 const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'file', 'refusal'])
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 const isText = (b) => isObject(b) && b.type === 'text' && typeof b.text === 'string'
 
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
-}
 
 /** "openai" when any message has a role, key or content part only OpenAI's format has, else "anthropic". */
 function detectFormat(messages) {

@@ -19,6 +19,8 @@
 
 const { randomUUID } = require('node:crypto')
 const lib = require('./index.js')
+const { slidingWindow } = require('./manager.js')
+const { describe, isObject } = require('./values.js')
 
 const N_MESSAGES_TO_KEEP = 3
 const MIN_CONDENSE_THRESHOLD = 5
@@ -64,14 +66,7 @@ const CALL_KEYS = [...CONFIG_KEYS, 'signal', 'targetTokens']
 
 let defaults = {}
 
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'function') return 'a function'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
-}
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 function checkKey(key, value, at) {
   const bad = (expected) => new TypeError(`${at}.${key}: expected ${expected}, got ${describe(value)}`)
@@ -707,12 +702,16 @@ async function summarize(messages, apiHandler, systemPrompt, prevContextTokens, 
   if (o.provider !== 'native') {
     const r = await lib.condense(effective, engineOptions(o, o.provider, prePassConfig(o), prev, callback({ outputTokens: 0 })))
     let out = r.error ? undefined : r.messages
+    let tokens = r.newContextTokens
     // Roo always keeps the first message as it is (it may hold a slash command's text), in both
     // modes: a destructive result then holds exactly what the non-destructive projection shows.
-    if (out && out.length > 0 && out[0] !== effective[0]) out = [effective[0], ...out.slice(1)]
+    // (A history's count is the sum of its messages' counts: only the first one is recounted.)
+    if (out && out.length > 0 && out[0] !== effective[0]) {
+      tokens += lib.countTokens([effective[0]]) - lib.countTokens([out[0]])
+      out = [effective[0], ...out.slice(1)]
+    }
     const origins = out ? align(effective, out) : null
     if (out && origins) {
-      const tokens = prev - (lib.countTokens(effective) - lib.countTokens(out))
       if (tokens < prev) {
         base = out
         baseOrigins = origins
@@ -806,12 +805,7 @@ function truncateConversation(messages, fracToRemove, taskId, options) {
   checkArray(messages, 'truncateConversation')
   const o = { ...defaults, ...readOptions(options, [...TRUNCATION_KEYS, ...CALL_KEYS], 'truncateConversation: options', false) }
   capture(o.telemetry, 'captureSlidingWindowTruncation', [taskId])
-  if (!o.nonDestructive) {
-    if (messages.length === 0) return []
-    const raw = Math.floor((messages.length - 1) * fracToRemove)
-    const remove = raw - (raw % 2)
-    return [messages[0], ...messages.slice(remove + 1)]
-  }
+  if (!o.nonDestructive) return slidingWindow(messages, fracToRemove)
   const id = (o.generateId ?? randomUUID)()
   // What the model sees now, markers aside (they are never hidden).
   const shown = visibility(messages)
