@@ -18,8 +18,25 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class Session {
   constructor(options: any)
-  /** Adds the next messages of the history. */
-  push(chunk: Array<any>): void
+  /**
+   * Adds the next messages of the history. Answers the positions (within `chunk`) of the
+   * messages holding U+FFFD or U+FDD0: only those can carry a lone surrogate (Node-API turns
+   * each into U+FFFD on the way in) or the escape character, and JavaScript replaces those
+   * that do by their escaped form (`set`), so edited text comes back exactly.
+   */
+  push(chunk: Array<any>): Array<number>
+  /** Replaces the pushed message at `index` (its escaped form, see `push`). */
+  set(index: number, message: any): void
+  /** The changes that restore every reference in the pushed messages. */
+  expand(): RawExpansion
+  /**
+   * Every problem the provider APIs would reject in the pushed messages (or in `instead`,
+   * a value that is not an array), with its path, as JSON text (a list of any length crosses
+   * as one string).
+   */
+  validate(instead?: any | undefined | null): string
+  /** What fills the context of the pushed messages, now, as JSON text. */
+  analyzeNow(encodingName?: string | undefined | null): string
   /**
    * Marks the history as one the engine cannot take (`problem` names where): `start` then
    * answers with a refusal that leaves the messages unchanged.
@@ -48,9 +65,6 @@ export declare class Session {
   analyze(encodingName?: string | undefined | null): Promise<unknown>
 }
 
-/** What fills the context. */
-export declare function analyze(messages: any, encodingName?: string | undefined | null): any
-
 /** Empties the engine's token-count cache. */
 export declare function clearTokenCache(): void
 
@@ -68,9 +82,6 @@ export declare function countTexts(texts: Array<string>, encodingName?: string |
 
 /** Tokens of many strings, counted off the JavaScript thread. */
 export declare function countTextsAsync(texts: Array<string>, encodingName?: string | undefined | null): Promise<Array<number>>
-
-/** The changes that restore every reference. */
-export declare function expandReferences(messages: any): RawExpansion
 
 /** The JSON Schema of the manager config, for settings UIs. */
 export declare function managerConfigSchema(): any
@@ -110,9 +121,11 @@ export interface PackedChanges {
 export interface RawEvent {
   /** "summarize", "done" or "error". */
   kind: string
-  requests?: any
+  /** The summary requests, as JSON text. */
+  requests?: string
   changes?: PackedChanges
-  summary?: any
+  /** The outcome (numbers, report, new messages, layout), as JSON text. */
+  summary?: string
   error?: string
   aborted: boolean
   invalidOptions: boolean
@@ -127,9 +140,6 @@ export interface RawExpansion {
 
 /** The configuration of a Smart preset, as JSON. */
 export declare function smartPreset(name: string): any
-
-/** Every problem the provider APIs would reject, with its path. */
-export declare function validateConversation(messages: any): any
 
 /** Loads the BPE tables on a background thread so the first count does not pay for it. */
 export declare function warmUp(): void

@@ -436,7 +436,7 @@ describe('context-condense report', () => {
     const r = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(new RegExp(`^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,124 tokens \\(-95\\.1%\\), 92 messages → 92\n$`))
+    expect(r.stdout).toMatch(new RegExp(`^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,122 tokens \\(-95\\.1%\\), 92 messages → 92\n$`))
     expect(statSync(file).size).toBeGreaterThan(10_000)
     const html = readFileSync(file, 'utf8')
     assertSelfContained(html)

@@ -10,6 +10,7 @@ const native = require('../index.js')
 const { repairConversation } = require('./repair.js')
 const { describe } = require('./values.js')
 const openaiFormat = require('./openai-format.js')
+const { escapeText, unescapeText, unescapeValue, pathText, findUnsupported, unsupportedProblem, inputTooDeep, pushChunk, pushAll } = require('./crossing.js')
 
 native.warmUp()
 
@@ -29,60 +30,6 @@ function checkEncoding(encoding, at) {
     throw new TypeError(`${at}: unknown encoding ${JSON.stringify(encoding)}, expected "o200k_base" or "cl100k_base"`)
   }
   return encoding ?? 'o200k_base'
-}
-
-// ---------------------------------------------------------------------------------------------
-// Values a history cannot carry into the engine: nesting deeper than the JSON limit (128 levels,
-// as serde_json and Node-API's conversion have it), cycles, numbers JSON has no form for (NaN,
-// Infinity), functions and symbols (a BigInt crosses as a number). Found without recursion, so a hostile depth cannot
-// overflow the stack here either.
-
-const MAX_DEPTH = 128
-
-function pathText(segments) {
-  const seg = (s) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_$][\w$]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`)
-  const text = (xs) => xs.map(seg).join('').replace(/^\./, '')
-  if (segments.length <= 10) return text(segments)
-  const head = text(segments.slice(0, 6))
-  return `${head}… (${segments.length - 6} levels deeper)`
-}
-
-/** The first value under `root` the engine cannot take, as { path, message }, or null. */
-function findUnsupported(root, rootPath) {
-  const stack = [[root, rootPath, new Set()]]
-  while (stack.length > 0) {
-    const [value, path, ancestors] = stack.pop()
-    switch (typeof value) {
-      case 'number':
-        if (!Number.isFinite(value)) return { path, message: `${value} is not a JSON number` }
-        continue
-      case 'function':
-      case 'symbol':
-        return { path, message: `a ${typeof value} is not JSON` }
-      case 'object':
-        break
-      default:
-        continue
-    }
-    if (value === null) continue
-    if (ancestors.has(value)) return { path, message: 'the value contains itself (a cycle)' }
-    if (path.length - rootPath.length >= MAX_DEPTH) {
-      return { path, message: `nested more than ${MAX_DEPTH} levels deep (the JSON limit)` }
-    }
-    const inner = new Set(ancestors).add(value)
-    const entries = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value)
-    for (let k = entries.length - 1; k >= 0; k--) stack.push([entries[k][1], [...path, entries[k][0]], inner])
-  }
-  return null
-}
-
-/** The problem in `messages` (from index `offset`) that stopped the crossing, named by path. */
-function unsupportedProblem(messages, offset, fallback) {
-  for (let i = 0; i < messages.length; i++) {
-    const found = findUnsupported(messages[i], ['messages', offset + i])
-    if (found) return `${pathText(found.path)}: ${found.message}`
-  }
-  return `messages[${offset}..${offset + messages.length}]: ${fallback}`
 }
 
 function checkOptionsObject(options, fn) {
@@ -140,6 +87,8 @@ function blockParts(block, text, fixed) {
     case 'tool_use': {
       const name = typeof block.name === 'string' ? block.name : ''
       const input = block.input === undefined ? '' : JSON.stringify(block.input)
+      // As deep as the other entry points take, no deeper.
+      if (inputTooDeep(block.input, input)) throw new Error('a tool input nested too deep')
       text(name + input)
       break
     }
@@ -245,7 +194,7 @@ function applyChanges(messages, packed) {
     const block = codes[4 * c + 1] - 1
     const part = codes[4 * c + 2] - 1
     const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
-    const value = text.slice(start, ends[c])
+    const value = unescapeText(text.slice(start, ends[c]))
     start = ends[c]
     const original = messages[i]
     const m = out[i] === original ? { ...original } : out[i]
@@ -279,13 +228,10 @@ async function pushInChunks(session, messages, signal) {
     if (signal && signal.aborted) throw abortError(signal)
     const started = performance.now()
     const end = Math.min(messages.length, i + size)
-    const chunk = messages.slice(i, end)
-    try {
-      session.push(chunk)
-    } catch (e) {
+    const problem = pushChunk(session, messages.slice(i, end), i)
+    if (problem) {
       // A value the engine cannot take: the run refuses with where it is, like any other
       // structural problem, and the messages come back unchanged.
-      const problem = unsupportedProblem(chunk, i, e && e.message)
       session.reject(problem)
       return problem
     }
@@ -424,10 +370,10 @@ function buildMessages(messages, changes, summary) {
   for (const [i, block, input] of summary.inputs) {
     const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
     if (m.content === messages[i].content) m.content = m.content.slice()
-    m.content[block] = { ...m.content[block], input }
+    m.content[block] = { ...m.content[block], input: unescapeValue(input) }
     out[i] = m
   }
-  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : item.message))
+  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : unescapeValue(item.message)))
   return out
 }
 
@@ -465,7 +411,10 @@ async function condense(messages, options) {
       const event = await session.next()
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
-        session.reply(await summarizeBatch(event.requests, summarize, llm, signal))
+        // Texts leave the engine's escaped form for the host, and answers enter it.
+        const requests = unescapeValue(JSON.parse(event.requests))
+        const answers = await summarizeBatch(requests, summarize, llm, signal)
+        session.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
         continue
       }
       if (event.kind === 'error') {
@@ -474,7 +423,8 @@ async function condense(messages, options) {
         if (event.invalidOptions) error.code = 'InvalidArg'
         throw error
       }
-      const { summary } = event
+      const summary = JSON.parse(event.summary)
+      if (typeof summary.summary === 'string') summary.summary = unescapeText(summary.summary)
       const result = {
         messages: summary.error ? messages.slice() : buildMessages(messages, event.changes, summary),
         summary: summary.summary,
@@ -495,18 +445,21 @@ async function condense(messages, options) {
 
 function expandReferences(messages) {
   checkMessagesArray(messages, 'expandReferences')
-  return applyChanges(messages, native.expandReferences(messages).changes)
+  const session = new native.Session({ provider: 'lossless' })
+  const problem = pushAll(session, messages)
+  if (problem) throw new TypeError(`expandReferences: ${problem}`)
+  return applyChanges(messages, session.expand().changes)
 }
 
 function validateConversation(messages) {
-  try {
-    return native.validateConversation(messages)
-  } catch (e) {
-    if (!Array.isArray(messages) || !/JSON|convert|number/i.test(String(e && e.message))) throw e
-    const problem = unsupportedProblem(messages, 0, e.message)
+  const session = new native.Session({ provider: 'lossless' })
+  if (!Array.isArray(messages)) return JSON.parse(session.validate(messages))
+  const problem = pushAll(session, messages)
+  if (problem) {
     const at = problem.indexOf(': ')
     return [{ path: problem.slice(0, at), code: 'unsupported_value', message: problem.slice(at + 2) }]
   }
+  return JSON.parse(session.validate())
 }
 
 function analyze(messages, options) {
@@ -515,12 +468,10 @@ function analyze(messages, options) {
   checkMessagesArray(messages, 'analyze')
   const opts = checkOptionsObject(options, 'analyze')
   const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
-  try {
-    return native.analyze(messages, encoding)
-  } catch (e) {
-    if (!/JSON|convert|number/i.test(String(e && e.message))) throw e
-    throw new TypeError(`analyze: ${unsupportedProblem(messages, 0, e.message)}`)
-  }
+  const session = new native.Session({ provider: 'lossless' })
+  const problem = pushAll(session, messages)
+  if (problem) throw new TypeError(`analyze: ${problem}`)
+  return JSON.parse(session.analyzeNow(encoding))
 }
 
 async function analyzeAsync(messages, options) {

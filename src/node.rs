@@ -115,6 +115,26 @@ fn encoding(name: Option<String>) -> Result<Encoding> {
     parse_encoding(name.as_deref(), "options.encoding").map_err(to_napi)
 }
 
+/// A value as JSON text, for results that may hold more values than one Node-API conversion
+/// takes (about a million): JavaScript parses the text instead.
+fn json_text<T: serde::Serialize>(value: &T) -> std::result::Result<String, CondenseError> {
+    serde_json::to_string(value).map_err(|e| CondenseError::Internal(format!("could not write the result: {e}")))
+}
+
+/// Whether a string of `value` (or a key) holds U+FFFD (EF BF BD) or U+FDD0 (EF B7 90).
+fn may_need_escaping(value: &Value) -> bool {
+    fn text(s: &str) -> bool {
+        let b = s.as_bytes();
+        memchr::memchr_iter(0xEF, b).any(|i| matches!(b.get(i + 1..i + 3), Some([0xBF, 0xBD]) | Some([0xB7, 0x90])))
+    }
+    match value {
+        Value::String(s) => text(s),
+        Value::Array(a) => a.iter().any(may_need_escaping),
+        Value::Object(o) => o.iter().any(|(k, v)| text(k) || may_need_escaping(v)),
+        _ => false,
+    }
+}
+
 fn as_array(messages: &Value) -> std::result::Result<&[Value], CondenseError> {
     messages
         .as_array()
@@ -280,35 +300,6 @@ pub fn count_texts_async(texts: Vec<String>, encoding_name: Option<String>) -> R
 pub fn count_messages(messages: Value, encoding_name: Option<String>) -> Result<u32> {
     let enc = encoding(encoding_name)?;
     guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
-}
-
-/// Every problem the provider APIs would reject, with its path.
-#[napi(catch_unwind)]
-pub fn validate_conversation(messages: Value) -> Result<Value> {
-    guarded(|| {
-        panic_probe("sync");
-        Ok(serde_json::to_value(crate::validate::validate_value(&messages)).unwrap_or(Value::Null))
-    })
-}
-
-/// The changes that restore every reference.
-#[napi(catch_unwind)]
-pub fn expand_references(messages: Value) -> Result<RawExpansion> {
-    guarded(|| {
-        let x = crate::reference::expand(as_array(&messages)?);
-        Ok(RawExpansion {
-            changes: Packed::new(x.changes).into_js(),
-            expanded: x.expanded as u32,
-            unresolved: x.unresolved as u32,
-        })
-    })
-}
-
-/// What fills the context.
-#[napi(catch_unwind)]
-pub fn analyze(messages: Value, encoding_name: Option<String>) -> Result<Value> {
-    let enc = encoding(encoding_name)?;
-    guarded(|| Ok(serde_json::to_value(crate::analyze::analyze(as_array(&messages)?, enc)).unwrap_or(Value::Null)))
 }
 
 pub struct EstimateTask {
@@ -521,10 +512,62 @@ impl Session {
         })
     }
 
-    /// Adds the next messages of the history.
+    /// Adds the next messages of the history. Answers the positions (within `chunk`) of the
+    /// messages holding U+FFFD or U+FDD0: only those can carry a lone surrogate (Node-API turns
+    /// each into U+FFFD on the way in) or the escape character, and JavaScript replaces those
+    /// that do by their escaped form (`set`), so edited text comes back exactly.
     #[napi]
-    pub fn push(&mut self, chunk: Vec<Value>) {
+    pub fn push(&mut self, chunk: Vec<Value>) -> Vec<u32> {
+        let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
         self.messages.extend(chunk);
+        flagged
+    }
+
+    /// Replaces the pushed message at `index` (its escaped form, see `push`).
+    #[napi]
+    pub fn set(&mut self, index: u32, message: Value) -> Result<()> {
+        match self.messages.get_mut(index as usize) {
+            Some(m) => {
+                *m = message;
+                Ok(())
+            }
+            None => Err(Error::new(Status::InvalidArg, format!("set: no message at {index}"))),
+        }
+    }
+
+    /// The changes that restore every reference in the pushed messages.
+    #[napi]
+    pub fn expand(&mut self) -> Result<RawExpansion> {
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| {
+            let x = crate::reference::expand(&messages);
+            Ok(RawExpansion {
+                changes: Packed::new(x.changes).into_js(),
+                expanded: x.expanded as u32,
+                unresolved: x.unresolved as u32,
+            })
+        })
+    }
+
+    /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,
+    /// a value that is not an array), with its path, as JSON text (a list of any length crosses
+    /// as one string).
+    #[napi]
+    pub fn validate(&mut self, instead: Option<Value>) -> Result<String> {
+        let pushed = Value::Array(std::mem::take(&mut self.messages));
+        let messages = instead.unwrap_or(pushed);
+        guarded(|| {
+            panic_probe("sync");
+            json_text(&crate::validate::validate_value(&messages))
+        })
+    }
+
+    /// What fills the context of the pushed messages, now, as JSON text.
+    #[napi]
+    pub fn analyze_now(&mut self, encoding_name: Option<String>) -> Result<String> {
+        let enc = encoding(encoding_name)?;
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| json_text(&crate::analyze::analyze(&messages, enc)))
     }
 
     /// Marks the history as one the engine cannot take (`problem` names where): `start` then
@@ -658,9 +701,11 @@ impl Session {
 pub struct RawEvent {
     /// "summarize", "done" or "error".
     pub kind: String,
-    pub requests: Option<Value>,
+    /// The summary requests, as JSON text.
+    pub requests: Option<String>,
     pub changes: Option<PackedChanges>,
-    pub summary: Option<Value>,
+    /// The outcome (numbers, report, new messages, layout), as JSON text.
+    pub summary: Option<String>,
     pub error: Option<String>,
     pub aborted: bool,
     pub invalid_options: bool,
@@ -692,14 +737,15 @@ impl Task for NextTask {
             invalid_options: false,
         };
         Ok(match event {
-            Event::Summarize(batch) => RawEvent {
-                kind: "summarize".into(),
-                requests: Some(serde_json::to_value(batch).unwrap_or(Value::Null)),
+            Event::Summarize(batch) => {
+                RawEvent { kind: "summarize".into(), requests: Some(json_text(&batch).map_err(to_napi)?), ..empty }
+            }
+            Event::Done(Ok((packed, summary))) => RawEvent {
+                kind: "done".into(),
+                changes: Some(packed.into_js()),
+                summary: Some(json_text(&summary).map_err(to_napi)?),
                 ..empty
             },
-            Event::Done(Ok((packed, summary))) => {
-                RawEvent { kind: "done".into(), changes: Some(packed.into_js()), summary: Some(summary), ..empty }
-            }
             Event::Done(Err(e)) => RawEvent {
                 kind: "error".into(),
                 aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),

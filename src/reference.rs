@@ -1,15 +1,23 @@
 //! The markers condensing leaves behind, and `expandReferences`.
 //!
-//! A reference (FR-LC-003) reads naturally to a model and carries what is needed to restore the
-//! bytes it replaced: the index of the message holding them and a short sha256 of them,
+//! A reference reads naturally to a model and carries what is needed to restore the bytes it
+//! replaced: the index of the message holding them and a short seal,
 //! e.g. `⟨ Reference: content of 'src/a.ts' identical to message #4 · sha256:3f2a9c1b7d0e ⟩`.
 //! A reference to some lines adds them: `⟨ Reference: lines 10-40 of 'src/a.ts' unchanged from
 //! message #4 · sha256:… ⟩`. Expansion looks in that message for a string, a file's numbered
-//! lines, or those lines re-rendered, whose hash matches, and puts the bytes back. A marker
-//! whose hash matches nothing is left as it is (and counted). Superseded markers
+//! lines, or those lines re-rendered, whose seal matches, and puts the bytes back. A marker
+//! whose seal matches nothing is text, left as it is (and counted). Superseded markers
 //! (`⟨ Superseded: … ⟩`) are not references: what they replaced is gone on purpose.
 //!
+//! The seal is the first 12 hex digits of the sha256 of the marker's place relative to its
+//! target (its own message index minus the target's) and the bytes: a marker is a reference only
+//! in the message it was written into. The same text anywhere else (a user pasting it, the model
+//! repeating it, a file or a command output showing it, a hand-written one) stays text, so
+//! condensing a history that contains such text and expanding it back gives the history exactly.
+//! When condensing moves a marker and its target apart, the marker is renumbered and sealed again.
+//!
 //! Message indexes are 0-based positions in the array the marker is in.
+//! Never touches the messages: it reads them and returns changes.
 
 use std::ops::Range;
 
@@ -24,9 +32,14 @@ const CLOSE: &str = " ⟩";
 const HASH_TAG: &str = " · sha256:";
 const HASH_LEN: usize = 12;
 
-/// The first 12 hex digits of the sha256 of `text`.
-pub fn short_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
+/// A marker's seal: the first 12 hex digits of the sha256 of its offset from its target
+/// (`own - target`, in messages) and the bytes it stands for.
+pub fn seal(own: usize, target: usize, bytes: &str) -> String {
+    let delta = own as i64 - target as i64;
+    let mut hasher = Sha256::new();
+    hasher.update(format!("{delta}\n").as_bytes());
+    hasher.update(bytes.as_bytes());
+    let digest = hasher.finalize();
     let mut s = String::with_capacity(HASH_LEN);
     for b in digest.iter().take(HASH_LEN / 2) {
         s.push_str(&format!("{b:02x}"));
@@ -44,13 +57,13 @@ fn clip(s: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-/// A whole tool result identical to one kept elsewhere.
-pub fn result_reference(tool: &str, arg: Option<&str>, msg: usize, replaced: &str) -> String {
+/// A whole tool result (in message `own`) identical to one kept in message `msg`.
+pub fn result_reference(tool: &str, arg: Option<&str>, msg: usize, own: usize, replaced: &str) -> String {
     let what = match arg {
         Some(a) => format!("same {tool} result for '{}' as", clip(a, 60)),
         None => format!("same {tool} result as"),
     };
-    finish(format!("{OPEN}{what} message #{msg}{HASH_TAG}{}{CLOSE}", short_hash(replaced)), replaced)
+    finish(format!("{OPEN}{what} message #{msg}{HASH_TAG}{}{CLOSE}", seal(own, msg, replaced)), replaced)
 }
 
 /// A reference to bytes that end with a line ending is followed by a newline, which it stands
@@ -62,20 +75,21 @@ fn finish(mut marker: String, replaced: &str) -> String {
     marker
 }
 
-/// A file's content identical to a copy kept elsewhere.
-pub fn file_reference(path: &str, msg: usize, replaced: &str) -> String {
+/// A file's content (in message `own`) identical to a copy kept in message `msg`.
+pub fn file_reference(path: &str, msg: usize, own: usize, replaced: &str) -> String {
     finish(
-        format!("{OPEN}content of '{path}' identical to message #{msg}{HASH_TAG}{}{CLOSE}", short_hash(replaced)),
+        format!("{OPEN}content of '{path}' identical to message #{msg}{HASH_TAG}{}{CLOSE}", seal(own, msg, replaced)),
         replaced,
     )
 }
 
-/// Some lines of a file, equal to the same lines shown elsewhere (before or after).
-pub fn lines_reference(path: &str, first: u32, last: u32, msg: usize, later: bool, replaced: &str) -> String {
-    let relation = if later { "shown again in" } else { "unchanged from" };
+/// Some lines of a file (in message `own`), equal to the same lines shown in message `msg`
+/// (before or after).
+pub fn lines_reference(path: &str, first: u32, last: u32, msg: usize, own: usize, replaced: &str) -> String {
+    let relation = if msg > own { "shown again in" } else { "unchanged from" };
     let marker = format!(
         "{OPEN}lines {first}-{last} of '{path}' {relation} message #{msg}{HASH_TAG}{}{CLOSE}",
-        short_hash(replaced)
+        seal(own, msg, replaced)
     );
     finish(marker, replaced)
 }
@@ -151,13 +165,15 @@ pub fn find_references(text: &str) -> Vec<ParsedRef> {
     out
 }
 
-/// The bytes a reference stands for, found in the message it names, if their hash matches.
-pub fn resolve(messages: &[Value], r: &ParsedRef) -> Option<String> {
-    resolve_in(messages.get(r.msg)?, r)
+/// The bytes a reference found in message `own` stands for, found in the message it names, if
+/// their seal matches.
+pub fn resolve(messages: &[Value], own: usize, r: &ParsedRef) -> Option<String> {
+    resolve_in(messages.get(r.msg)?, own, r)
 }
 
-/// The bytes a reference stands for, looked for in one message.
-pub fn resolve_in(m: &Value, r: &ParsedRef) -> Option<String> {
+/// The bytes a reference found in message `own` stands for, looked for in its target `m`.
+pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
+    let short_hash = |bytes: &str| seal(own, r.msg, bytes);
     for slot in text_slots(m) {
         let text = slot_text(m, slot)?;
         if let Some((first, last, path)) = &r.lines {
@@ -210,7 +226,7 @@ pub fn expand(messages: &[Value]) -> Expansion {
             let mut pos = 0;
             let mut changed = false;
             for r in refs {
-                match resolve(messages, &r) {
+                match resolve(messages, i, &r) {
                     Some(bytes) => {
                         new.push_str(&text[pos..r.range.start]);
                         // The newline after the marker stands for the bytes' own last line ending.
@@ -253,28 +269,42 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
         .filter(|(at, t)| position.contains_key(&at.msg) && t.contains(OPEN))
         .map(|(at, _)| at)
         .collect();
-    // Whether (message, hash, lines) resolves: several references often share a target.
-    type Target = (usize, String, Option<(u32, u32, String)>);
-    let mut verdicts: HashMap<Target, bool> = HashMap::new();
+    // The bytes each (own message, target, seal, lines) stands for, if they are still there:
+    // several references often share a target.
+    type Target = (usize, usize, String, Option<(u32, u32, String)>);
+    let mut found: HashMap<Target, Option<String>> = HashMap::new();
     for at in slots {
         let Some(text) = draft.text(at).map(str::to_string) else { continue };
+        let own_now = position.get(&at.msg).copied().unwrap_or(at.msg);
         let mut out = String::with_capacity(text.len());
         let mut pos = 0;
         for r in find_references(&text) {
             let now = position.get(&r.msg).copied();
-            let key = (r.msg, r.hash.clone(), r.lines.clone());
-            let ok = match now {
-                None => false,
-                // A message nothing changed still holds the bytes the reference was made against.
-                Some(_) if !draft.is_message_changed(r.msg) => true,
-                Some(_) => *verdicts.entry(key).or_insert_with(|| resolve_in(&draft.message(r.msg), &r).is_some()),
+            let moved = now.is_some_and(|p| p as i64 - own_now as i64 != r.msg as i64 - at.msg as i64);
+            // A target nothing changed still holds the bytes the reference was made against;
+            // they are looked up only when needed (a changed target, or a new seal to make).
+            let bytes = match now {
+                None => None,
+                Some(_) if !moved && !draft.is_message_changed(r.msg) => Some(None),
+                Some(_) => {
+                    let key = (at.msg, r.msg, r.hash.clone(), r.lines.clone());
+                    let b = found.entry(key).or_insert_with(|| resolve_in(&draft.message(r.msg), at.msg, &r));
+                    b.clone().map(Some)
+                }
             };
             out.push_str(&text[pos..r.range.start]);
             let marker = &text[r.range.clone()];
-            match (ok, now) {
-                (true, Some(p)) if p == r.msg => out.push_str(marker),
-                (true, Some(p)) => {
-                    out.push_str(&marker.replace(&format!("message #{}", r.msg), &format!("message #{p}")))
+            match (bytes, now) {
+                (Some(_), Some(p)) if !moved && p == r.msg => out.push_str(marker),
+                (Some(bytes), Some(p)) => {
+                    let mut m = marker.replace(&format!("message #{}", r.msg), &format!("message #{p}"));
+                    if let Some(bytes) = bytes.filter(|_| moved) {
+                        m = m.replace(
+                            &format!("{HASH_TAG}{}", r.hash),
+                            &format!("{HASH_TAG}{}", seal(own_now, p, &bytes)),
+                        );
+                    }
+                    out.push_str(&m);
                 }
                 _ => {
                     let desc = marker.trim_start_matches(OPEN).split(HASH_TAG).next().unwrap_or("");
@@ -301,13 +331,14 @@ mod tests {
 
     #[test]
     fn markers_parse_back() {
-        let r = lines_reference("src/it's.ts", 10, 40, 4, false, "abc");
+        let r = lines_reference("src/it's.ts", 10, 40, 4, 7, "abc");
         let found = find_references(&format!("x{r}y"));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].msg, 4);
         assert_eq!(found[0].lines, Some((10, 40, "src/it's.ts".to_string())));
-        assert_eq!(found[0].hash, short_hash("abc"));
-        let r = result_reference("execute_command", Some("npm test"), 12, "out");
+        assert_eq!(found[0].hash, seal(7, 4, "abc"));
+        assert_ne!(seal(7, 4, "abc"), seal(8, 4, "abc"), "the seal binds the marker's place");
+        let r = result_reference("execute_command", Some("npm test"), 12, 14, "out");
         let found = find_references(&r);
         assert_eq!((found[0].msg, found[0].lines.clone()), (12, None));
         assert!(find_references("⟨ Reference: made up by a user ⟩").is_empty());

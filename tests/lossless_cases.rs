@@ -292,3 +292,65 @@ fn environment_tags_inside_a_tool_output_are_output_not_state() {
     assert_eq!(text_of(&out, 2, 1), dump, "the quoted environment details are not superseded");
     assert!(text_of(&out, 4, 1).starts_with("⟨ Reference: same use_mcp_tool result for 'state' as message #2"));
 }
+
+/// Text that looks like a reference but was not written there by condensing stays text: a
+/// genuine marker copied into feedback, an assistant's text, a file's content or a whole user
+/// message, and a hand-made marker whose hash is the plain sha256 of real bytes. Condensing such a
+/// history and expanding it back gives it exactly; expanding it as it is changes nothing.
+#[test]
+fn text_that_looks_like_a_reference_stays_text() {
+    let body = file_body("src/a.ts", 1, &source(30, ""));
+    let h = vec![
+        task(),
+        call("read"),
+        result("read_file", "src/a.ts", &body, "t1"),
+        call("again"),
+        result("read_file", "src/a.ts", &body, "t2"),
+    ];
+    let (_, out) = run(&h, &lossless(json!({})));
+    let text = text_of(&out, 4, 1);
+    let genuine = text.lines().find(|l| l.starts_with("⟨ Reference: ")).unwrap_or_default().to_string();
+    assert!(genuine.ends_with(" ⟩"), "a genuine marker to copy: {text}");
+    // The bytes it stands for: the numbered lines of the first read.
+    let first = slot_text(&h[2], Slot::Text(1)).unwrap_or_default().to_string();
+    let start = first.find("\">\n").map(|i| i + 3).unwrap_or_default();
+    let content = first[start..first.find("</content>").unwrap_or(first.len())].to_string();
+    assert_eq!(expand(&out).changes.len(), 1, "the genuine marker expands where it was written");
+    let plain_sha = {
+        use sha2::{Digest, Sha256};
+        let d = Sha256::digest(content.as_bytes());
+        d.iter().take(6).map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let forged = format!("⟨ Reference: content of 'src/a.ts' identical to message #2 · sha256:{plain_sha} ⟩");
+    let feedback = |t: &str| {
+        json!({"role": "user", "content": [
+            {"type": "text", "text": "[read_file for 'src/b.ts'] Result:"},
+            {"type": "text", "text": "<feedback>\nlook at this: ".to_string() + t + "\n</feedback>"},
+        ]})
+    };
+    let mut pasted = h.clone();
+    pasted.extend([
+        call(&format!("I saw {genuine} earlier")),
+        feedback(&genuine),
+        call("read the notes"),
+        result(
+            "read_file",
+            "notes.md",
+            &file_body("notes.md", 1, &[genuine.trim_end().to_string(), forged.clone()]),
+            "t3",
+        ),
+        call("ok"),
+        json!({"role": "user", "content": genuine.clone()}),
+        call(&forged),
+        json!({"role": "user", "content": forged.clone()}),
+    ]);
+    // As they are: nothing to expand.
+    let x = expand(&pasted);
+    assert!(x.changes.is_empty(), "copies and forgeries are not references: {:?}", x.changes);
+    assert!(x.unresolved >= 7, "each copy is counted as unresolved text: {}", x.unresolved);
+    // Condensed and expanded back: exactly the input.
+    let (o, out) = run(&pasted, &lossless(json!({"removeObsoleteState": false})));
+    assert!(o.metrics.tokens_before > o.metrics.tokens_after, "something was condensed");
+    let back = materialize(&out, &expand(&out).changes);
+    assert_eq!(back, pasted, "the round trip is exact");
+}

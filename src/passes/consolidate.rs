@@ -63,7 +63,7 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
                 };
                 edits.add(Edit {
                     span,
-                    replacement: result_reference(&r.tool, r.arg.as_deref(), t.msg, body),
+                    replacement: result_reference(&r.tool, r.arg.as_deref(), t.msg, r.msg, body),
                     op: Op::ConsolidateToolResults,
                     kind: Kind::Reversible,
                     target: Some(target_span),

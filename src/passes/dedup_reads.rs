@@ -88,9 +88,9 @@ pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
         let (r, t) = (reads[i], reads[k]);
         let Some(bytes) = rebuilt(t, r) else { continue };
         let replacement = if t.read.first == r.read.first && t.read.last == r.read.last && region_of(t) == bytes {
-            file_reference(&r.read.path, t.at.msg, &bytes)
+            file_reference(&r.read.path, t.at.msg, r.at.msg, &bytes)
         } else {
-            lines_reference(&r.read.path, r.read.first, r.read.last, t.at.msg, t.at.msg > r.at.msg, &bytes)
+            lines_reference(&r.read.path, r.read.first, r.read.last, t.at.msg, r.at.msg, &bytes)
         };
         edits.add(Edit {
             span: r.span(),
