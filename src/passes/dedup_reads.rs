@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use xxhash_rust::xxh3::xxh3_128;
 
 use super::{Keep, MIN_REFERENCED_BYTES};
 use crate::edit::{Edit, EditSet, Kind, Op};
@@ -21,24 +22,29 @@ use crate::parse::reads::{render_lines, same_lines};
 use crate::parse::{FileRead, View};
 use crate::reference::{file_reference, lines_reference};
 
+/// How many copies of one path are compared line by line with a new read (see step 1).
+const SCAN: usize = 64;
+
 pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
     let reads: Vec<&FileRead> = view.results.iter().flat_map(|r| r.reads.iter()).collect();
-    let text_of = |r: &FileRead| slot_text(&messages[r.at.msg], r.at.slot).unwrap_or("");
-    let region_of = |r: &FileRead| &text_of(r)[r.read.region.clone()];
-    // The bytes `read` would be rebuilt to from `target`, if `target` shows the same lines.
-    let rebuilt = |target: &FileRead, read: &FileRead| -> Option<String> {
-        if target.read.path != read.read.path || region_of(read).len() < MIN_REFERENCED_BYTES {
+    // Each read's text, looked up once (by index below).
+    let texts: Vec<&str> = reads.iter().map(|r| slot_text(&messages[r.at.msg], r.at.slot).unwrap_or("")).collect();
+    let region_of = |i: usize| &texts[i][reads[i].read.region.clone()];
+    // The bytes read `r` would be rebuilt to from read `t`, if `t` shows the same lines.
+    let rebuilt = |t: usize, r: usize| -> Option<String> {
+        let (target, read) = (reads[t], reads[r]);
+        if target.read.path != read.read.path || region_of(r).len() < MIN_REFERENCED_BYTES {
             return None;
         }
-        if target.read.first == read.read.first && region_of(target) == region_of(read) {
-            return Some(region_of(read).to_string());
+        if target.read.first == read.read.first && region_of(t) == region_of(r) {
+            return Some(region_of(r).to_string());
         }
         let layout = read.read.layout?;
         let (from, to) = (read.read.first, read.read.last);
-        if !same_lines(text_of(target), &target.read, text_of(read), &read.read, from, to) {
+        if !same_lines(texts[t], &target.read, texts[r], &read.read, from, to) {
             return None;
         }
-        render_lines(text_of(target), &target.read, from, to, layout).filter(|b| b == region_of(read))
+        render_lines(texts[t], &target.read, from, to, layout).filter(|b| b == region_of(r))
     };
 
     // Processing order: the copy that stays comes first in it.
@@ -49,36 +55,60 @@ pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
     let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
     // Which read each read points to, if any; a target never points anywhere.
     let mut points_to: Vec<Option<usize>> = vec![None; reads.len()];
+    // A path read many times with different content: beyond `SCAN` copies, only the latest
+    // `SCAN` are compared line by line, and older ones only when identical (found by hash), so
+    // the pass stays linear however long the history.
+    let mut identical: HashMap<(&str, u32, u128), usize> = HashMap::new();
+    let key = |i: usize| (reads[i].read.path.as_str(), reads[i].read.first, xxh3_128(region_of(i).as_bytes()));
 
-    // 1. A read whose lines an earlier-in-order copy already shows points to that copy.
+    // 1. A read whose lines an earlier-in-order copy already shows points to that copy. A read
+    //    too small to be replaced by a reference is neither a copy nor a target.
     for &i in &order {
+        if region_of(i).len() < MIN_REFERENCED_BYTES {
+            continue;
+        }
         let copies = by_path.entry(reads[i].read.path.as_str()).or_default();
-        match copies.iter().copied().find(|&k| rebuilt(reads[k], reads[i]).is_some()) {
+        let recent = &copies[copies.len().saturating_sub(SCAN)..];
+        let older = || (copies.len() > SCAN).then(|| identical.get(&key(i)).copied()).flatten();
+        match older().or_else(|| recent.iter().copied().find(|&k| rebuilt(k, i).is_some())) {
             Some(k) => points_to[i] = Some(k),
-            None => copies.push(i),
+            None => {
+                copies.push(i);
+                identical.entry(key(i)).or_insert(i);
+            }
         }
     }
     // 2. A copy that stayed, whose lines a later-in-order copy shows again (typically partial
     //    reads followed by a read of the whole file): it points there, and so do its referrers.
     let position: HashMap<usize, usize> = order.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+    let mut referrers: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (x, t) in points_to.iter().enumerate() {
+        if let Some(t) = t {
+            referrers.entry(*t).or_default().push(x);
+        }
+    }
     for &i in order.iter().rev() {
-        if points_to[i].is_some() {
+        if points_to[i].is_some() || region_of(i).len() < MIN_REFERENCED_BYTES {
             continue;
         }
         let copies = &by_path[reads[i].read.path.as_str()];
-        let ahead = copies.iter().rev().copied().find(|&j| {
+        let ahead = copies.iter().rev().take(SCAN).copied().find(|&j| {
             position[&j] > position[&i]
                 && points_to[j].is_none()
                 && covers(reads[j], reads[i])
-                && rebuilt(reads[j], reads[i]).is_some()
+                && rebuilt(j, i).is_some()
         });
         if let Some(j) = ahead {
-            let referrers: Vec<usize> = (0..reads.len()).filter(|&x| points_to[x] == Some(i)).collect();
-            if referrers.iter().all(|&x| rebuilt(reads[j], reads[x]).is_some()) {
+            let mine = referrers.get(&i).cloned().unwrap_or_default();
+            if mine.iter().all(|&x| rebuilt(j, x).is_some()) {
                 points_to[i] = Some(j);
-                for x in referrers {
+                for &x in &mine {
                     points_to[x] = Some(j);
                 }
+                referrers.remove(&i);
+                let theirs = referrers.entry(j).or_default();
+                theirs.push(i);
+                theirs.extend(mine);
             }
         }
     }
@@ -86,8 +116,8 @@ pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
     for (i, target) in points_to.iter().enumerate() {
         let Some(k) = *target else { continue };
         let (r, t) = (reads[i], reads[k]);
-        let Some(bytes) = rebuilt(t, r) else { continue };
-        let replacement = if t.read.first == r.read.first && t.read.last == r.read.last && region_of(t) == bytes {
+        let Some(bytes) = rebuilt(k, i) else { continue };
+        let replacement = if t.read.first == r.read.first && t.read.last == r.read.last && region_of(k) == bytes {
             file_reference(&r.read.path, t.at.msg, r.at.msg, &bytes)
         } else {
             lines_reference(&r.read.path, r.read.first, r.read.last, t.at.msg, r.at.msg, &bytes)
