@@ -65,6 +65,12 @@ function mapStrings(value, fn) {
 const escapeValue = (value) => mapStrings(value, escapeText)
 const unescapeValue = (value) => mapStrings(value, unescapeText)
 
+/** A value the engine sent as JSON text, parsed and back in JavaScript's form. */
+function fromEngine(json) {
+  const value = JSON.parse(json)
+  return json.includes(ESC) ? unescapeValue(value) : value
+}
+
 // ---------------------------------------------------------------------------------------------
 // Values a history cannot carry into the engine: nesting deeper than the JSON limit (128 levels,
 // as serde_json and Node-API's conversion have it), cycles, numbers JSON has no form for (NaN,
@@ -191,6 +197,7 @@ module.exports = {
   unescapeText,
   escapeValue,
   unescapeValue,
+  fromEngine,
   pathText,
   findUnsupported,
   unsupportedProblem,

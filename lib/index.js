@@ -10,7 +10,7 @@ const native = require('../index.js')
 const { repairConversation } = require('./repair.js')
 const { describe } = require('./values.js')
 const openaiFormat = require('./openai-format.js')
-const { escapeText, unescapeText, unescapeValue, pathText, findUnsupported, unsupportedProblem, inputTooDeep, pushChunk, pushAll } = require('./crossing.js')
+const { escapeText, unescapeText, unescapeValue, fromEngine, pathText, findUnsupported, unsupportedProblem, inputTooDeep, pushChunk, pushAll } = require('./crossing.js')
 
 native.warmUp()
 
@@ -370,10 +370,10 @@ function buildMessages(messages, changes, summary) {
   for (const [i, block, input] of summary.inputs) {
     const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
     if (m.content === messages[i].content) m.content = m.content.slice()
-    m.content[block] = { ...m.content[block], input: unescapeValue(input) }
+    m.content[block] = { ...m.content[block], input }
     out[i] = m
   }
-  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : unescapeValue(item.message)))
+  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : item.message))
   return out
 }
 
@@ -412,7 +412,7 @@ async function condense(messages, options) {
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
         // Texts leave the engine's escaped form for the host, and answers enter it.
-        const requests = unescapeValue(JSON.parse(event.requests))
+        const requests = fromEngine(event.requests)
         const answers = await summarizeBatch(requests, summarize, llm, signal)
         session.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
         continue
@@ -423,8 +423,7 @@ async function condense(messages, options) {
         if (event.invalidOptions) error.code = 'InvalidArg'
         throw error
       }
-      const summary = JSON.parse(event.summary)
-      if (typeof summary.summary === 'string') summary.summary = unescapeText(summary.summary)
+      const summary = fromEngine(event.summary)
       const result = {
         messages: summary.error ? messages.slice() : buildMessages(messages, event.changes, summary),
         summary: summary.summary,
@@ -471,7 +470,7 @@ function analyze(messages, options) {
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`analyze: ${problem}`)
-  return JSON.parse(session.analyzeNow(encoding))
+  return fromEngine(session.analyzeNow(encoding))
 }
 
 async function analyzeAsync(messages, options) {
@@ -484,7 +483,7 @@ async function analyzeAsync(messages, options) {
   const session = new native.Session({ provider: 'lossless' })
   const problem = await pushInChunks(session, messages, undefined)
   if (problem) throw new TypeError(`analyzeAsync: ${problem}`)
-  return session.analyze(encoding)
+  return unescapeValue(await session.analyze(encoding))
 }
 
 /** The JSON Schema of a provider's `config`, for settings UIs. */

@@ -437,9 +437,12 @@ pub struct Session {
 }
 
 /// What the engine thread tells JavaScript.
+/// Both carry JSON text made on the engine thread, so the JavaScript thread only creates a string.
 pub enum Event {
-    Summarize(Vec<SummarizeRequest>),
-    Done(std::result::Result<(Packed, Value), CondenseError>),
+    /// A batch of summary requests.
+    Summarize(String),
+    /// The changes and the outcome.
+    Done(std::result::Result<(Packed, String), CondenseError>),
 }
 
 /// What JavaScript answers a batch with.
@@ -459,6 +462,10 @@ impl Summarizer for ChannelSummarizer {
     fn summarize(&mut self, batch: Vec<SummarizeRequest>) -> Vec<std::result::Result<SummaryReply, String>> {
         let n = batch.len();
         let failed = |why: &str| (0..n).map(|_| Err(why.to_string())).collect();
+        let batch = match json_text(&batch) {
+            Ok(text) => text,
+            Err(e) => return failed(&e.to_string()),
+        };
         if self.abort.load(Ordering::Relaxed) || self.events.send(Event::Summarize(batch)).is_err() {
             return failed("aborted");
         }
@@ -609,14 +616,13 @@ impl Session {
                 panic_probe("task");
                 if let Some(problem) = rejected {
                     let o = crate::condense::refuse(&options, problem);
-                    return Ok((Packed::new(o.changes.texts.clone()), outcome_summary(&o)));
+                    return Ok((Packed::new(o.changes.texts.clone()), json_text(&outcome_summary(&o))?));
                 }
                 let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
                 let summarizer: Option<&mut dyn Summarizer> = if with_summarizer { Some(&mut channel) } else { None };
-                condense(&messages, &options, &abort, summarizer).map(|o| {
-                    let summary = outcome_summary(&o);
-                    (Packed::new(o.changes.texts), summary)
-                })
+                let o = condense(&messages, &options, &abort, summarizer)?;
+                let summary = json_text(&outcome_summary(&o))?;
+                Ok((Packed::new(o.changes.texts), summary))
             }));
             let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
             drop(messages);
@@ -737,15 +743,10 @@ impl Task for NextTask {
             invalid_options: false,
         };
         Ok(match event {
-            Event::Summarize(batch) => {
-                RawEvent { kind: "summarize".into(), requests: Some(json_text(&batch).map_err(to_napi)?), ..empty }
+            Event::Summarize(batch) => RawEvent { kind: "summarize".into(), requests: Some(batch), ..empty },
+            Event::Done(Ok((packed, summary))) => {
+                RawEvent { kind: "done".into(), changes: Some(packed.into_js()), summary: Some(summary), ..empty }
             }
-            Event::Done(Ok((packed, summary))) => RawEvent {
-                kind: "done".into(),
-                changes: Some(packed.into_js()),
-                summary: Some(json_text(&summary).map_err(to_napi)?),
-                ..empty
-            },
             Event::Done(Err(e)) => RawEvent {
                 kind: "error".into(),
                 aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),

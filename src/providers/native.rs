@@ -9,6 +9,8 @@
 //! engine appends to the summary the files read and modified in the summarized span, taken from
 //! the history itself, because model-written summaries are known to lose exactly that.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -149,31 +151,46 @@ pub fn summarize_span(
     Ok(BatchOutcome { summary, cost, callback_calls: 1, summarized_messages: to - from })
 }
 
+/// Paths in first-seen order, each once.
+#[derive(Default)]
+struct Paths {
+    list: Vec<String>,
+    seen: HashSet<String>,
+}
+
+impl Paths {
+    fn add(&mut self, p: &str) {
+        if !p.is_empty() && self.seen.insert(p.to_string()) {
+            self.list.push(p.to_string());
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
 /// "Files read: …\nFiles modified: …" for the summarized original messages.
 fn files_section(draft: &Draft, originals: &[usize]) -> String {
     let view = View::build(draft.original);
-    let mut read: Vec<String> = Vec::new();
-    let mut modified: Vec<String> = Vec::new();
-    let add = |list: &mut Vec<String>, p: &str| {
-        if !p.is_empty() && !list.iter().any(|x| x == p) {
-            list.push(p.to_string());
-        }
-    };
+    let originals: HashSet<usize> = originals.iter().copied().collect();
+    // Each list in first-seen order, each path once.
+    let (mut read, mut modified) = (Paths::default(), Paths::default());
     for r in view.results.iter().filter(|r| originals.contains(&r.msg)) {
         match r.tool.as_str() {
             "read_file" => {
                 for f in &r.reads {
-                    add(&mut read, &f.read.path);
+                    read.add(&f.read.path);
                 }
                 if r.reads.is_empty() {
                     if let Some(a) = r.arg.as_deref().filter(|a| !a.contains("', '")) {
-                        add(&mut read, a);
+                        read.add(a);
                     }
                 }
             }
             "write_to_file" | "apply_diff" | "insert_content" | "search_and_replace" | "edit_file" => {
                 if let Some(a) = &r.arg {
-                    add(&mut modified, a);
+                    modified.add(a);
                 }
             }
             _ => {}
@@ -184,10 +201,10 @@ fn files_section(draft: &Draft, originals: &[usize]) -> String {
     }
     let mut s = String::from("\n\n---\nFiles in the summarized part of the conversation (from the history itself):");
     if !read.is_empty() {
-        s.push_str(&format!("\n- Read: {}", read.join(", ")));
+        s.push_str(&format!("\n- Read: {}", read.list.join(", ")));
     }
     if !modified.is_empty() {
-        s.push_str(&format!("\n- Modified: {}", modified.join(", ")));
+        s.push_str(&format!("\n- Modified: {}", modified.list.join(", ")));
     }
     s
 }
