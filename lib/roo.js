@@ -61,7 +61,7 @@ const SUMMARIZE_DEFAULTS = { retries: 0, timeoutMs: 600_000 }
 // Options: per call, over the defaults `configure` sets.
 
 const PROVIDERS = ['native', 'lossless', 'truncation', 'smart']
-const CONFIG_KEYS = ['provider', 'providerConfig', 'nonDestructive', 'telemetry', 'pricing', 'errors', 'summarizeOptions', 'generateId', 'defaultPrompt']
+const CONFIG_KEYS = ['provider', 'providerConfig', 'nonDestructive', 'telemetry', 'pricing', 'errors', 'summarizeOptions', 'generateId', 'defaultPrompt', 'prepareMessages', 'summarizeConversation', 'filesList', 'strictGrowth', 'timeoutMs']
 const CALL_KEYS = [...CONFIG_KEYS, 'signal', 'targetTokens']
 
 let defaults = {}
@@ -79,6 +79,19 @@ function checkKey(key, value, at) {
       break
     case 'generateId':
       if (typeof value !== 'function') throw bad('a function returning a unique string')
+      break
+    case 'prepareMessages':
+      if (typeof value !== 'function') throw bad('a function (messages, apiHandler) => messages')
+      break
+    case 'summarizeConversation':
+      if (typeof value !== 'function') throw bad('a function with summarizeConversation\'s parameters')
+      break
+    case 'filesList':
+    case 'strictGrowth':
+      if (typeof value !== 'boolean') throw bad('true or false')
+      break
+    case 'timeoutMs':
+      if (typeof value !== 'number' || !(value > 0)) throw bad('a number of milliseconds > 0')
       break
     case 'defaultPrompt':
       if (typeof value !== 'string') throw bad('a string')
@@ -139,6 +152,11 @@ function configure(options) {
   const previous = defaults
   defaults = next
   return { ...previous }
+}
+
+/** The options `configure` set (a copy), so a host adds to them: `configure({ ...configuration(), x })`. */
+function configuration() {
+  return { ...defaults }
 }
 
 /** The telemetry a call reports to: its own when it is an object, else the configured one. */
@@ -969,6 +987,7 @@ module.exports = {
   cleanupAfterTruncation,
   rewindConversation,
   configure,
+  configuration,
   N_MESSAGES_TO_KEEP,
   MIN_CONDENSE_THRESHOLD,
   MAX_CONDENSE_THRESHOLD,

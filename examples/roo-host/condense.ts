@@ -1,0 +1,55 @@
+// Roo Code's src/core/condense module, backed by context-condense.
+//
+// A host adapter for a Roo Code tree: put this file at src/core/condense/index.ts (in place of Roo's
+// implementation) and every import of "../condense" keeps working. It connects the package's entry
+// to the three things only the host has:
+//   - telemetry: Roo's TelemetryService singleton (read at each call, so test mocks apply);
+//   - strings: Roo's i18n `t()`, so the errors follow the user's language (the entry's defaults are
+//     Roo's English strings word for word);
+//   - image cleaning: Roo's maybeRemoveImageBlocks, applied to the messages of the summary request
+//     with the main API handler, as Roo does.
+// Roo Code as of 2026 (manageContext, fresh-start summaries) imports "context-condense/roo"; a Roo
+// Code of 2025 (positional summarizeConversation, src/core/sliding-window) imports
+// "context-condense/roo-2025" instead. Nothing else differs.
+import { TelemetryService } from "@roo-code/telemetry"
+import { t } from "../../i18n"
+import { maybeRemoveImageBlocks } from "../../api/transform/image-cleaning"
+import { createRequire } from "node:module"
+
+const roo = createRequire(import.meta.url)("context-condense/roo")
+
+const telemetry = {
+	captureContextCondensed: (...args: unknown[]) => TelemetryService.instance.captureContextCondensed(...args),
+	captureSlidingWindowTruncation: (...args: unknown[]) => TelemetryService.instance.captureSlidingWindowTruncation(...args),
+}
+
+// Roo's i18n keys (common:errors.*) the entry reports with.
+const errors: Record<string, string> = {}
+for (const key of Object.keys(roo.ROO_ERROR_MESSAGES)) {
+	const text = t(`common:errors.${key}`)
+	if (text !== `common:errors.${key}`) errors[key] = text
+}
+
+roo.configure({
+	...roo.configuration(),
+	telemetry,
+	errors,
+	prepareMessages: (messages: any[], apiHandler: any) => maybeRemoveImageBlocks(messages, apiHandler),
+})
+
+export const {
+	summarizeConversation,
+	getMessagesSinceLastSummary,
+	getEffectiveApiHistory,
+	cleanupAfterTruncation,
+	injectSyntheticToolResults,
+	extractCommandBlocks,
+	convertToolBlocksToText,
+	transformMessagesForCondensing,
+	toolUseToText,
+	toolResultToText,
+	N_MESSAGES_TO_KEEP,
+	MIN_CONDENSE_THRESHOLD,
+	MAX_CONDENSE_THRESHOLD,
+} = roo
+export type SummarizeResponse = any
