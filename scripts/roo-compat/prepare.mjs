@@ -78,12 +78,18 @@ function templateAfter(text, marker) {
   }
   return s
 }
-let prompt = templateAfter(show('src/core/condense/index.ts'), 'const SUMMARY_PROMPT')
-if (prompt === undefined && has('src/shared/support-prompt.ts')) {
+// Roo's own prompts at this commit: the default condensing instructions (the literal SUMMARY_PROMPT
+// of 2025, supportPrompt's CONDENSE template later) and, once both exist, the literal
+// SUMMARY_PROMPT is the system prompt of today's fresh-start request.
+const literal = templateAfter(show('src/core/condense/index.ts'), 'const SUMMARY_PROMPT')
+let condense
+if (has('src/shared/support-prompt.ts')) {
   const sp = show('src/shared/support-prompt.ts')
   const at = sp.indexOf('CONDENSE:')
-  if (at >= 0) prompt = templateAfter(sp.slice(at), 'template:')
+  if (at >= 0) condense = templateAfter(sp.slice(at), 'template:')
 }
+const prompt = condense ?? literal
+const requestSystemPrompt = condense !== undefined ? literal : undefined
 if (prompt === undefined) throw new Error(`no default condensing prompt found in Roo's source at ${commit}`)
 const entry = era2025 ? 'context-condense/roo-2025' : 'context-condense/roo'
 // The host adapter, as a Roo maintainer would use it (examples/roo-host), with its Roo-tree
@@ -101,7 +107,7 @@ for (const name of ['condense.ts', 'context-management.ts']) {
 put('setup.ts', `import { createRequire } from "node:module"
 globalThis.structuredClone = globalThis.structuredClone || ((o: any) => JSON.parse(JSON.stringify(o)))
 ${ownImpl ? '' : `const roo = createRequire(import.meta.url)(${JSON.stringify(entry)})
-roo.configure({ ...roo.configuration(), defaultPrompt: ${JSON.stringify(prompt)} })
+roo.configure({ ...roo.configuration(), defaultPrompt: ${JSON.stringify(prompt)}${requestSystemPrompt ? `, requestSystemPrompt: ${JSON.stringify(requestSystemPrompt)}` : ''} })
 `}`)
 
 // Which implementation module a spec's specifier names, if any.
