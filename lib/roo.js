@@ -332,8 +332,9 @@ async function readStream(stream, o) {
  * One summary request through `handler`: the text, its cost and Roo's output tokens. The usage
  * chunk's numbers are checked (a negative, NaN or non-number cost or token count is refused).
  */
-async function callHandler(handler, systemPrompt, requestMessages, o, metadata) {
-  let stream = metadata === undefined ? handler.createMessage(systemPrompt, requestMessages) : handler.createMessage(systemPrompt, requestMessages, metadata)
+async function callHandler(handler, systemPrompt, requestMessages, o, ...metadata) {
+  // Today's Roo passes its request metadata (or undefined) as a third argument; earlier Roo, none.
+  let stream = handler.createMessage(systemPrompt, requestMessages, ...metadata)
   if (stream && typeof stream.then === 'function') stream = await bounded(stream, o, 'the API handler (createMessage)')
   if (!stream || typeof stream[Symbol.asyncIterator] !== 'function') {
     throw new HostError('invalid', `createMessage returned ${describe(stream)}, expected an async stream of chunks`)

@@ -43,6 +43,7 @@ export const {
 	getEffectiveApiHistory,
 	cleanupAfterTruncation,
 	injectSyntheticToolResults,
+	getKeepMessagesWithToolBlocks,
 	extractCommandBlocks,
 	convertToolBlocksToText,
 	transformMessagesForCondensing,
