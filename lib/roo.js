@@ -333,6 +333,7 @@ async function readStream(stream, o) {
  * chunk's numbers are checked (a negative, NaN or non-number cost or token count is refused).
  */
 async function callHandler(handler, systemPrompt, requestMessages, o, ...metadata) {
+  if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted before its request')
   // Today's Roo passes its request metadata (or undefined) as a third argument; earlier Roo, none.
   let stream = handler.createMessage(systemPrompt, requestMessages, ...metadata)
   if (stream && typeof stream.then === 'function') stream = await bounded(stream, o, 'the API handler (createMessage)')
@@ -406,7 +407,7 @@ function failure(e, o) {
     if (e.kind === 'timeout') return message(o, 'condense_timeout', { message: e.message })
     return `${message(o, 'condense_failed')}: ${e.message}`
   }
-  return message(o, 'condense_api_failed', { message: e && e.message ? e.message : String(e) })
+  return `${message(o, 'condense_failed')}: the API handler failed: ${e && e.message ? e.message : String(e)}`
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1245,7 +1246,8 @@ async function manage(state, params, fn, summarize) {
   let d
   try {
     checkNumbers(fn, p)
-    const last = await lastMessageTokens(messages, p.apiHandler, o)
+    // Counted even when the signal has fired already: the caller still learns the context's size.
+    const last = await lastMessageTokens(messages, p.apiHandler, { ...o, signal: undefined })
     d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, true)
   } catch (e) {
     return fail(failure(e, o))
