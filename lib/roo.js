@@ -820,7 +820,8 @@ function getKeepMessagesWithToolBlocks(messages, keepCount) {
 /** The files read and modified in `span`, as the engine's Native provider lists them ("" for none). */
 async function filesListOf(span) {
   if (span.length === 0) return ''
-  const r = await lib.condense(span, { provider: 'native', config: { keepLast: 0 }, summarize: async () => ({ text: '.' }) })
+  // The whole span is summarized: one stand-in message is kept after it.
+  const r = await lib.condense([...span, { role: 'user', content: '.' }], { provider: 'native', config: { keepLast: 1 }, summarize: async () => ({ text: '.' }) })
   if (r.error || typeof r.summary !== 'string' || !r.summary.startsWith('.')) return ''
   return r.summary.slice(1)
 }
