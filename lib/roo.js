@@ -253,6 +253,9 @@ function bounded(promise, o, what) {
 
 const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve))
 
+/** A value as an error names it ("number NaN", "string \"39000\"", "undefined"). */
+const shown = (v) => (typeof v === 'number' ? `number ${String(v)}` : v === undefined ? 'undefined' : describe(v))
+
 /**
  * A number the host gave: a finite number >= 0, else a HostError naming it. `undefined` (and
  * null) is `fallback` when one is given.
@@ -260,7 +263,7 @@ const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve))
 function hostNumber(value, where, fallback) {
   if ((value === undefined || value === null) && fallback !== undefined) return fallback
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new HostError('invalid', `${where}: expected a number >= 0, got ${describe(value)}`)
+    throw new HostError('invalid', `${where}: expected a number >= 0, got ${shown(value)}`)
   }
   return value
 }
@@ -1210,7 +1213,7 @@ function checkNumbers(fn, p) {
   const need = (k, min, optional) => {
     const v = p[k]
     if (optional && (v === undefined || v === null)) return
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new HostError('invalid', `${fn}: ${k}: expected a number >= ${min}, got ${describe(v)}`)
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new HostError('invalid', `${fn}: ${k}: expected a number >= ${min}, got ${shown(v)}`)
   }
   need('totalTokens', 0)
   need('contextWindow', 1)
@@ -1335,7 +1338,7 @@ function willManageContext(params) {
   const p = isObject(params) ? params : {}
   checkNumbers('willManageContext', p)
   const last = p.lastMessageTokens ?? 0
-  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${describe(last)}`)
+  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${shown(last)}`)
   const d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, false)
   return d.summarize || d.overflow
 }
