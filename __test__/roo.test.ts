@@ -44,6 +44,7 @@ import {
   type TruncateResponse,
 } from '../lib/roo-2025.js'
 import * as today from '../lib/roo.js'
+import * as jan2026 from '../lib/roo-2026-01.js'
 import { FIXTURES, loadFixture } from './helpers.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -114,6 +115,7 @@ afterEach(() => {
   vi.restoreAllMocks()
   configure()
   today.configure()
+  jan2026.configure()
   const list = guarded.splice(0)
   for (const { value, copy } of list) expect(value).toStrictEqual(copy)
 })
@@ -168,7 +170,7 @@ describe('constants', () => {
 })
 
 describe('the module', () => {
-  it('exports what lib/roo.d.ts and lib/roo-2025.d.ts declare, nothing more', () => {
+  it('exports what lib/roo.d.ts, lib/roo-2026-01.d.ts and lib/roo-2025.d.ts declare, nothing more', () => {
     const common = [
       'ANTHROPIC_DEFAULT_MAX_TOKENS',
       'MAX_CONDENSE_THRESHOLD',
@@ -181,12 +183,10 @@ describe('the module', () => {
       'configure',
       'estimateTokenCount',
       'getEffectiveApiHistory',
-      'getKeepMessagesWithToolBlocks',
       'getMessagesSinceLastSummary',
       'rewindConversation',
       'summarizeConversation',
       'truncateConversation',
-      'truncateConversationIfNeeded',
     ]
     const today = [
       'convertToolBlocksToText',
@@ -199,7 +199,8 @@ describe('the module', () => {
       'willManageContext',
     ]
     const load = createRequire(__filename)
-    expect(Object.keys(load('../lib/roo-2025.js')).sort()).toEqual(common.sort())
+    expect(Object.keys(load('../lib/roo-2025.js')).sort()).toEqual([...common, 'truncateConversationIfNeeded'].sort())
+    expect(Object.keys(load('../lib/roo-2026-01.js')).sort()).toEqual([...common, 'getKeepMessagesWithToolBlocks', 'manageContext', 'willManageContext'].sort())
     expect(Object.keys(load('../lib/roo.js')).sort()).toEqual([...common, ...today].sort())
   })
 })
@@ -1270,7 +1271,7 @@ describe('today: manageContext and willManageContext', () => {
   })
 })
 
-describe('today: positional calls are January 2026\'s API', () => {
+describe('context-condense/roo-2026-01: January 2026\'s positional API', () => {
   it('keeps the tool_use a kept tool_result needs inside an array summary, non-destructively', async () => {
     const messages = guard<ApiMessage[]>([
       { role: 'user', content: 'Task', ts: 1 },
@@ -1281,7 +1282,7 @@ describe('today: positional calls are January 2026\'s API', () => {
       { role: 'assistant', content: 'c', ts: 6 },
       { role: 'user', content: 'd', ts: 7 },
     ])
-    const r = await today.summarizeConversation(messages, mockHandler(), 'S', 't', 1e9)
+    const r = await jan2026.summarizeConversation(messages, mockHandler(), 'S', 't', 1e9)
     expect(r.error).toBeUndefined()
     const summary = r.messages.find((m) => m.isSummary)!
     expect(summary.role).toBe('assistant')
@@ -1292,7 +1293,21 @@ describe('today: positional calls are January 2026\'s API', () => {
       { type: 'text', text: SUMMARY },
       { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
     ])
-    expect(today.getEffectiveApiHistory(r.messages)).toEqual([messages[0], summary, ...messages.slice(4)])
+    expect(jan2026.getEffectiveApiHistory(r.messages)).toEqual([messages[0], summary, ...messages.slice(4)])
+    expect(jan2026.getKeepMessagesWithToolBlocks(messages, 3).toolUseBlocksToPreserve).toEqual([{ type: 'tool_use', id: 't1', name: 'read_file', input: {} }])
+  })
+
+  it('its manageContext asks for the positional summary; a positional call on context-condense/roo is a fresh start', async () => {
+    const seam = vi.fn(async () => ({ messages: [], summary: 's', cost: 0, newContextTokens: 1 }))
+    jan2026.configure({ summarizeConversation: seam })
+    const o = { ...tcinOptions({ totalTokens: 85_000 }) }
+    await jan2026.manageContext(o)
+    expect(seam).toHaveBeenCalledWith(o.messages, o.apiHandler, 'SYSTEM', 'task-1', 85_012, true, undefined)
+    const fresh = await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 10_000)
+    expect(fresh.messages.at(-1)!.role).toBe('user')
+    // That call counts as its Roo did: output tokens and the system prompt, under prevContextTokens.
+    expect(fresh.newContextTokens).toBe(50 + 1)
+    expect((await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 51)).error).toBe('Context size increased during condensing; skipping this attempt')
   })
 })
 
@@ -1342,7 +1357,7 @@ describe('host calls: timeouts, the signal, endless streams', () => {
     const r = await truncateConversationIfNeeded(tcinOptions({ apiHandler: handler }))
     expect(r.error).toBe("Failed to condense context: the API handler's countTokens failed: tokenizer down")
     const rejecting = { ...mockHandler(), countTokens: async () => { throw new Error('503') } } as unknown as ApiHandler
-    const m = await today.manageContext({ ...tcinOptions({ apiHandler: rejecting }) })
+    const m = await today.manageContext({ ...tcinOptions({ apiHandler: rejecting }) } as never)
     expect(m.error).toBe("Failed to condense context: the API handler's countTokens failed: 503")
     const garbage = { ...mockHandler(), countTokens: async () => -4 } as unknown as ApiHandler
     expect((await truncateConversationIfNeeded(tcinOptions({ apiHandler: garbage }))).error).toBe("Failed to condense context: the API handler's countTokens: expected a number >= 0, got number -4")

@@ -13,14 +13,12 @@ export {
   configure,
   estimateTokenCount,
   getEffectiveApiHistory,
-  getKeepMessagesWithToolBlocks,
   getMessagesSinceLastSummary,
   rewindConversation,
   truncateConversation,
-  truncateConversationIfNeeded,
 } from './roo'
 export type * from './roo'
-import type { ApiHandler, ApiMessage, RooCallOptions, SummarizeResponse } from './roo'
+import type { TruncateConversationIfNeeded, ApiHandler, ApiMessage, RooCallOptions, SummarizeResponse } from './roo'
 
 /**
  * Roo Code's 2025 summarizeConversation: keeps the first message and the last N_MESSAGES_TO_KEEP,
@@ -40,3 +38,5 @@ export function summarizeConversation(
   condensingApiHandler?: ApiHandler,
   options?: RooCallOptions | boolean,
 ): Promise<SummarizeResponse>
+
+export const truncateConversationIfNeeded: TruncateConversationIfNeeded

@@ -204,21 +204,21 @@ export interface SummarizeConversationOptions extends RooCallOptions {
  */
 export function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
 /**
- * The positional summarizeConversation (January 2026 here; 2025 through context-condense/roo-2025):
- * keeps the first message and the last N_MESSAGES_TO_KEEP, summarizes what lies between since the
- * last summary and inserts it. January 2026: non-destructive, the summary's content an array (a
- * reasoning block, the text, the tool_use blocks a kept tool_result needs). 2025: destructive,
- * `condensingApiHandler` first. Never throws. The last argument is this package's options.
+ * The positional call of the first fresh-start Roo: the same summary (`prevContextTokens` is not
+ * used: a fresh start always shrinks the context to the summary). The last argument is this
+ * package's options. (January 2026's and 2025's positional APIs: context-condense/roo-2026-01,
+ * context-condense/roo-2025.)
  */
 export function summarizeConversation(
   messages: ApiMessage[],
   apiHandler: ApiHandler,
   systemPrompt: string,
   taskId: string,
-  prevContextTokens: number,
+  prevContextTokens?: number,
   isAutomaticTrigger?: boolean,
   customCondensingPrompt?: string,
-  options?: RooCallOptions | boolean,
+  metadata?: SummarizeConversationOptions['metadata'],
+  options?: RooCallOptions,
 ): Promise<SummarizeResponse>
 
 // ---------------------------------------------------------------------------------------------
@@ -281,14 +281,14 @@ export interface TruncateResponse extends SummarizeResponse {
 }
 
 /**
- * Roo Code's truncateConversationIfNeeded (2025, January 2026): condenses when 100 * prev /
+ * Roo Code's truncateConversationIfNeeded (2025; exported by context-condense/roo-2025 only): condenses when 100 * prev /
  * contextWindow reaches the effective threshold or prev passes the allowed size (contextWindow *
  * 0.9 - reserved), with the positional summary, and falls back to `truncateConversation(messages,
  * 0.5, taskId)` when condensing fails or is off and prev is past the allowed size. The rules are
  * the engine's (managerDecide). Bad numbers (totalTokens, contextWindow, …), a countTokens that
  * throws, answers garbage or never answers: an `error` result, never a throw or a hang.
  */
-export function truncateConversationIfNeeded(options: TruncateOptions): Promise<TruncateResponse>
+export type TruncateConversationIfNeeded = (options: TruncateOptions) => Promise<TruncateResponse>
 
 /** manageContext's options: today's Roo (its summary is the fresh-start one). */
 export interface ManageContextOptions extends Omit<TruncateOptions, 'condensingApiHandler' | 'useNativeTools'> {
@@ -341,12 +341,12 @@ export function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[]
  * at or after that timestamp), then cleanupAfterTruncation. */
 export function rewindConversation(messages: ApiMessage[], at: number | { index: number } | { ts: number }): ApiMessage[]
 
-/** Roo's getKeepMessagesWithToolBlocks: the last `keepCount` messages and the tool_use blocks (with
+/** Roo's getKeepMessagesWithToolBlocks (context-condense/roo-2026-01): the last `keepCount` messages and the tool_use blocks (with
  * their message's reasoning blocks) that the kept tool_results answer. */
-export function getKeepMessagesWithToolBlocks(
+export type GetKeepMessagesWithToolBlocks = (
   messages: ApiMessage[],
   keepCount: number,
-): { keepMessages: ApiMessage[]; toolUseBlocksToPreserve: ContentBlock[]; reasoningBlocksToPreserve: ContentBlock[] }
+) => { keepMessages: ApiMessage[]; toolUseBlocksToPreserve: ContentBlock[]; reasoningBlocksToPreserve: ContentBlock[] }
 
 /** "[Tool Use: name]" and one "key: value" line per input. */
 export function toolUseToText(block: ContentBlock): string

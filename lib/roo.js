@@ -3,9 +3,11 @@
 // so a Roo-based host swaps its imports and keeps its call sites. One implementation serves every
 // era of Roo's API; the differences between eras are data (`ERAS`) and the small argument adapters
 // of each entry: `context-condense/roo` follows Roo Code as it is today (summarizeConversation with
-// an options object, fresh-start summaries, manageContext), and also takes the positional calls of
-// January 2026 (non-destructive, tool_use blocks kept with the summary); `context-condense/roo-2025`
-// is Roo Code of 2025 (positional, destructive, condensingApiHandler).
+// an options object, fresh-start summaries, manageContext; positional calls as the first
+// fresh-start Roo made them); `context-condense/roo-2026-01` is Roo Code of January 2026
+// (positional, non-destructive, tool_use blocks kept with the summary, manageContext);
+// `context-condense/roo-2025` is Roo Code of 2025 (positional, destructive, condensingApiHandler,
+// truncateConversationIfNeeded).
 //
 // What comes from the engine: the condensing trigger (threshold per profile, buffer, reserved
 // output: src/manager.rs through `managerDecide`), the sliding window (lib/manager.js), token
@@ -77,11 +79,19 @@ const ERAS = Object.freeze({
       invalid: 'Main API handler is also invalid for condensing. Cannot proceed.',
     }),
   }),
-  2026: Object.freeze({
-    name: '2026',
+  '2026-01': Object.freeze({
+    name: '2026-01',
     condensingHandler: false,
     toolBlocks: true,
     nonDestructive: true,
+    logs: Object.freeze({ fallback: undefined, invalid: 'API handler is invalid for condensing. Cannot proceed.' }),
+  }),
+  today: Object.freeze({
+    name: 'today',
+    condensingHandler: false,
+    toolBlocks: true,
+    nonDestructive: true,
+    freshStart: true,
     logs: Object.freeze({ fallback: undefined, invalid: 'API handler is invalid for condensing. Cannot proceed.' }),
   }),
 })
@@ -1060,7 +1070,12 @@ function errorDetails(error) {
   return details
 }
 
-async function freshStart(state, params) {
+/**
+ * Today's summary. `legacy` (the positional call of the first fresh-start Roo) counts the new
+ * context as that Roo did (the summary's output tokens and the system prompt) and refuses a
+ * result that is not under `legacy.prevContextTokens`.
+ */
+async function freshStart(state, params, legacy) {
   const p = isObject(params) ? params : {}
   const { messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata, environmentDetails, filesReadByRoo, cwd, rooIgnoreController } = p
   const extra = {}
@@ -1082,6 +1097,7 @@ async function freshStart(state, params) {
   const instructions = nonBlank(customCondensingPrompt) ?? o.defaultPrompt ?? (await engineDefaultPrompt())
   let cost = 0
   let text
+  let outputTokens = 0
   try {
     const withResults = injectSyntheticToolResults(toSummarize)
     const request = transformMessagesForCondensing(prepared([...withResults, { role: 'user', content: instructions }], apiHandler, o)).map(({ role, content }) => ({ role, content }))
@@ -1092,6 +1108,7 @@ async function freshStart(state, params) {
     const reply = await callHandler(apiHandler, o.requestSystemPrompt ?? FRESH_START_SYSTEM_PROMPT, request, o, metadata)
     cost = reply.cost
     text = reply.text
+    outputTokens = reply.outputTokens
   } catch (e) {
     if (e instanceof HostError && e.kind !== 'failed') return { ...response, cost, error: failure(e, o) }
     console.error('Error during condensing API call:', e)
@@ -1132,6 +1149,12 @@ async function freshStart(state, params) {
     newMessages.push(summaryMessage)
     // The next request holds the system prompt, the summary and the tool definitions.
     const system = { role: 'user', content: typeof systemPrompt === 'string' ? systemPrompt : '' }
+    if (legacy) {
+      const counted = outputTokens ? [system] : [system, summaryMessage]
+      const tokens = outputTokens + (await countWith(counted.flatMap(toBlocks), apiHandler, o))
+      if (legacy.prevContextTokens !== undefined && tokens >= legacy.prevContextTokens) return { ...response, cost, error: message(o, 'condense_context_grew') }
+      return { messages: newMessages, summary, cost, newContextTokens: tokens, condenseId }
+    }
     let newContextTokens = await countWith([system, summaryMessage].flatMap(toBlocks), apiHandler, o)
     if (isObject(metadata) && Array.isArray(metadata.tools) && metadata.tools.length > 0) {
       newContextTokens += await countWith([{ text: JSON.stringify(metadata.tools), type: 'text' }], apiHandler, o)
@@ -1438,7 +1461,6 @@ function createEntry(eraName) {
     cleanupAfterTruncation,
     rewindConversation,
     estimateTokenCount,
-    getKeepMessagesWithToolBlocks,
     configure,
     configuration,
     N_MESSAGES_TO_KEEP,
@@ -1453,8 +1475,24 @@ function createEntry(eraName) {
     api.truncateConversationIfNeeded = (params) => manage(state, params, 'truncateConversationIfNeeded', summaryFor(isObject(params) ? params : {}))
     return api
   }
-  // Today's: an options object (fresh start); positional calls are January 2026's API.
-  api.summarizeConversation = (...args) => (Array.isArray(args[0]) ? positional(state, args, false) : freshStart(state, args[0]))
+  api.willManageContext = willManageContext
+  if (eraName === '2026-01') {
+    api.getKeepMessagesWithToolBlocks = getKeepMessagesWithToolBlocks
+    api.summarizeConversation = (...args) => positional(state, args, false)
+    api.manageContext = (params) => manage(state, params, 'manageContext', summaryFor(isObject(params) ? params : {}))
+    return api
+  }
+  // Today's: an options object; positional calls are those of the first fresh-start Roo
+  // (…, customCondensingPrompt, metadata), with this package's options after them.
+  api.summarizeConversation = (...args) => {
+    if (!Array.isArray(args[0])) return freshStart(state, args[0])
+    const [messages, apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt, metadata, options] = args
+    const call = { ...(isObject(options) ? options : {}), messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata }
+    if (prevContextTokens !== undefined && prevContextTokens !== null && !(finite(prevContextTokens) && prevContextTokens >= 0)) {
+      return Promise.resolve({ messages, cost: 0, summary: '', error: `${ROO_ERROR_MESSAGES.condense_failed}: summarizeConversation: prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}` })
+    }
+    return freshStart(state, call, { prevContextTokens: prevContextTokens ?? undefined })
+  }
   api.manageContext = (params) => {
     const p = isObject(params) ? params : {}
     return manage(state, p, 'manageContext', async (messages, prevContextTokens, extra) => {
@@ -1477,9 +1515,6 @@ function createEntry(eraName) {
       return freshStart(state, { ...call, ...rest })
     })
   }
-  api.willManageContext = willManageContext
-  // January 2026's name for it, with its positional summary.
-  api.truncateConversationIfNeeded = (params) => manage(state, params, 'truncateConversationIfNeeded', summaryFor(isObject(params) ? params : {}))
   api.toolUseToText = toolUseToText
   api.toolResultToText = toolResultToText
   api.convertToolBlocksToText = convertToolBlocksToText
@@ -1489,5 +1524,5 @@ function createEntry(eraName) {
   return api
 }
 
-module.exports = createEntry('2026')
+module.exports = createEntry('today')
 Object.defineProperty(module.exports, '_createEntry', { value: createEntry, enumerable: false })

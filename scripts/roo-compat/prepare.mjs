@@ -35,7 +35,11 @@ const IMPL_DIRS = ['src/core/condense', 'src/core/sliding-window', 'src/core/con
 const files = git('ls-tree', '-r', '--name-only', commit, '--', ...IMPL_DIRS).split('\n').filter(Boolean)
 const specs = files.filter((f) => /__tests__\/.*\.spec\.ts$/.test(f))
 const impl = files.filter((f) => !f.includes('__tests__') && f.endsWith('.ts'))
+// Which of this package's entries a maintainer of Roo at this commit imports.
+const condenseSource = show('src/core/condense/index.ts')
 const era2025 = has('src/core/sliding-window/index.ts')
+const freshStart = condenseSource.includes('## Conversation Summary')
+const eraName = era2025 ? '2025' : freshStart ? 'current' : '2026-01'
 
 for (const f of specs) put(f, show(f))
 
@@ -61,7 +65,10 @@ for (const name of readdirSync(stubs, { recursive: true })) {
 function templateAfter(text, marker) {
   const at = text.indexOf(marker)
   if (at < 0) return undefined
-  let i = text.indexOf('`', at) + 1
+  // Only a template literal right after the marker (`const X = \`…\``, `template: \`…\``).
+  const head = /^\s*(?:[=:]\s*)?`/.exec(text.slice(at + marker.length))
+  if (!head) return undefined
+  let i = at + marker.length + head[0].length
   let s = ''
   for (; i < text.length; i++) {
     const c = text[i]
@@ -81,7 +88,7 @@ function templateAfter(text, marker) {
 // Roo's own prompts at this commit: the default condensing instructions (the literal SUMMARY_PROMPT
 // of 2025, supportPrompt's CONDENSE template later) and, once both exist, the literal
 // SUMMARY_PROMPT is the system prompt of today's fresh-start request.
-const literal = templateAfter(show('src/core/condense/index.ts'), 'const SUMMARY_PROMPT')
+const literal = templateAfter(condenseSource, 'const SUMMARY_PROMPT')
 let condense
 if (has('src/shared/support-prompt.ts')) {
   const sp = show('src/shared/support-prompt.ts')
@@ -91,7 +98,7 @@ if (has('src/shared/support-prompt.ts')) {
 const prompt = condense ?? literal
 const requestSystemPrompt = condense !== undefined ? literal : undefined
 if (prompt === undefined) throw new Error(`no default condensing prompt found in Roo's source at ${commit}`)
-const entry = era2025 ? 'context-condense/roo-2025' : 'context-condense/roo'
+const entry = { 2025: 'context-condense/roo-2025', '2026-01': 'context-condense/roo-2026-01', current: 'context-condense/roo' }[eraName]
 // The host adapter, as a Roo maintainer would use it (examples/roo-host), with its Roo-tree
 // imports pointed at the stubs' places in this folder and the era's entry.
 for (const name of ['condense.ts', 'context-management.ts']) {
@@ -162,4 +169,4 @@ export default defineConfig({
   },
 })
 `)
-console.log(JSON.stringify({ era: era2025 ? '2025' : 'current', entry: ownImpl ? "Roo's own implementation" : entry, specs, rewritten }))
+console.log(JSON.stringify({ era: eraName, entry: ownImpl ? "Roo's own implementation" : entry, specs, rewritten }))
