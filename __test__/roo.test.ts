@@ -191,6 +191,7 @@ describe('the module', () => {
     const today = [
       'convertToolBlocksToText',
       'extractCommandBlocks',
+      'generateFoldedFileContext',
       'injectSyntheticToolResults',
       'manageContext',
       'toolResultToText',
@@ -1402,5 +1403,38 @@ describe('bad numbers are refused, never computed with', () => {
     // A prevContextTokens that is not a number >= 0 is refused too.
     const bad = await summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', Number.NaN)
     expect(bad.error).toBe('Failed to condense context: summarizeConversation: prevContextTokens: expected a number >= 0, got number NaN')
+  })
+})
+
+describe('today: folded file context from the host\'s outlines', () => {
+  it('one <system-reminder> per file, relative paths resolved against cwd, error outlines and failures skipped, a character budget', async () => {
+    const outlines: Record<string, string | undefined> = {
+      '/w/a.ts': '1--5 | export interface User',
+      '/abs/b.ts': 'Unsupported file type: /abs/b.ts',
+      '/w/c.ts': undefined,
+    }
+    const outlineFile = vi.fn(async (p: string) => {
+      if (p === '/w/boom.ts') throw new Error('parser crashed')
+      return outlines[p]
+    })
+    const { warn } = quiet()
+    const r = await today.generateFoldedFileContext(['a.ts', '/abs/b.ts', 'c.ts', 'boom.ts'], { cwd: '/w', outlineFile })
+    expect(outlineFile).toHaveBeenCalledWith('/w/a.ts', undefined)
+    expect(r.sections).toEqual(['<system-reminder>\n## File Context: a.ts\n1--5 | export interface User\n</system-reminder>'])
+    expect(r.filesProcessed).toBe(1)
+    expect(r.filesSkipped).toBe(3)
+    expect(r.characterCount).toBe(r.content.length)
+    expect(warn).toHaveBeenCalledWith('Folded context generation: skipped 1 file(s) due to errors: boom.ts')
+    const long = await today.generateFoldedFileContext(['a.ts', 'b.ts'], { cwd: '/w', maxCharacters: 400, outlineFile: async () => 'x'.repeat(1000) })
+    expect(long.sections).toHaveLength(1)
+    expect(long.sections[0].endsWith('\n... (truncated)\n</system-reminder>')).toBe(true)
+    expect(long.filesSkipped).toBe(1)
+    await expect(today.generateFoldedFileContext(['a.ts'], { cwd: '/w' } as never)).rejects.toThrow(/options\.outlineFile: expected a function/)
+  })
+
+  it('summarizeConversation appends those sections when configured with outlineFile', async () => {
+    today.configure({ outlineFile: async (p: string) => `outline of ${p}` })
+    const r = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't', filesReadByRoo: ['x.ts'], cwd: '/w' })
+    expect((r.messages.at(-1)!.content as Array<{ text: string }>)[1].text).toBe('<system-reminder>\n## File Context: x.ts\noutline of /w/x.ts\n</system-reminder>')
   })
 })

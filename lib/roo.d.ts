@@ -136,6 +136,9 @@ export interface RooOptions {
   /** Today's folded file context (Roo builds it with tree-sitter): sections appended to the summary
    * when `filesReadByRoo` and `cwd` are given. A failure is logged, the summary stands. */
   foldedFileContext?: (files: string[], options: { cwd: string; rooIgnoreController?: unknown }) => Promise<{ sections: string[] }>
+  /** The outline of one file's definitions (Roo's tree-sitter parseSourceCodeDefinitionsForFile);
+   * with it and no `foldedFileContext`, the folded file context is generateFoldedFileContext's. */
+  outlineFile?: (absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>
 }
 
 export interface RooCallOptions extends RooOptions {
@@ -361,3 +364,19 @@ export function transformMessagesForCondensing<M extends { role: string; content
 export function injectSyntheticToolResults(messages: ApiMessage[]): ApiMessage[]
 /** The `<command …>…</command>` blocks of a message's text, joined by newlines ("" for none). */
 export function extractCommandBlocks(message: ApiMessage): string
+
+export interface FoldedFileContextResult {
+  content: string
+  sections: string[]
+  filesProcessed: number
+  filesSkipped: number
+  characterCount: number
+}
+
+/** Roo's folded file context: each file's outline (`outlineFile`, the host's) in its own
+ * `<system-reminder>` section, within `maxCharacters` (default 50000). Skips files without an
+ * outline; one console.warn names those whose outline failed. */
+export function generateFoldedFileContext(
+  filePaths: string[],
+  options: { cwd: string; maxCharacters?: number; rooIgnoreController?: unknown; outlineFile: NonNullable<RooOptions['outlineFile']> },
+): Promise<FoldedFileContextResult>

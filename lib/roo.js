@@ -22,6 +22,7 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
+const path = require('node:path')
 const native = require('../index.js')
 const lib = require('./index.js')
 const { slidingWindow } = require('./manager.js')
@@ -126,6 +127,7 @@ const CONFIG_KEYS = [
   'maxStreamChars',
   'foldedFileContext',
   'requestSystemPrompt',
+  'outlineFile',
 ]
 const CALL_KEYS = [...CONFIG_KEYS, 'signal', 'targetTokens']
 
@@ -148,6 +150,9 @@ function checkKey(key, value, at) {
       break
     case 'summarizeConversation':
       if (typeof value !== 'function') throw bad("a function taking summarizeConversation's arguments")
+      break
+    case 'outlineFile':
+      if (typeof value !== 'function') throw bad('a function (absolutePath, rooIgnoreController) => Promise<string | undefined> (an outline of the definitions in a file)')
       break
     case 'foldedFileContext':
       if (typeof value !== 'function') throw bad('a function (filesReadByRoo, { cwd, rooIgnoreController }) => Promise<{ sections: string[] }>')
@@ -1127,10 +1132,11 @@ async function freshStart(state, params, legacy) {
       const files = await filesListOf(toSummarize)
       if (files) content.push({ type: 'text', text: files.trim() })
     }
-    if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd && typeof o.foldedFileContext === 'function') {
-      // The folded file context is the host's (Roo builds it with tree-sitter): a failure is not fatal.
+    const fold = typeof o.foldedFileContext === 'function' ? o.foldedFileContext : typeof o.outlineFile === 'function' ? (files, x) => generateFoldedFileContext(files, { ...x, outlineFile: o.outlineFile }) : undefined
+    if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd && fold) {
+      // The outlines are the host's (Roo builds them with tree-sitter): a failure is not fatal.
       try {
-        const folded = await bounded(o.foldedFileContext(filesReadByRoo, { cwd, rooIgnoreController }), o, 'foldedFileContext')
+        const folded = await bounded(fold(filesReadByRoo, { cwd, rooIgnoreController }), o, 'foldedFileContext')
         for (const section of (folded && Array.isArray(folded.sections) ? folded.sections : [])) {
           if (typeof section === 'string' && section.trim()) content.push({ type: 'text', text: section })
         }
@@ -1163,6 +1169,71 @@ async function freshStart(state, params, legacy) {
   } catch (e) {
     return { ...response, cost, error: failure(e, o) }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Folded file context: the outlines of the files the task read, one <system-reminder> each.
+
+const OUTLINE_ERRORS = ['This file does not exist', 'do not have permission', 'Unsupported file type:']
+
+/**
+ * Roo's folded file context: for each file (relative to `cwd`), the host's outline of its
+ * definitions (`outlineFile`: Roo's tree-sitter parseSourceCodeDefinitionsForFile) in its own
+ * `<system-reminder>## File Context: path …</system-reminder>` section, within `maxCharacters`
+ * (the last section cut short with "... (truncated)"). Files without an outline, or whose outline
+ * failed, are counted as skipped (one console.warn names the failed ones).
+ */
+async function generateFoldedFileContext(filePaths, options) {
+  const o = isObject(options) ? options : {}
+  const maxCharacters = o.maxCharacters ?? 50_000
+  const result = { content: '', sections: [], filesProcessed: 0, filesSkipped: 0, characterCount: 0 }
+  if (!Array.isArray(filePaths) || filePaths.length === 0) return result
+  if (typeof o.outlineFile !== 'function') throw new TypeError('generateFoldedFileContext: options.outlineFile: expected a function (absolutePath, rooIgnoreController) => Promise<string | undefined>')
+  const sections = []
+  const failed = []
+  let chars = 0
+  const section = (file, body) => `<system-reminder>\n## File Context: ${file}\n${body}\n</system-reminder>`
+  for (let i = 0; i < filePaths.length; i++) {
+    const file = filePaths[i]
+    const absolute = path.isAbsolute(file) ? file : path.resolve(o.cwd ?? '.', file)
+    try {
+      const outline = await o.outlineFile(absolute, o.rooIgnoreController)
+      if (!outline || typeof outline !== 'string' || OUTLINE_ERRORS.some((e) => outline.includes(e))) {
+        result.filesSkipped++
+        continue
+      }
+      const text = section(file, outline)
+      if (chars + text.length > maxCharacters) {
+        const left = maxCharacters - chars
+        if (left < 200) {
+          result.filesSkipped += filePaths.length - i
+          break
+        }
+        const cut = section(file, `${outline.substring(0, left - 100)}\n... (truncated)`)
+        sections.push(cut)
+        chars += cut.length
+        result.filesProcessed++
+        result.filesSkipped += filePaths.length - result.filesProcessed - result.filesSkipped
+        break
+      }
+      sections.push(text)
+      chars += text.length
+      result.filesProcessed++
+    } catch {
+      failed.push(file)
+      result.filesSkipped++
+    }
+  }
+  if (failed.length > 0) {
+    const more = failed.length > 5 ? ` and ${failed.length - 5} more` : ''
+    console.warn(`Folded context generation: skipped ${failed.length} file(s) due to errors: ${failed.slice(0, 5).join(', ')}${more}`)
+  }
+  if (sections.length > 0) {
+    result.sections = sections
+    result.content = sections.join('\n')
+    result.characterCount = result.content.length
+  }
+  return result
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1521,6 +1592,7 @@ function createEntry(eraName) {
   api.transformMessagesForCondensing = transformMessagesForCondensing
   api.injectSyntheticToolResults = injectSyntheticToolResults
   api.extractCommandBlocks = extractCommandBlocks
+  api.generateFoldedFileContext = generateFoldedFileContext
   return api
 }
 

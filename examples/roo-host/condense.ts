@@ -7,13 +7,17 @@
 //   - strings: Roo's i18n `t()`, so the errors follow the user's language (the entry's defaults are
 //     Roo's English strings word for word);
 //   - image cleaning: Roo's maybeRemoveImageBlocks, applied to the messages of the summary request
-//     with the main API handler, as Roo does.
-// Roo Code as of 2026 (manageContext, fresh-start summaries) imports "context-condense/roo"; a Roo
-// Code of 2025 (positional summarizeConversation, src/core/sliding-window) imports
-// "context-condense/roo-2025" instead. Nothing else differs.
+//     with the main API handler, as Roo does;
+//   - folded file context (today's Roo): ./foldedFileContext.ts, Roo's tree-sitter outlines, called
+//     through that module so whatever it exports at call time runs.
+// Roo Code as it is today (manageContext, fresh-start summaries) imports "context-condense/roo"; a
+// Roo Code of January 2026 (positional, non-destructive) "context-condense/roo-2026-01"; a Roo Code
+// of 2025 (positional, src/core/sliding-window) "context-condense/roo-2025". Nothing else differs
+// (before 2026 Roo has no folded file context: drop that import and line).
 import { TelemetryService } from "@roo-code/telemetry"
 import { t } from "../../i18n"
 import { maybeRemoveImageBlocks } from "../../api/transform/image-cleaning"
+import * as folded from "./foldedFileContext"
 import { createRequire } from "node:module"
 
 const roo = createRequire(import.meta.url)("context-condense/roo")
@@ -35,6 +39,7 @@ roo.configure({
 	telemetry,
 	errors,
 	prepareMessages: (messages: any[], apiHandler: any) => maybeRemoveImageBlocks(messages, apiHandler),
+	foldedFileContext: (files: string[], options: any) => folded.generateFoldedFileContext(files, options),
 })
 
 export const {

@@ -101,12 +101,15 @@ if (prompt === undefined) throw new Error(`no default condensing prompt found in
 const entry = { 2025: 'context-condense/roo-2025', '2026-01': 'context-condense/roo-2026-01', current: 'context-condense/roo' }[eraName]
 // The host adapter, as a Roo maintainer would use it (examples/roo-host), with its Roo-tree
 // imports pointed at the stubs' places in this folder and the era's entry.
-for (const name of ['condense.ts', 'context-management.ts']) {
-  const text = readFileSync(join(repo, 'examples', 'roo-host', name), 'utf8')
+for (const name of ['condense.ts', 'context-management.ts', 'foldedFileContext.ts']) {
+  let text = readFileSync(join(repo, 'examples', 'roo-host', name), 'utf8')
     .replaceAll('"../../i18n"', '"../src/i18n"')
     .replaceAll('"../../api/transform/image-cleaning"', '"../src/api/transform/image-cleaning"')
+    .replaceAll('"../../services/tree-sitter"', '"../src/services/tree-sitter"')
     .replaceAll('"../condense"', '"./condense"')
     .replaceAll('"context-condense/roo"', JSON.stringify(entry))
+  // Before today's Roo there is no folded file context (the adapter's own note).
+  if (eraName !== 'current') text = text.replace(/^import \* as folded from .*\n/m, '').replace(/^\tfoldedFileContext: .*\n/m, '')
   put(join('host', name), text)
 }
 // Roo's default prompt from Roo's source at this commit (the harness's stand-in for Roo's
@@ -124,6 +127,7 @@ function implTarget(specFile, spec) {
   if (p === 'src/core/condense' || p === 'src/core/condense/index') return 'condense'
   if (p === 'src/core/sliding-window' || p === 'src/core/sliding-window/index') return 'context-management'
   if (p === 'src/core/context-management' || p === 'src/core/context-management/index') return 'context-management'
+  if (p === 'src/core/condense/foldedFileContext') return 'foldedFileContext'
   return undefined
 }
 
