@@ -1464,12 +1464,12 @@ function getMessagesSinceLastSummary(messages) {
 }
 
 /**
- * What the model is sent. After a fresh-start summary (a user summary, today's Roo): from the
- * last such summary on, without tool_results whose tool_use is gone and without what a marker
+ * What the model is sent. Today (and after a fresh-start summary, a user one): from the last
+ * summary on, without tool_results whose tool_use is gone and without what a marker
  * hides. Otherwise: the stored history without the messages a summary, a shortened copy or a
  * sliding-window marker stands in for. The caller's objects, never copied unless a block is dropped.
  */
-function getEffectiveApiHistory(messages) {
+function effectiveHistory(messages, era) {
   checkArray(messages, 'getEffectiveApiHistory')
   let at = -1
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -1478,7 +1478,9 @@ function getEffectiveApiHistory(messages) {
       break
     }
   }
-  if (at >= 0 && messages[at].role === 'user') {
+  // Today's Roo starts from its last summary, whatever its role; before, only a fresh-start (user)
+  // summary is read that way.
+  if (at >= 0 && (era.freshStart || messages[at].role === 'user')) {
     const from = messages.slice(at)
     const uses = new Set()
     for (const m of from) {
@@ -1528,7 +1530,7 @@ function createEntry(eraName) {
   const api = {
     truncateConversation,
     getMessagesSinceLastSummary,
-    getEffectiveApiHistory,
+    getEffectiveApiHistory: (messages) => effectiveHistory(messages, state.era),
     cleanupAfterTruncation,
     rewindConversation,
     estimateTokenCount,
