@@ -1207,6 +1207,18 @@ describe('today: summarizeConversation with an options object (fresh start)', ()
 })
 
 describe('today: getEffectiveApiHistory and the helpers', () => {
+  it('getMessagesSinceLastSummary: a user summary starts it; an assistant summary (older Roo) is preceded by the task, in every entry', () => {
+    const messages = guard<ApiMessage[]>([
+      { role: 'user', content: 'Task', ts: 1 },
+      { role: 'assistant', content: 'Old-style summary', ts: 2, isSummary: true },
+      { role: 'user', content: 'Fresh summary', ts: 3, isSummary: true },
+      { role: 'assistant', content: 'Next', ts: 4 },
+    ])
+    expect(today.getMessagesSinceLastSummary(messages)).toEqual(messages.slice(2))
+    expect(today.getMessagesSinceLastSummary(messages.slice(0, 2))).toEqual(messages.slice(0, 2))
+    expect(jan2026.getMessagesSinceLastSummary(messages.slice(0, 2))).toEqual(messages.slice(0, 2))
+  })
+
   it('from the last fresh-start summary on, without tool_results whose tool_use is gone', () => {
     const messages = guard<ApiMessage[]>([
       { role: 'user', content: 'Task', ts: 1, condenseParent: 'c' },
