@@ -107,7 +107,7 @@ export interface RooOptions {
   pricing?: Pricing
   /** Replaces Roo's messages (e.g. translated), by i18n key. */
   errors?: Partial<Record<RooErrorKey, string>>
-  /** How the handler is driven. @default { retries: 0, timeoutMs: 600000 } */
+  /** How a first step's (smart) summaries drive the handler. @default { retries: 0, timeoutMs: timeoutMs } */
   summarizeOptions?: { concurrency?: number; timeoutMs?: number; retries?: number; retryDelayMs?: number }
   /** Ids of summaries and truncation markers. @default crypto.randomUUID */
   generateId?: () => string
