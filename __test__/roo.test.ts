@@ -1316,6 +1316,10 @@ describe('context-condense/roo-2026-01: January 2026\'s positional API', () => {
     const o = { ...tcinOptions({ totalTokens: 85_000 }) }
     await jan2026.manageContext(o)
     expect(seam).toHaveBeenCalledWith(o.messages, o.apiHandler, 'SYSTEM', 'task-1', 85_012, true, undefined)
+    // A call's own options go through the seam after Roo's arguments (and only then).
+    const controller = new AbortController()
+    await jan2026.manageContext({ ...o, timeoutMs: 5000, signal: controller.signal })
+    expect(seam).toHaveBeenLastCalledWith(o.messages, o.apiHandler, 'SYSTEM', 'task-1', 85_012, true, undefined, expect.objectContaining({ timeoutMs: 5000, signal: controller.signal }))
     const fresh = await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 10_000)
     expect(fresh.messages.at(-1)!.role).toBe('user')
     // That call counts as its Roo did: output tokens and the system prompt, under prevContextTokens.

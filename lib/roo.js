@@ -1518,11 +1518,26 @@ function createEntry(eraName) {
   const truncateConversation = (messages, fracToRemove, taskId, options) => truncateWith(state, messages, fracToRemove, taskId, options)
 
   /** The summary a context-management call asks for, through the host's seam when it gave one. */
+  /**
+   * This package's options of a context-management call, for a summary called through the seam:
+   * only when there are any (the caller's own, or a first step the defaults select), so Roo's own
+   * calls keep Roo's arguments exactly.
+   */
+  const seamOptions = (extra) => {
+    const { targetTokens, summarizeConversation: _s, ...own } = isObject(extra) ? extra : {}
+    const provider = own.provider ?? state.defaults.provider
+    if (Object.keys(own).length === 0 && (provider === undefined || provider === 'native')) return undefined
+    return targetTokens === undefined ? own : { ...own, targetTokens }
+  }
+
   const summaryFor = (p) => async (messages, prevContextTokens, extra) => {
     const args = [messages, p.apiHandler, p.systemPrompt, p.taskId, prevContextTokens, true, p.customCondensingPrompt]
     if (state.era.condensingHandler) args.push(p.condensingApiHandler)
     const seam = isObject(extra) && typeof extra.summarizeConversation === 'function' ? extra.summarizeConversation : state.defaults.summarizeConversation
-    if (seam) return seam(...args)
+    if (seam) {
+      const own = seamOptions(extra)
+      return own === undefined ? seam(...args) : seam(...args, own)
+    }
     args.push(extra)
     return positional(state, args, true)
   }
@@ -1583,7 +1598,10 @@ function createEntry(eraName) {
         cwd: p.cwd,
         rooIgnoreController: p.rooIgnoreController,
       }
-      if (seam) return seam(call)
+      if (seam) {
+        const own = seamOptions(extra)
+        return seam(own === undefined ? call : { ...own, ...call })
+      }
       const { targetTokens: _t, summarizeConversation: _s, ...rest } = extra
       return freshStart(state, { ...call, ...rest })
     })
