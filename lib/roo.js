@@ -283,25 +283,23 @@ function hostNumber(value, where, fallback) {
   return value
 }
 
-/** The cost of a usage chunk: its totalCost, else priced from its tokens (`pricing`), else 0. */
-function usageCost(usage, pricing) {
+/** A short history the engine's Native provider condenses: how the engine is asked for its own rules. */
+const PROBE = [1, 2, 3, 4, 5, 6].map((i) => ({ role: i % 2 ? 'user' : 'assistant', content: `message ${i} `.repeat(40) }))
+
+/**
+ * The cost of a usage chunk: its totalCost, else its tokens priced with `pricing` by the engine
+ * (the Native provider prices a reply that reports tokens but no cost), else 0. Each number is
+ * checked first.
+ */
+async function usageCost(usage, pricing) {
   if (!usage) return 0
   if (usage.totalCost !== undefined && usage.totalCost !== null) return hostNumber(usage.totalCost, 'the usage chunk: totalCost')
   if (!isObject(pricing)) return 0
-  const n = (k) => hostNumber(usage[k], `the usage chunk: ${k}`, 0)
-  const price = (x) => (finite(x) ? x : 0)
-  const input = n('inputTokens')
-  const cacheWrite = n('cacheWriteTokens')
-  const cacheRead = n('cacheReadTokens')
-  // "openai": input counts include the cached tokens; "anthropic" (default): they do not.
-  const uncached = pricing.accounting === 'openai' ? Math.max(0, input - cacheWrite - cacheRead) : input
-  return (
-    (price(pricing.inputPrice) * uncached +
-      price(pricing.outputPrice) * n('outputTokens') +
-      price(pricing.cacheWritesPrice) * cacheWrite +
-      price(pricing.cacheReadsPrice) * cacheRead) /
-    1_000_000
-  )
+  const reply = { text: '.' }
+  for (const k of ['inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']) reply[k] = hostNumber(usage[k], `the usage chunk: ${k}`, 0)
+  const r = await lib.condense(PROBE, { provider: 'native', config: { pricing }, summarize: async () => reply })
+  if (r.error) throw new HostError('invalid', `options.pricing: ${r.error}`)
+  return r.cost
 }
 
 /**
@@ -359,7 +357,7 @@ async function callHandler(handler, systemPrompt, requestMessages, o, ...metadat
     throw new HostError('invalid', `createMessage returned ${describe(stream)}, expected an async stream of chunks`)
   }
   const { text, usage } = await readStream(stream, o)
-  const cost = usageCost(usage, o.pricing)
+  const cost = await usageCost(usage, o.pricing)
   const outputTokens = usage ? hostNumber(usage.outputTokens, 'the usage chunk: outputTokens', 0) : 0
   return { text, cost, outputTokens }
 }
@@ -369,8 +367,7 @@ let enginePrompt
 /** The engine's own summary prompt (its Native provider's), used when the host configures none. */
 async function engineDefaultPrompt() {
   if (enginePrompt !== undefined) return enginePrompt
-  const probe = [1, 2, 3, 4, 5, 6].map((i) => ({ role: i % 2 ? 'user' : 'assistant', content: `message ${i} `.repeat(40) }))
-  await lib.condense(probe, {
+  await lib.condense(PROBE, {
     provider: 'native',
     summarize: async (request) => {
       enginePrompt = request.systemPrompt
