@@ -1398,6 +1398,10 @@ describe('bad numbers are refused, never computed with', () => {
       expect(r.prevContextTokens).toBe(0)
       expect(handler.createMessage).not.toHaveBeenCalled()
     }
+    // The engine's rules take a global threshold of 5..100 % (Roo's settings offer no other).
+    const low = await truncateConversationIfNeeded(tcinOptions({ autoCondenseContextPercent: 1 }))
+    expect(low.error).toBe('Failed to condense context: truncateConversationIfNeeded: autoCondenseContextPercent: expected a percentage from 5 to 100, got 1')
+    expect((await today.summarizeConversation({ messages: 'x' } as never)).error).toBe('Failed to condense context: summarizeConversation: messages: expected an array of messages, got string "x"')
     expect(() => today.willManageContext({ totalTokens: '1' as unknown as number, contextWindow: 10, autoCondenseContext: true, autoCondenseContextPercent: 50, profileThresholds: {}, currentProfileId: 'd', lastMessageTokens: 0 })).toThrow(
       'willManageContext: totalTokens: expected a number >= 0, got string "1"',
     )

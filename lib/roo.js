@@ -458,7 +458,7 @@ function visibility(messages) {
 }
 
 function checkArray(messages, fn) {
-  if (!Array.isArray(messages)) throw new TypeError(`${fn}: messages: expected an array of messages, got ${describe(messages)}`)
+  if (!Array.isArray(messages)) throw new TypeError(`${fn}: messages: expected an array of messages, got ${shown(messages)}`)
 }
 
 /** The projection and, for each of its messages, its index in the stored history. */
@@ -1088,7 +1088,7 @@ async function freshStart(state, params, legacy) {
   let o
   try {
     o = resolveOptions(state, extra, 'summarizeConversation: options')
-    checkArray(messages, 'summarizeConversation: messages')
+    checkArray(messages, 'summarizeConversation')
   } catch (e) {
     return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
   }
@@ -1279,7 +1279,7 @@ function truncateWith(state, messages, fracToRemove, taskId, options) {
  * profile (its own when 5..100, else the global one, with Roo's warning for an invalid one), the
  * allowed size (the window less a 10 % buffer and the reserved output).
  */
-function decide(p, prevParts, warn) {
+function decide(p, prevParts, warn, fn) {
   const config = { autoCondenseContext: Boolean(p.autoCondenseContext), autoCondenseContextPercent: p.autoCondenseContextPercent }
   const thresholds = {}
   if (isObject(p.profileThresholds)) {
@@ -1293,7 +1293,15 @@ function decide(p, prevParts, warn) {
   }
   if (p.maxTokens) situation.maxTokens = Math.ceil(p.maxTokens)
   if (typeof p.currentProfileId === 'string') situation.profileId = p.currentProfileId
-  const d = native.managerDecide(native.managerReadConfig(config), situation)
+  let engineConfig
+  try {
+    engineConfig = native.managerReadConfig(config)
+  } catch (e) {
+    // The engine's rules refuse a global threshold outside 5..100 (Roo's settings offer no other).
+    const detail = String(e && e.message ? e.message : e).replace(/^invalid options: /, '').replace(/config\.threshold/g, 'autoCondenseContextPercent')
+    throw new HostError('invalid', `${fn}: ${detail}`)
+  }
+  const d = native.managerDecide(engineConfig, situation)
   if (warn && d.threshold.warning) console.warn(d.threshold.warning)
   const prevContextTokens = prevParts.totalTokens + prevParts.lastMessageTokens
   return { ...d, prevContextTokens, summarize: Boolean(p.autoCondenseContext) && d.condense }
@@ -1343,7 +1351,7 @@ async function manage(state, params, fn, summarize) {
     checkNumbers(fn, p)
     // Counted even when the signal has fired already: the caller still learns the context's size.
     const last = await lastMessageTokens(messages, p.apiHandler, { ...o, signal: undefined })
-    d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, true)
+    d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, true, fn)
   } catch (e) {
     return fail(failure(e, o))
   }
@@ -1430,7 +1438,12 @@ function willManageContext(params) {
   checkNumbers('willManageContext', p)
   const last = p.lastMessageTokens ?? 0
   if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${shown(last)}`)
-  const d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, false)
+  let d
+  try {
+    d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, false, 'willManageContext')
+  } catch (e) {
+    throw new TypeError(e.message)
+  }
   return d.summarize || d.overflow
 }
 
