@@ -1,9 +1,11 @@
-// context-condense/roo: Roo Code's condensing API over the engine, held to seed 002's "Tests
-// critiques" and "Checklist de Compatibilité" (summarizeConversation, truncateConversationIfNeeded,
-// truncateConversation, getMessagesSinceLastSummary, estimateTokenCount, the constants, telemetry,
-// handler fallback, thresholds), then this package's extras: a provider run first, the
-// non-destructive mode of newer Roo, abort, configure(), and a run on each of the real histories.
-// Handlers are mocks shaped like Roo's ApiHandler; inputs are deep-compared after every call.
+// Roo Code's condensing API over the engine, by era, without Roo's repository: the 2025 entry
+// (summarizeConversation, truncateConversationIfNeeded, truncateConversation,
+// getMessagesSinceLastSummary, estimateTokenCount, the constants, Roo's strings and log lines,
+// telemetry, handler fallback, thresholds), January 2026's (kept tool_use blocks, manageContext),
+// today's (fresh-start summaries, manageContext, the helpers, folded file context), then this
+// package's extras (a provider run first, non-destructive mode, abort, configure(), a run on each
+// of the real histories) and the bounds on host calls and numbers. Handlers are mocks shaped like
+// Roo's ApiHandler; inputs are deep-compared after every call.
 import { createRequire } from 'node:module'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 
