@@ -1460,3 +1460,55 @@ describe('today: folded file context from the host\'s outlines', () => {
     expect((r.messages.at(-1)!.content as Array<{ text: string }>)[1].text).toBe('<system-reminder>\n## File Context: x.ts\noutline of /w/x.ts\n</system-reminder>')
   })
 })
+
+describe('today: a first step before the fresh-start summary', () => {
+  it('lossless alone under the threshold: its copies are stored after their messages, no model call, the model is sent the shorter history', async () => {
+    const input = guard(loadFixture('synthetic-3-tool-dedup'))
+    const before = countTokens(input)
+    const handler = todayHandler({ count: engineCount })
+    const lossless = await condense(input, { provider: 'lossless' })
+    expect(lossless.newContextTokens!).toBeLessThan(before)
+    // A window where lossless alone brings the context under the threshold.
+    const contextWindow = Math.ceil((lossless.newContextTokens! + 10) / 0.5)
+    const last = engineCount(Array.isArray(input.at(-1)!.content) ? (input.at(-1)!.content as ContentBlock[]) : [{ type: 'text', text: String(input.at(-1)!.content) }])
+    const r = await today.manageContext({
+      messages: input,
+      totalTokens: before - last,
+      contextWindow: Math.max(contextWindow, Math.ceil(before / 0.6)),
+      maxTokens: 1,
+      apiHandler: handler,
+      autoCondenseContext: true,
+      autoCondenseContextPercent: 50,
+      systemPrompt: '',
+      taskId: 't',
+      profileThresholds: {},
+      currentProfileId: 'd',
+      provider: 'lossless',
+    })
+    expect(r.error).toBeUndefined()
+    expect(r.provider).toBe('lossless')
+    expect(handler.createMessage).not.toHaveBeenCalled()
+    expect(r.messages.length).toBeGreaterThan(input.length) // nothing removed: copies beside originals
+    const sent = today.getEffectiveApiHistory(r.messages)
+    expect(validateConversation(sent)).toEqual([])
+    // Lossless's saving, the first message aside (Roo keeps it as it is).
+    expect(countTokens(sent)).toBe(r.newContextTokens)
+    expect(r.newContextTokens).toBe(lossless.newContextTokens! + countTokens([input[0]]) - countTokens([lossless.messages[0]]))
+    expect(sent[0]).toBe(input[0])
+    // Without the copies, the originals are sent again, as they were.
+    expect(today.getEffectiveApiHistory(today.cleanupAfterTruncation(r.messages.filter((m) => !m.condensedBy)))).toEqual(input)
+  })
+
+  it('a first step that misses the target: the fresh-start summary follows as usual', async () => {
+    const input = guard(loadFixture('synthetic-3-tool-dedup'))
+    const before = countTokens(input)
+    const handler = todayHandler({ count: engineCount })
+    const r = await today.manageContext({
+      messages: input, totalTokens: before, contextWindow: before + 20_000, maxTokens: 1, apiHandler: handler, autoCondenseContext: true,
+      autoCondenseContextPercent: 5, systemPrompt: '', taskId: 't', profileThresholds: {}, currentProfileId: 'd', provider: 'lossless',
+    })
+    expect(r.error).toBeUndefined()
+    expect(handler.createMessage).toHaveBeenCalledTimes(1)
+    expect(r.messages.at(-1)!.isSummary).toBe(true)
+  })
+})

@@ -1053,7 +1053,53 @@ function finishPrePass(messages, effective, index, visible, prePass, o, spent, s
 // ---------------------------------------------------------------------------------------------
 // summarizeConversation (today: an options object, fresh-start summaries)
 
-const FRESH_KEYS = ['messages', 'apiHandler', 'systemPrompt', 'taskId', 'isAutomaticTrigger', 'customCondensingPrompt', 'metadata', 'environmentDetails', 'filesReadByRoo', 'cwd', 'rooIgnoreController']
+/**
+ * Today's first step (`provider`: lossless, truncation, or smart without model calls) on what the
+ * model is sent now: when it alone brings the context to `o.targetTokens`, its shortened copies are
+ * stored after their messages (tagged `condenseParent` / `condensedBy`, nothing removed) and no
+ * summary is asked for. Undefined when it does not reach the target or would replace a span.
+ */
+async function freshFirstStep(messages, o, prevContextTokens) {
+  if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
+  const visible = visibility(messages)
+  let at = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i] && messages[i].isSummary === true) {
+      at = i
+      break
+    }
+  }
+  const effective = []
+  const index = []
+  messages.forEach((m, i) => {
+    if (i >= Math.max(at, 0) && visible[i] && !(m && m.isTruncationMarker)) {
+      effective.push(m)
+      index.push(i)
+    }
+  })
+  if (effective.length < 2) return undefined
+  const engineOpts = { provider: o.provider, config: prePassConfig(o), prevContextTokens }
+  if (o.signal) engineOpts.signal = o.signal
+  const r = await lib.condense(effective, engineOpts)
+  if (r.error || !Array.isArray(r.messages)) return undefined
+  if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
+  // The first message (the task, or the summary) stays as it is; only one-for-one changes are kept.
+  let tokens = r.newContextTokens
+  let out = r.messages
+  if (out.length !== effective.length) return undefined
+  if (out[0] !== effective[0]) {
+    tokens += lib.countTokens([effective[0]]) - lib.countTokens([out[0]])
+    out = [effective[0], ...out.slice(1)]
+  }
+  if (!(tokens < prevContextTokens) || tokens > o.targetTokens) return undefined
+  const origins = out.map((m, i) => ({ from: i, to: i + 1, kind: m === effective[i] ? 'same' : 'changed' }))
+  if (!origins.some((x) => x.kind === 'changed')) return undefined
+  const id = o.generateId()
+  const stored = writeNonDestructive(messages, index, visible, effective, out, origins, id)
+  return { messages: stored, summary: typeof r.summary === 'string' ? r.summary : '', cost: 0, newContextTokens: tokens, provider: o.provider }
+}
+
+const FRESH_KEYS = ['messages', 'apiHandler', 'systemPrompt', 'taskId', 'isAutomaticTrigger', 'customCondensingPrompt', 'metadata', 'environmentDetails', 'filesReadByRoo', 'cwd', 'rooIgnoreController', 'prevContextTokens']
 
 /** Roo's errorDetails of a failed request: the message and what the API error carries. */
 function errorDetails(error) {
@@ -1095,6 +1141,16 @@ async function freshStart(state, params, legacy) {
   const toSummarize = getMessagesSinceLastSummary(messages)
   if (toSummarize.length <= 1) return { ...response, error: message(o, messages.length <= 1 ? 'condense_not_enough_messages' : 'condensed_recently') }
   if (toSummarize.some((m) => m && m.isSummary) && toSummarize.length <= 2) return { ...response, error: message(o, 'condensed_recently') }
+
+  if (o.provider !== 'native' && o.targetTokens !== undefined && finite(p.prevContextTokens)) {
+    try {
+      const first = await freshFirstStep(messages, o, p.prevContextTokens)
+      if (first) return first
+    } catch (e) {
+      if (e instanceof HostError && e.kind === 'aborted') return { ...response, error: failure(e, o) }
+      // Otherwise the summary follows, as without a first step.
+    }
+  }
 
   const instructions = nonBlank(customCondensingPrompt) ?? o.defaultPrompt ?? (await engineDefaultPrompt())
   let cost = 0
@@ -1491,7 +1547,9 @@ function effectiveHistory(messages, era) {
   // Today's Roo starts from its last summary, whatever its role; before, only a fresh-start (user)
   // summary is read that way.
   if (at >= 0 && (era.freshStart || messages[at].role === 'user')) {
-    const from = messages.slice(at)
+    // A shortened copy (this package's first step) stands in for its message here too.
+    const shown = visibility(messages)
+    const from = messages.slice(at).filter((m, k) => shown[at + k] || (m && m.truncationParent))
     const uses = new Set()
     for (const m of from) {
       if (m && m.role === 'assistant' && Array.isArray(m.content)) for (const b of m.content) if (b && b.type === 'tool_use' && b.id) uses.add(b.id)
@@ -1612,8 +1670,8 @@ function createEntry(eraName) {
         const own = seamOptions(extra)
         return seam(own === undefined ? call : { ...own, ...call })
       }
-      const { targetTokens: _t, summarizeConversation: _s, ...rest } = extra
-      return freshStart(state, { ...call, ...rest })
+      const { summarizeConversation: _s, ...rest } = extra
+      return freshStart(state, { ...call, ...rest, prevContextTokens })
     })
   }
   api.toolUseToText = toolUseToText
