@@ -309,19 +309,32 @@ async function usageCost(usage, pricing) {
  */
 async function readStream(stream, o) {
   const iterator = stream[Symbol.asyncIterator]()
-  const deadline = Date.now() + o.timeoutMs
   let text = ''
   let usage
   let lastYield = Date.now()
   let chunks = 0
-  const stop = () => {
-    if (typeof iterator.return === 'function') Promise.resolve().then(() => iterator.return()).catch(() => {})
-  }
+  // One bound for the whole stream: the signal or the deadline ends it, whichever comes first.
+  // (Checked before each chunk too: a race with a next() that is already resolved never loses.)
+  let timer
+  let onAbort
+  let stopped
+  const ended = new Promise((_, reject) => {
+    const stop = (e) => {
+      stopped = stopped ?? e
+      reject(stopped)
+    }
+    timer = setTimeout(() => stop(new HostError('timeout', `the API handler's stream did not end within ${o.timeoutMs} ms`)), o.timeoutMs)
+    if (o.signal) {
+      onAbort = () => stop(new HostError('aborted', "the API handler's stream was aborted"))
+      if (o.signal.aborted) onAbort()
+      else o.signal.addEventListener('abort', onAbort, { once: true })
+    }
+  })
+  ended.catch(() => {})
   try {
     for (;;) {
-      const left = deadline - Date.now()
-      if (left <= 0) throw new HostError('timeout', `the API handler's stream did not end within ${o.timeoutMs} ms`)
-      const step = await bounded(iterator.next(), { ...o, timeoutMs: left }, "the API handler's stream")
+      if (stopped) throw stopped
+      const step = await Promise.race([iterator.next(), ended])
       if (!step || step.done) break
       const chunk = step.value
       if (chunk && typeof chunk === 'object') {
@@ -332,14 +345,18 @@ async function readStream(stream, o) {
       }
       chunks++
       if (chunks % YIELD_EVERY_CHUNKS === 0 || Date.now() - lastYield >= YIELD_EVERY_MS) {
+        // A stream whose next() always resolves at once would otherwise starve timers and I/O.
         await yieldToLoop()
         lastYield = Date.now()
-        if (o.signal && o.signal.aborted) throw new HostError('aborted', "the API handler's stream was aborted")
       }
     }
   } catch (e) {
-    stop()
+    // Tell the stream to stop (its request is then cancelled by the handler's own cleanup).
+    if (typeof iterator.return === 'function') Promise.resolve().then(() => iterator.return()).catch(() => {})
     throw e
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) o.signal.removeEventListener('abort', onAbort)
   }
   return { text, usage }
 }
