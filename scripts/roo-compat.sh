@@ -7,8 +7,9 @@
 # directory); [commit]: default HEAD. The specs at that commit are exported to a temporary folder
 # (never into this repository); only their import specifiers that name Roo's condense,
 # sliding-window or context-management modules are rewritten, to the host adapter in
-# examples/roo-host, which loads this package's entry (context-condense/roo, or
-# context-condense/roo-2025 for a Roo that still has src/core/sliding-window). Roo's host is stubbed
+# examples/roo-host, which loads the entry a maintainer of that Roo imports (context-condense/roo
+# for fresh-start summaries, context-condense/roo-2026-01 before them, context-condense/roo-2025
+# for a Roo that still has src/core/sliding-window). Roo's host is stubbed
 # (scripts/roo-compat/tree: telemetry, i18n with Roo's English strings, BaseProvider counting with
 # Roo's tiktoken code); Roo's default condensing prompt is read from Roo's source at that commit.
 # --roo runs Roo's own implementation in the same harness instead (it should pass everything: the
@@ -22,7 +23,7 @@ for arg in "$@"; do
   case "$arg" in
     --roo) mode="roo" ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) if [ -z "$git_dir" ]; then git_dir="$arg"; else commit="$arg"; fi ;;
   esac
 done
