@@ -1,9 +1,11 @@
-// context-condense/roo: Roo Code's condensing API over the engine, held to seed 002's "Tests
-// critiques" and "Checklist de Compatibilité" (summarizeConversation, truncateConversationIfNeeded,
-// truncateConversation, getMessagesSinceLastSummary, estimateTokenCount, the constants, telemetry,
-// handler fallback, thresholds), then this package's extras: a provider run first, the
-// non-destructive mode of newer Roo, abort, configure(), and a run on each of the real histories.
-// Handlers are mocks shaped like Roo's ApiHandler; inputs are deep-compared after every call.
+// Roo Code's condensing API over the engine, by era, without Roo's repository: the 2025 entry
+// (summarizeConversation, truncateConversationIfNeeded, truncateConversation,
+// getMessagesSinceLastSummary, estimateTokenCount, the constants, Roo's strings and log lines,
+// telemetry, handler fallback, thresholds), January 2026's (kept tool_use blocks, manageContext),
+// today's (fresh-start summaries, manageContext, the helpers, folded file context), then this
+// package's extras (a provider run first, non-destructive mode, abort, configure(), a run on each
+// of the real histories) and the bounds on host calls and numbers. Handlers are mocks shaped like
+// Roo's ApiHandler; inputs are deep-compared after every call.
 import { createRequire } from 'node:module'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 
@@ -42,7 +44,9 @@ import {
   type SummarizeResponse,
   type TruncateOptions,
   type TruncateResponse,
-} from '../lib/roo.js'
+} from '../lib/roo-2025.js'
+import * as today from '../lib/roo.js'
+import * as jan2026 from '../lib/roo-2026-01.js'
 import { FIXTURES, loadFixture } from './helpers.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -112,6 +116,8 @@ function guard<T>(value: T): T {
 afterEach(() => {
   vi.restoreAllMocks()
   configure()
+  today.configure()
+  jan2026.configure()
   const list = guarded.splice(0)
   for (const { value, copy } of list) expect(value).toStrictEqual(copy)
 })
@@ -153,38 +159,52 @@ describe('constants', () => {
     expect([ENGINE_MIN, ENGINE_MAX, ENGINE_BUFFER, DEFAULT_MAX_TOKENS]).toEqual([MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE, ANTHROPIC_DEFAULT_MAX_TOKENS])
     expect(ROO_ERROR_MESSAGES).toEqual({
       condense_failed: 'Failed to condense context',
-      condense_not_enough_messages: 'Not enough messages to condense',
-      condensed_recently: 'Context was condensed recently',
+      condense_not_enough_messages: 'Not enough messages to condense context',
+      condensed_recently: 'Context was condensed recently; skipping this attempt',
       condense_handler_invalid: 'API handler for condensing context is invalid',
       condense_context_grew: 'Context size increased during condensing; skipping this attempt',
+      condense_api_failed: 'Condensing API call failed: {{message}}',
       condense_aborted: 'Context condensing was aborted',
+      condense_timeout: 'Context condensing timed out: {{message}}',
     })
     expect(Object.isFrozen(ROO_ERROR_MESSAGES)).toBe(true)
   })
 })
 
 describe('the module', () => {
-  it('exports what lib/roo.d.ts declares, nothing more', () => {
-    const exported = Object.keys(createRequire(__filename)('../lib/roo.js')).sort()
-    expect(exported).toEqual(
-      [
-        'ANTHROPIC_DEFAULT_MAX_TOKENS',
-        'MAX_CONDENSE_THRESHOLD',
-        'MIN_CONDENSE_THRESHOLD',
-        'N_MESSAGES_TO_KEEP',
-        'ROO_ERROR_MESSAGES',
-        'TOKEN_BUFFER_PERCENTAGE',
-        'cleanupAfterTruncation',
-        'configure',
-        'estimateTokenCount',
-        'getEffectiveApiHistory',
-        'getMessagesSinceLastSummary',
-        'rewindConversation',
-        'summarizeConversation',
-        'truncateConversation',
-        'truncateConversationIfNeeded',
-      ].sort(),
-    )
+  it('exports what lib/roo.d.ts, lib/roo-2026-01.d.ts and lib/roo-2025.d.ts declare, nothing more', () => {
+    const common = [
+      'ANTHROPIC_DEFAULT_MAX_TOKENS',
+      'MAX_CONDENSE_THRESHOLD',
+      'MIN_CONDENSE_THRESHOLD',
+      'N_MESSAGES_TO_KEEP',
+      'ROO_ERROR_MESSAGES',
+      'TOKEN_BUFFER_PERCENTAGE',
+      'cleanupAfterTruncation',
+      'configuration',
+      'configure',
+      'estimateTokenCount',
+      'getEffectiveApiHistory',
+      'getMessagesSinceLastSummary',
+      'rewindConversation',
+      'summarizeConversation',
+      'truncateConversation',
+    ]
+    const today = [
+      'convertToolBlocksToText',
+      'extractCommandBlocks',
+      'generateFoldedFileContext',
+      'injectSyntheticToolResults',
+      'manageContext',
+      'toolResultToText',
+      'toolUseToText',
+      'transformMessagesForCondensing',
+      'willManageContext',
+    ]
+    const load = createRequire(__filename)
+    expect(Object.keys(load('../lib/roo-2025.js')).sort()).toEqual([...common, 'truncateConversationIfNeeded'].sort())
+    expect(Object.keys(load('../lib/roo-2026-01.js')).sort()).toEqual([...common, 'getKeepMessagesWithToolBlocks', 'manageContext', 'willManageContext'].sort())
+    expect(Object.keys(load('../lib/roo.js')).sort()).toEqual([...common, ...today].sort())
   })
 })
 
@@ -194,7 +214,7 @@ describe('getMessagesSinceLastSummary', () => {
     expect(getMessagesSinceLastSummary(messages)).toBe(messages)
   })
 
-  it('starts at the last summary, after the "Please continue" bridge (ts: first ts - 1)', () => {
+  it("starts at the last summary, after the task's original first message (Roo's fix #7939)", () => {
     const messages = guard<ApiMessage[]>([
       { role: 'user', content: 'Hello', ts: 1 },
       { role: 'assistant', content: 'First summary', ts: 2, isSummary: true },
@@ -204,12 +224,23 @@ describe('getMessagesSinceLastSummary', () => {
     ])
     const since = getMessagesSinceLastSummary(messages)
     expect(since).toEqual([
-      { role: 'user', content: 'Please continue from the following summary:', ts: 0 },
+      { role: 'user', content: 'Hello', ts: 1 },
       { role: 'assistant', content: 'Second summary', ts: 4, isSummary: true },
       { role: 'user', content: "What's new?", ts: 5 },
     ])
+    expect(since[0]).toBe(messages[0])
     expect(since[1]).toBe(messages[3])
     expect(since[2]).toBe(messages[4])
+    // A second condensing keeps the task's own words: they are what the model is asked to summarize.
+  })
+
+  it('uses the "Please continue" stand-in (ts: first ts - 1) only when the first message is not the user\'s', () => {
+    const messages = guard<ApiMessage[]>([
+      { role: 'assistant', content: 'Greeting', ts: 1 },
+      { role: 'assistant', content: 'Summary', ts: 4, isSummary: true },
+      { role: 'user', content: 'Next', ts: 5 },
+    ])
+    expect(getMessagesSinceLastSummary(messages)).toEqual([{ role: 'user', content: 'Please continue from the following summary:', ts: 0 }, messages[1], messages[2]])
   })
 
   it("puts no bridge before a user summary (newer Roo's shape), and uses now without a first ts", () => {
@@ -222,7 +253,7 @@ describe('getMessagesSinceLastSummary', () => {
     expect(getMessagesSinceLastSummary(userSummary)).toEqual(userSummary.slice(2))
     vi.spyOn(Date, 'now').mockReturnValue(1_234_567)
     const noTs = guard<ApiMessage[]>([
-      { role: 'user', content: 'Task' },
+      { role: 'assistant', content: 'Task' },
       { role: 'assistant', content: 'Summary', isSummary: true },
     ])
     expect(getMessagesSinceLastSummary(noTs)[0]).toEqual({ role: 'user', content: 'Please continue from the following summary:', ts: 1_234_567 })
@@ -243,9 +274,8 @@ describe('summarizeConversation', () => {
     expect(r.messages[1]).toStrictEqual({ role: 'assistant', content: SUMMARY, ts: 5, isSummary: true })
     expect(r.summary).toBe(SUMMARY)
     expect(r.cost).toBe(0.05)
-    // Roo's SummarizeResponse, plus which step produced it.
-    expect(Object.keys(r).sort()).toEqual(['cost', 'messages', 'newContextTokens', 'provider', 'summary'])
-    expect(r.provider).toBe('native')
+    // Roo's SummarizeResponse, nothing more (a first step adds `provider`).
+    expect(Object.keys(r).sort()).toEqual(['cost', 'messages', 'newContextTokens', 'summary'])
     // outputTokens (50) + the main handler's count of [system prompt, ...kept]: 6 + 11 + 8 + 12.
     expect(r.newContextTokens).toBe(87)
     expect(handler.countTokens).toHaveBeenCalledWith([
@@ -288,7 +318,7 @@ describe('summarizeConversation', () => {
       const messages = guard(conversation().slice(0, n))
       const handler = mockHandler()
       const r = await summarizeConversation(messages, handler, 'SYSTEM', 't', 10_000)
-      expect(r).toStrictEqual({ messages, cost: 0, summary: '', error: 'Not enough messages to condense' })
+      expect(r).toStrictEqual({ messages, cost: 0, summary: '', error: 'Not enough messages to condense context' })
       expect(r.messages).toBe(messages)
       expect(handler.createMessage).not.toHaveBeenCalled()
     }
@@ -303,12 +333,12 @@ describe('summarizeConversation', () => {
       const messages = guard(conversation().map((m, i) => (i === at ? { ...m, isSummary: true } : m)))
       const handler = mockHandler()
       const r = await summarizeConversation(messages, handler, 'SYSTEM', 't', 10_000)
-      expect(r).toStrictEqual({ messages, cost: 0, summary: '', error: 'Context was condensed recently' })
+      expect(r).toStrictEqual({ messages, cost: 0, summary: '', error: 'Context was condensed recently; skipping this attempt' })
       expect(handler.createMessage).not.toHaveBeenCalled()
     }
   })
 
-  it('summarizes from the last summary on: the bridge, that summary, what follows; older messages go', async () => {
+  it('summarizes from the last summary on: the first message, that summary, what follows; older messages go', async () => {
     const messages = guard<ApiMessage[]>([
       { role: 'user', content: 'Task', ts: 1 },
       { role: 'assistant', content: 'Old work', ts: 2 },
@@ -322,7 +352,7 @@ describe('summarizeConversation', () => {
     const handler = mockHandler({ text: 'New summary' })
     const r = await summarizeConversation(messages, handler, 'SYSTEM', 't', 10_000)
     expect(handler.createMessage.mock.calls[0][1]).toEqual([
-      { role: 'user', content: 'Please continue from the following summary:' },
+      { role: 'user', content: 'Task' },
       { role: 'assistant', content: 'Old summary' },
       { role: 'user', content: 'Step one' },
       { role: 'assistant', content: 'Did step one' },
@@ -360,7 +390,7 @@ describe('summarizeConversation', () => {
     expect(r.error).toBe('Failed to condense context: the API handler failed: no credits')
     const notAStream = { createMessage: () => 42, countTokens: async () => 1 } as unknown as ApiHandler
     expect((await summarizeConversation(guard(conversation()), notAStream, 'SYSTEM', 't', 10_000)).error).toBe(
-      'Failed to condense context: the API handler failed: createMessage returned number 42, expected an async stream of chunks',
+      'Failed to condense context: createMessage returned number 42, expected an async stream of chunks',
     )
   })
 
@@ -375,10 +405,15 @@ describe('summarizeConversation', () => {
     const huge = await summarizeConversation(messages, mockHandler({ count: () => 50_000 }), 'SYSTEM', 't', 10_000)
     expect(huge.error).toBe('Context size increased during condensing; skipping this attempt')
     expect(huge.messages).toBe(messages)
-    // The engine's own guard, stricter than Roo's: a summary longer than the messages it replaces
-    // is refused even when the host's prevContextTokens would let it through.
-    const wordy = await summarizeConversation(messages, mockHandler({ text: 'A long summary. '.repeat(50) }), 'SYSTEM', 't', 1_000_000)
-    expect(wordy).toStrictEqual({ messages, cost: 0.05, summary: '', error: 'Context size increased during condensing; skipping this attempt' })
+    // Roo's rule by default: a summary longer than the messages it replaces passes when the new
+    // context is still under prevContextTokens (Roo's own specs use such small spans).
+    const long = 'A long summary. '.repeat(50).trim()
+    const wordy = await summarizeConversation(messages, mockHandler({ text: long }), 'SYSTEM', 't', 1_000_000)
+    expect(wordy.error).toBeUndefined()
+    expect(wordy.summary).toBe(long)
+    // The stricter rule, opt-in: such a summary is refused.
+    const strict = await summarizeConversation(messages, mockHandler({ text: long }), 'SYSTEM', 't', 1_000_000, false, undefined, undefined, { strictGrowth: true })
+    expect(strict).toStrictEqual({ messages, cost: 0.05, summary: '', error: 'Context size increased during condensing; skipping this attempt' })
   })
 
   it('uses condensingApiHandler first; newContextTokens is still counted by the main handler', async () => {
@@ -403,7 +438,7 @@ describe('summarizeConversation', () => {
       expect(r.summary).toBe('main summary')
       expect(main.createMessage).toHaveBeenCalledTimes(1)
       expect(warn).toHaveBeenCalledTimes(1)
-      expect(warn).toHaveBeenCalledWith('Chosen API handler invalid, falling back to main apiHandler')
+      expect(warn).toHaveBeenCalledWith('Chosen API handler for condensing does not support message creation or is invalid, falling back to main apiHandler.')
       vi.restoreAllMocks()
     }
     // No condensing handler at all: the main one, silently.
@@ -419,14 +454,15 @@ describe('summarizeConversation', () => {
     const messages = guard(conversation())
     const r = await summarizeConversation(messages, { countTokens: async () => 1 } as unknown as ApiHandler, 'SYSTEM', 't', 10_000, false, undefined, {} as ApiHandler)
     expect(r).toStrictEqual({ messages, cost: 0, summary: '', error: 'API handler for condensing context is invalid' })
-    expect(warn).toHaveBeenCalledWith('Chosen API handler invalid, falling back to main apiHandler')
+    expect(warn).toHaveBeenCalledWith('Chosen API handler for condensing does not support message creation or is invalid, falling back to main apiHandler.')
     expect(error).toHaveBeenCalledTimes(1)
-    expect(String(error.mock.calls[0][0])).toMatch(/^API handler for condensing context is invalid/)
+    // Roo's own log lines, word for word.
+    expect(error).toHaveBeenCalledWith('Main API handler is also invalid for condensing. Cannot proceed.')
     // Roo's checks come first: too few messages is reported as such, without a warning.
     vi.restoreAllMocks()
     const q = quiet()
     const few = await summarizeConversation(guard(conversation().slice(0, 3)), null as unknown as ApiHandler, 'SYSTEM', 't', 10_000)
-    expect(few.error).toBe('Not enough messages to condense')
+    expect(few.error).toBe('Not enough messages to condense context')
     expect(q.warn).not.toHaveBeenCalled()
     expect(q.error).not.toHaveBeenCalled()
   })
@@ -972,7 +1008,8 @@ describe('non-destructive mode', () => {
     expect(roleContent(effective)).toEqual(roleContent([o.messages[0], r.messages[3], ...o.messages.slice(3)]))
     expect(r.messages[3].isTruncationMarker).toBe(true)
     // Counted by the handler: the messages sent, the marker aside ("Hello" + the last four).
-    expect(r.newContextTokensAfterTruncation).toBe(5 + 8 + 11 + 8 + 12)
+    // The system prompt counts too ('SYSTEM': 6), as Roo counts it since December 2025.
+    expect(r.newContextTokensAfterTruncation).toBe(6 + 5 + 8 + 11 + 8 + 12)
   })
 
   it('shortened copies (a first provider) stand in for their messages and go with them on rewind', async () => {
@@ -1008,7 +1045,7 @@ describe('configure', () => {
     expect(t.captureContextCondensed).toHaveBeenCalledWith('task-c', false, false, false)
     // A call's own options win.
     const own = await summarizeConversation(input, mockHandler(), '', 't', before, false, undefined, undefined, { provider: 'native', nonDestructive: false })
-    expect(own.provider).toBe('native')
+    expect(own.provider).toBeUndefined() // Roo's own summary alone: Roo's SummarizeResponse
     expect(own.messages).toHaveLength(5)
     expect(configure({ provider: 'smart' })).toEqual({ provider: 'lossless', nonDestructive: true, telemetry: t })
     expect(configure()).toEqual({ provider: 'smart' })
@@ -1019,7 +1056,7 @@ describe('configure', () => {
     expect(() => configure({ provider: 'magic' })).toThrow('configure: options.provider: expected one of "native", "lossless", "truncation", "smart", got string "magic"')
     // Defaults are clear again: destructive, native.
     const plain = await summarizeConversation(guard(conversation()), mockHandler(), 'SYSTEM', 't', 10_000)
-    expect(plain.provider).toBe('native')
+    expect(plain.provider).toBeUndefined()
     expect(plain.messages).toHaveLength(5)
   })
 })
@@ -1074,4 +1111,404 @@ describe('the seven real histories', () => {
       }
     }
   }, 120_000)
+})
+
+// ---------------------------------------------------------------------------------------------
+// context-condense/roo: Roo Code as it is today, and January 2026's positional calls.
+
+/** Today's handler mock: createMessage takes (systemPrompt, messages, metadata). */
+function todayHandler(o: MockOptions = {}) {
+  return mockHandler(o) as unknown as ReturnType<typeof mockHandler> & ApiHandler
+}
+
+describe('today: summarizeConversation with an options object (fresh start)', () => {
+  it('summarizes everything since the last summary and appends one user summary; every message is tagged', async () => {
+    today.configure({ defaultPrompt: 'INSTRUCTIONS', requestSystemPrompt: 'SYSTEM OF THE REQUEST' })
+    const messages = guard(conversation())
+    const handler = todayHandler()
+    const r = await today.summarizeConversation({ messages, apiHandler: handler, systemPrompt: 'SYSTEM', taskId: 't' })
+    expect(r.error).toBeUndefined()
+    expect(r.summary).toBe(SUMMARY)
+    expect(r.cost).toBe(0.05)
+    expect(r.messages).toHaveLength(messages.length + 1)
+    r.messages.slice(0, -1).forEach((m, i) => expect(m).toEqual({ ...messages[i], condenseParent: r.condenseId }))
+    expect(r.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: `## Conversation Summary\n${SUMMARY}` }], ts: 8, isSummary: true, condenseId: r.condenseId })
+    // The request: the configured system prompt, the messages, the instructions last as the user's, metadata as third argument.
+    expect(handler.createMessage).toHaveBeenCalledWith('SYSTEM OF THE REQUEST', [...roleContent(messages), { role: 'user', content: 'INSTRUCTIONS' }], undefined)
+    // newContextTokens: the system prompt and the summary, counted by the handler.
+    expect(r.newContextTokens).toBe('SYSTEM'.length + `## Conversation Summary\n${SUMMARY}`.length)
+    // What the model is sent next: the summary alone.
+    expect(today.getEffectiveApiHistory(r.messages)).toEqual([r.messages.at(-1)])
+  })
+
+  it('the custom prompt is the final user message; tool blocks go as text; orphan tool calls are answered', async () => {
+    const messages = guard<ApiMessage[]>([
+      { role: 'user', content: 'Task', ts: 1 },
+      { role: 'assistant', content: [{ type: 'text', text: 'Reading' }, { type: 'tool_use', id: 'a', name: 'read_file', input: { path: 'x.ts' } }], ts: 2 },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'file body' }], ts: 3 },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'attempt_completion', input: { result: 'done' } }], ts: 4 },
+    ])
+    const handler = todayHandler()
+    const r = await today.summarizeConversation({ messages, apiHandler: handler, systemPrompt: 'S', taskId: 't', customCondensingPrompt: '  Be brief.  ' })
+    expect(r.error).toBeUndefined()
+    const sent = handler.createMessage.mock.calls[0][1]
+    expect(sent.at(-1)).toEqual({ role: 'user', content: 'Be brief.' })
+    expect(sent[1].content).toEqual([{ type: 'text', text: 'Reading' }, { type: 'text', text: '[Tool Use: read_file]\npath: x.ts' }])
+    expect(sent[2].content).toEqual([{ type: 'text', text: '[Tool Result]\nfile body' }])
+    expect(sent[4]).toEqual({ role: 'user', content: [{ type: 'text', text: '[Tool Result]\nContext condensation triggered. Tool execution deferred.' }] })
+  })
+
+  it('keeps <command> blocks, adds environment details on an automatic trigger only, and the host\'s folded file context', async () => {
+    const first = { role: 'user' as const, content: 'Do it <command name="review">check the tests</command> now', ts: 1 }
+    const messages = guard<ApiMessage[]>([first, ...conversation().slice(1)])
+    const folded = vi.fn(async (files: string[], o: { cwd: string }) => ({ sections: [`<system-reminder>${files.join(',')} in ${o.cwd}</system-reminder>`, '  '] }))
+    today.configure({ foldedFileContext: folded })
+    const base = { messages, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't', environmentDetails: '<environment_details>x</environment_details>', filesReadByRoo: ['a.ts'], cwd: '/w' }
+    const auto = await today.summarizeConversation({ ...base, isAutomaticTrigger: true })
+    const texts = (auto.messages.at(-1)!.content as Array<{ text: string }>).map((b) => b.text)
+    expect(texts).toEqual([
+      `## Conversation Summary\n${SUMMARY}`,
+      '<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n<command name="review">check the tests</command>\n</system-reminder>',
+      '<system-reminder>a.ts in /w</system-reminder>',
+      '<environment_details>x</environment_details>',
+    ])
+    expect(folded).toHaveBeenCalledWith(['a.ts'], { cwd: '/w', rooIgnoreController: undefined })
+    const manual = await today.summarizeConversation({ ...base, apiHandler: todayHandler(), isAutomaticTrigger: false })
+    expect((manual.messages.at(-1)!.content as unknown[]).length).toBe(3)
+    // A failing callback is logged; the summary stands.
+    const { error } = quiet()
+    today.configure({ foldedFileContext: async () => Promise.reject(new Error('no grammar')) })
+    const failed = await today.summarizeConversation({ ...base, apiHandler: todayHandler() })
+    expect(failed.error).toBeUndefined()
+    expect(error).toHaveBeenCalledWith('[summarizeConversation] Failed to generate folded file context:', expect.any(Error))
+  })
+
+  it('errors: Roo\'s strings, the API failure with its details, never a throw', async () => {
+    const { error } = quiet()
+    expect((await today.summarizeConversation({ messages: guard(conversation().slice(0, 1)), apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })).error).toBe('Not enough messages to condense context')
+    const afterSummary = guard<ApiMessage[]>([...conversation(), { role: 'user', content: 'sum', isSummary: true, ts: 9 }])
+    expect((await today.summarizeConversation({ messages: afterSummary, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })).error).toBe('Context was condensed recently; skipping this attempt')
+    const failing = { createMessage: () => { throw Object.assign(new Error('rate limited'), { status: 429 }) }, countTokens: async () => 1 } as unknown as ApiHandler
+    const r = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: failing, systemPrompt: 'S', taskId: 't' })
+    expect(r.error).toBe('Condensing API call failed: rate limited')
+    expect(r.errorDetails).toBe('Error: rate limited\n\nHTTP Status: 429')
+    expect(error).toHaveBeenCalledWith('Error during condensing API call:', expect.any(Error))
+  })
+
+  it('summary is the model\'s text; the files list is an option', async () => {
+    const input = guard(loadFixture('synthetic-2-heavy-read').slice(0, 12))
+    const plain = await today.summarizeConversation({ messages: input, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })
+    expect(plain.summary).toBe(SUMMARY)
+    const listed = await today.summarizeConversation({ messages: input, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't', filesList: true })
+    const blocks = listed.messages.at(-1)!.content as Array<{ text: string }>
+    expect(blocks[1].text).toMatch(/^---\nFiles in the summarized part of the conversation \(from the history itself\):\n- Read: package\.json/)
+    // The same option on the positional API appends it to the summary text.
+    const old = await summarizeConversation(input, mockHandler(), 'S', 't', 1e9, false, undefined, undefined, { filesList: true })
+    expect(old.summary.startsWith(`${SUMMARY}\n\n---\nFiles in the summarized part`)).toBe(true)
+  })
+})
+
+describe('today: getEffectiveApiHistory and the helpers', () => {
+  it('getMessagesSinceLastSummary: a user summary starts it; an assistant summary (older Roo) is preceded by the task, in every entry', () => {
+    const messages = guard<ApiMessage[]>([
+      { role: 'user', content: 'Task', ts: 1 },
+      { role: 'assistant', content: 'Old-style summary', ts: 2, isSummary: true },
+      { role: 'user', content: 'Fresh summary', ts: 3, isSummary: true },
+      { role: 'assistant', content: 'Next', ts: 4 },
+    ])
+    expect(today.getMessagesSinceLastSummary(messages)).toEqual(messages.slice(2))
+    expect(today.getMessagesSinceLastSummary(messages.slice(0, 2))).toEqual(messages.slice(0, 2))
+    expect(jan2026.getMessagesSinceLastSummary(messages.slice(0, 2))).toEqual(messages.slice(0, 2))
+  })
+
+  it('from the last fresh-start summary on, without tool_results whose tool_use is gone', () => {
+    const messages = guard<ApiMessage[]>([
+      { role: 'user', content: 'Task', ts: 1, condenseParent: 'c' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'old', name: 'read_file', input: {} }], ts: 2, condenseParent: 'c' },
+      { role: 'user', content: [{ type: 'text', text: 'summary' }], ts: 3, isSummary: true, condenseId: 'c' },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'old', content: 'x' }, { type: 'text', text: 'and more' }], ts: 4 },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'old', content: 'y' }], ts: 5 },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'new', name: 'read_file', input: {} }], ts: 6 },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'new', content: 'z' }], ts: 7 },
+    ])
+    const sent = today.getEffectiveApiHistory(messages)
+    expect(sent).toEqual([messages[2], { ...messages[3], content: [{ type: 'text', text: 'and more' }] }, messages[5], messages[6]])
+    expect(sent[0]).toBe(messages[2])
+    expect(sent[3]).toBe(messages[6])
+  })
+
+  it('tool blocks as text, command blocks, synthetic results', () => {
+    expect(today.toolUseToText({ type: 'tool_use', id: 'i', name: 'write', input: { path: 'a', opts: { x: 1 } } } as ContentBlock)).toBe('[Tool Use: write]\npath: a\nopts: {\n  "x": 1\n}')
+    expect(today.toolResultToText({ type: 'tool_result', tool_use_id: 'i', is_error: true, content: [{ type: 'text', text: 'bad' }, { type: 'image', source: {} }] } as unknown as ContentBlock)).toBe('[Tool Result (Error)]\nbad\n[Image]')
+    expect(today.extractCommandBlocks({ role: 'user', content: [{ type: 'text', text: 'a <command>x</command>' }, { type: 'text', text: '<command n="2">y</command>' }] })).toBe('<command>x</command>\n<command n="2">y</command>')
+    expect(today.extractCommandBlocks({ role: 'user', content: 'none' })).toBe('')
+    const paired = guard<ApiMessage[]>([{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'n', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'r' }] }])
+    expect(today.injectSyntheticToolResults(paired)).toBe(paired)
+  })
+})
+
+describe('today: manageContext and willManageContext', () => {
+  const opts = (over: Record<string, unknown> = {}) => ({
+    messages: guard(conversation()),
+    totalTokens: 1000,
+    contextWindow: 100_000,
+    maxTokens: 10_000,
+    apiHandler: todayHandler(),
+    autoCondenseContext: true,
+    autoCondenseContextPercent: 100,
+    systemPrompt: 'SYSTEM',
+    taskId: 'task-1',
+    profileThresholds: {},
+    currentProfileId: 'default',
+    ...over,
+  })
+
+  it('condenses with the fresh-start summary from the threshold on; nothing below it', async () => {
+    const below = await today.manageContext(opts())
+    expect(below).toEqual({ messages: below.messages, summary: '', cost: 0, prevContextTokens: 1000 + 'Tell me more'.length, error: undefined })
+    const o = opts({ totalTokens: 60_000, autoCondenseContextPercent: 50 })
+    const r = await today.manageContext(o)
+    expect(r.error).toBeUndefined()
+    expect(r.messages.at(-1)!.isSummary).toBe(true)
+    expect(r.messages.at(-1)!.role).toBe('user')
+    expect(r.prevContextTokens).toBe(60_012)
+    expect(today.willManageContext({ ...o, lastMessageTokens: 12 })).toBe(true)
+    expect(today.willManageContext({ ...opts(), lastMessageTokens: 12 })).toBe(false)
+  })
+
+  it('past the allowed size with a failed summary: the non-destructive window, its context counted with the system prompt', async () => {
+    const r = await today.manageContext(opts({ totalTokens: 85_000, apiHandler: todayHandler({ text: '' }) }))
+    expect(r.error).toBe('Failed to condense context')
+    expect(r.messagesRemoved).toBe(2)
+    expect(r.messages.filter((m) => m.truncationParent === r.truncationId)).toHaveLength(2)
+    // 'SYSTEM' and the messages neither hidden nor the marker: Hello, I'm good, What's new?, Not much, Tell me more.
+    expect(r.newContextTokensAfterTruncation).toBe(6 + 5 + 8 + 11 + 8 + 12)
+  })
+})
+
+describe('context-condense/roo-2026-01: January 2026\'s positional API', () => {
+  it('keeps the tool_use a kept tool_result needs inside an array summary, non-destructively', async () => {
+    const messages = guard<ApiMessage[]>([
+      { role: 'user', content: 'Task', ts: 1 },
+      { role: 'assistant', content: 'a', ts: 2 },
+      { role: 'user', content: 'b', ts: 3 },
+      { role: 'assistant', content: [{ type: 'reasoning', text: 'think' }, { type: 'tool_use', id: 't1', name: 'read_file', input: {} }], ts: 4 } as unknown as ApiMessage,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'body' }], ts: 5 },
+      { role: 'assistant', content: 'c', ts: 6 },
+      { role: 'user', content: 'd', ts: 7 },
+    ])
+    const r = await jan2026.summarizeConversation(messages, mockHandler(), 'S', 't', 1e9)
+    expect(r.error).toBeUndefined()
+    const summary = r.messages.find((m) => m.isSummary)!
+    expect(summary.role).toBe('assistant')
+    expect(summary.ts).toBe(4)
+    expect(summary.content).toEqual([
+      { type: 'reasoning', text: 'Condensing conversation context. The summary below captures the key information from the prior conversation.' },
+      { type: 'reasoning', text: 'think' },
+      { type: 'text', text: SUMMARY },
+      { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
+    ])
+    expect(jan2026.getEffectiveApiHistory(r.messages)).toEqual([messages[0], summary, ...messages.slice(4)])
+    expect(jan2026.getKeepMessagesWithToolBlocks(messages, 3).toolUseBlocksToPreserve).toEqual([{ type: 'tool_use', id: 't1', name: 'read_file', input: {} }])
+  })
+
+  it('its manageContext asks for the positional summary; a positional call on context-condense/roo is a fresh start', async () => {
+    const seam = vi.fn(async () => ({ messages: [], summary: 's', cost: 0, newContextTokens: 1 }))
+    jan2026.configure({ summarizeConversation: seam })
+    const o = { ...tcinOptions({ totalTokens: 85_000 }) }
+    await jan2026.manageContext(o)
+    expect(seam).toHaveBeenCalledWith(o.messages, o.apiHandler, 'SYSTEM', 'task-1', 85_012, true, undefined)
+    // A call's own options go through the seam after Roo's arguments (and only then).
+    const controller = new AbortController()
+    await jan2026.manageContext({ ...o, timeoutMs: 5000, signal: controller.signal })
+    expect(seam).toHaveBeenLastCalledWith(o.messages, o.apiHandler, 'SYSTEM', 'task-1', 85_012, true, undefined, expect.objectContaining({ timeoutMs: 5000, signal: controller.signal }))
+    const fresh = await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 10_000)
+    expect(fresh.messages.at(-1)!.role).toBe('user')
+    // That call counts as its Roo did: output tokens and the system prompt, under prevContextTokens.
+    expect(fresh.newContextTokens).toBe(50 + 1)
+    expect((await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 51)).error).toBe('Context size increased during condensing; skipping this attempt')
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Host calls bounded, bad numbers refused.
+
+describe('host calls: timeouts, the signal, endless streams', () => {
+  const never = () => new Promise<number>(() => {})
+
+  it('a countTokens that never settles: an error after timeoutMs, or at once on abort — never a hang', async () => {
+    const handler = { ...mockHandler(), countTokens: vi.fn(never) } as unknown as ApiHandler
+    const t0 = Date.now()
+    const r = await truncateConversationIfNeeded(tcinOptions({ apiHandler: handler, totalTokens: 85_000, timeoutMs: 50 } as Partial<TruncateOptions>))
+    expect(r.error).toBe('Context condensing timed out: the API handler (countTokens) did not answer within 50 ms')
+    expect(r.messages).toBe(r.messages) // unchanged input (guarded)
+    const s = await summarizeConversation(guard(conversation()), handler, 'S', 't', 10_000, false, undefined, undefined, { timeoutMs: 50 })
+    expect(s.error).toBe('Context condensing timed out: the API handler (countTokens) did not answer within 50 ms')
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 20)
+    const aborted = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: handler, systemPrompt: 'S', taskId: 't', signal: controller.signal })
+    expect(aborted.error).toBe('Context condensing was aborted')
+    expect(Date.now() - t0).toBeLessThan(5_000)
+  })
+
+  it('a stream whose next() always resolves at once: timers still fire (abort works), and its size is capped', async () => {
+    const endless = () => ({
+      createMessage: vi.fn(() => ({
+        [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: false, value: { type: 'text', text: 'x' } }), return: vi.fn(async () => ({ done: true, value: undefined })) }),
+      })),
+      countTokens: async () => 1,
+    })
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), 30)
+    const t0 = Date.now()
+    const r = await summarizeConversation(guard(conversation()), endless() as unknown as ApiHandler, 'S', 't', 10_000, false, undefined, undefined, { signal: controller.signal, maxStreamChars: 1e9 })
+    clearTimeout(timer)
+    expect(r.error).toBe('Context condensing was aborted')
+    expect(Date.now() - t0).toBeLessThan(5_000)
+    const capped = await summarizeConversation(guard(conversation()), endless() as unknown as ApiHandler, 'S', 't', 10_000, false, undefined, undefined, { maxStreamChars: 1000 })
+    expect(capped.error).toBe("Failed to condense context: the API handler's stream passed 1000 characters of text")
+    const timed = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: endless() as unknown as ApiHandler, systemPrompt: 'S', taskId: 't', timeoutMs: 40, maxStreamChars: 1e9 })
+    expect(timed.error).toMatch(/^Context condensing timed out: the API handler's stream did not end within 40 ms$|^Context condensing timed out: the API handler's stream did not answer within \d+ ms$/)
+  })
+
+  it('a throwing countTokens is an error result, not a throw', async () => {
+    const handler = { ...mockHandler(), countTokens: () => { throw new Error('tokenizer down') } } as unknown as ApiHandler
+    const r = await truncateConversationIfNeeded(tcinOptions({ apiHandler: handler }))
+    expect(r.error).toBe("Failed to condense context: the API handler's countTokens failed: tokenizer down")
+    const rejecting = { ...mockHandler(), countTokens: async () => { throw new Error('503') } } as unknown as ApiHandler
+    const m = await today.manageContext({ ...tcinOptions({ apiHandler: rejecting }) } as never)
+    expect(m.error).toBe("Failed to condense context: the API handler's countTokens failed: 503")
+    const garbage = { ...mockHandler(), countTokens: async () => -4 } as unknown as ApiHandler
+    expect((await truncateConversationIfNeeded(tcinOptions({ apiHandler: garbage }))).error).toBe("Failed to condense context: the API handler's countTokens: expected a number >= 0, got number -4")
+  })
+})
+
+describe('bad numbers are refused, never computed with', () => {
+  it('totalTokens / contextWindow: NaN, undefined, negative or a string is an error naming it, with no model call', async () => {
+    for (const [key, value, shown] of [
+      ['totalTokens', Number.NaN, 'number NaN'],
+      ['totalTokens', undefined, 'undefined'],
+      ['totalTokens', -5, 'number -5'],
+      ['totalTokens', '39000', 'string "39000"'],
+      ['contextWindow', 0, 'number 0'],
+    ] as const) {
+      const handler = mockHandler()
+      const o = tcinOptions({ apiHandler: handler, [key]: value } as Partial<TruncateOptions>)
+      const r = await truncateConversationIfNeeded(o)
+      expect(r.error, `${key} ${String(value)}`).toBe(`Failed to condense context: truncateConversationIfNeeded: ${key}: expected a number >= ${key === 'contextWindow' ? 1 : 0}, got ${shown}`)
+      expect(r.messages).toBe(o.messages)
+      expect(r.prevContextTokens).toBe(0)
+      expect(handler.createMessage).not.toHaveBeenCalled()
+    }
+    // The engine's rules take a global threshold of 5..100 % (Roo's settings offer no other).
+    const low = await truncateConversationIfNeeded(tcinOptions({ autoCondenseContextPercent: 1 }))
+    expect(low.error).toBe('Failed to condense context: truncateConversationIfNeeded: autoCondenseContextPercent: expected a percentage from 5 to 100, got 1')
+    expect((await today.summarizeConversation({ messages: 'x' } as never)).error).toBe('Failed to condense context: summarizeConversation: messages: expected an array of messages, got string "x"')
+    expect(() => today.willManageContext({ totalTokens: '1' as unknown as number, contextWindow: 10, autoCondenseContext: true, autoCondenseContextPercent: 50, profileThresholds: {}, currentProfileId: 'd', lastMessageTokens: 0 })).toThrow(
+      'willManageContext: totalTokens: expected a number >= 0, got string "1"',
+    )
+  })
+
+  it('a negative, NaN or non-number totalCost / outputTokens in the usage chunk fails the summary with its name', async () => {
+    for (const [usage, shown] of [
+      [{ type: 'usage', inputTokens: 1, outputTokens: 5, totalCost: -3 }, 'totalCost: expected a number >= 0, got number -3'],
+      [{ type: 'usage', inputTokens: 1, outputTokens: 5, totalCost: Number.NaN }, 'totalCost: expected a number >= 0, got number NaN'],
+      [{ type: 'usage', inputTokens: 1, outputTokens: -50, totalCost: 0.1 }, 'outputTokens: expected a number >= 0, got number -50'],
+      [{ type: 'usage', inputTokens: 1, outputTokens: '7', totalCost: 0.1 }, 'outputTokens: expected a number >= 0, got string "7"'],
+    ] as const) {
+      const messages = guard(conversation())
+      const r = await summarizeConversation(messages, mockHandler({ usage: usage as unknown as ApiStreamChunk }), 'S', 't', 10_000)
+      expect(r.error).toBe(`Failed to condense context: the usage chunk: ${shown}`)
+      expect(r.messages).toBe(messages)
+      expect(r.newContextTokens).toBeUndefined()
+    }
+    // A prevContextTokens that is not a number >= 0 is refused too.
+    const bad = await summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', Number.NaN)
+    expect(bad.error).toBe('Failed to condense context: summarizeConversation: prevContextTokens: expected a number >= 0, got number NaN')
+  })
+})
+
+describe('today: folded file context from the host\'s outlines', () => {
+  it('one <system-reminder> per file, relative paths resolved against cwd, error outlines and failures skipped, a character budget', async () => {
+    const outlines: Record<string, string | undefined> = {
+      '/w/a.ts': '1--5 | export interface User',
+      '/abs/b.ts': 'Unsupported file type: /abs/b.ts',
+      '/w/c.ts': undefined,
+    }
+    const outlineFile = vi.fn(async (p: string) => {
+      if (p === '/w/boom.ts') throw new Error('parser crashed')
+      return outlines[p]
+    })
+    const { warn } = quiet()
+    const r = await today.generateFoldedFileContext(['a.ts', '/abs/b.ts', 'c.ts', 'boom.ts'], { cwd: '/w', outlineFile })
+    expect(outlineFile).toHaveBeenCalledWith('/w/a.ts', undefined)
+    expect(r.sections).toEqual(['<system-reminder>\n## File Context: a.ts\n1--5 | export interface User\n</system-reminder>'])
+    expect(r.filesProcessed).toBe(1)
+    expect(r.filesSkipped).toBe(3)
+    expect(r.characterCount).toBe(r.content.length)
+    expect(warn).toHaveBeenCalledWith('Folded context generation: skipped 1 file(s) due to errors: boom.ts')
+    const long = await today.generateFoldedFileContext(['a.ts', 'b.ts'], { cwd: '/w', maxCharacters: 400, outlineFile: async () => 'x'.repeat(1000) })
+    expect(long.sections).toHaveLength(1)
+    expect(long.sections[0].endsWith('\n... (truncated)\n</system-reminder>')).toBe(true)
+    expect(long.filesSkipped).toBe(1)
+    await expect(today.generateFoldedFileContext(['a.ts'], { cwd: '/w' } as never)).rejects.toThrow(/options\.outlineFile: expected a function/)
+  })
+
+  it('summarizeConversation appends those sections when configured with outlineFile', async () => {
+    today.configure({ outlineFile: async (p: string) => `outline of ${p}` })
+    const r = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't', filesReadByRoo: ['x.ts'], cwd: '/w' })
+    expect((r.messages.at(-1)!.content as Array<{ text: string }>)[1].text).toBe('<system-reminder>\n## File Context: x.ts\noutline of /w/x.ts\n</system-reminder>')
+  })
+})
+
+describe('today: a first step before the fresh-start summary', () => {
+  it('lossless alone under the threshold: its copies are stored after their messages, no model call, the model is sent the shorter history', async () => {
+    const input = guard(loadFixture('synthetic-3-tool-dedup'))
+    const before = countTokens(input)
+    const handler = todayHandler({ count: engineCount })
+    const lossless = await condense(input, { provider: 'lossless' })
+    expect(lossless.newContextTokens!).toBeLessThan(before)
+    // A window where lossless alone brings the context under the threshold.
+    const contextWindow = Math.ceil((lossless.newContextTokens! + 10) / 0.5)
+    const last = engineCount(Array.isArray(input.at(-1)!.content) ? (input.at(-1)!.content as ContentBlock[]) : [{ type: 'text', text: String(input.at(-1)!.content) }])
+    const r = await today.manageContext({
+      messages: input,
+      totalTokens: before - last,
+      contextWindow: Math.max(contextWindow, Math.ceil(before / 0.6)),
+      maxTokens: 1,
+      apiHandler: handler,
+      autoCondenseContext: true,
+      autoCondenseContextPercent: 50,
+      systemPrompt: '',
+      taskId: 't',
+      profileThresholds: {},
+      currentProfileId: 'd',
+      provider: 'lossless',
+    })
+    expect(r.error).toBeUndefined()
+    expect(r.provider).toBe('lossless')
+    expect(handler.createMessage).not.toHaveBeenCalled()
+    expect(r.messages.length).toBeGreaterThan(input.length) // nothing removed: copies beside originals
+    const sent = today.getEffectiveApiHistory(r.messages)
+    expect(validateConversation(sent)).toEqual([])
+    // Lossless's saving, the first message aside (Roo keeps it as it is).
+    expect(countTokens(sent)).toBe(r.newContextTokens)
+    expect(r.newContextTokens).toBe(lossless.newContextTokens! + countTokens([input[0]]) - countTokens([lossless.messages[0]]))
+    expect(sent[0]).toBe(input[0])
+    // Without the copies, the originals are sent again, as they were.
+    expect(today.getEffectiveApiHistory(today.cleanupAfterTruncation(r.messages.filter((m) => !m.condensedBy)))).toEqual(input)
+  })
+
+  it('a first step that misses the target: the fresh-start summary follows as usual', async () => {
+    const input = guard(loadFixture('synthetic-3-tool-dedup'))
+    const before = countTokens(input)
+    const handler = todayHandler({ count: engineCount })
+    const r = await today.manageContext({
+      messages: input, totalTokens: before, contextWindow: before + 20_000, maxTokens: 1, apiHandler: handler, autoCondenseContext: true,
+      autoCondenseContextPercent: 5, systemPrompt: '', taskId: 't', profileThresholds: {}, currentProfileId: 'd', provider: 'lossless',
+    })
+    expect(r.error).toBeUndefined()
+    expect(handler.createMessage).toHaveBeenCalledTimes(1)
+    expect(r.messages.at(-1)!.isSummary).toBe(true)
+  })
 })

@@ -1,7 +1,8 @@
-// Types of lib/roo.js (`context-condense/roo`): Roo Code's condensing API (summarizeConversation,
-// truncateConversationIfNeeded, truncateConversation, getMessagesSinceLastSummary,
-// estimateTokenCount, and newer Roo's non-destructive helpers) over the engine, with this
-// package's options beside Roo's arguments.
+// Types of lib/roo.js (`context-condense/roo`): Roo Code's condensing API as Roo has it today
+// (summarizeConversation with an options object and fresh-start summaries, manageContext,
+// willManageContext, the tool-block helpers), January 2026's positional calls, and the
+// non-destructive helpers, over the engine, with this package's options beside Roo's arguments.
+// lib/roo-2025.d.ts re-exports the part the 2025 API shares.
 import type { ApiMessage, ContentBlock, LosslessConfig, Pricing, SmartConfig, TruncationConfig } from './index'
 
 export type { ApiMessage, ContentBlock } from './index'
@@ -20,14 +21,17 @@ export const TOKEN_BUFFER_PERCENTAGE: 0.1
 /** Reserved for the model's answer when `maxTokens` is not given (or 0). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS: 8192
 
-/** Roo's error messages by its i18n key (`condense_aborted` is this package's own). */
+/** Roo's English strings by its i18n key, word for word ({{message}} is filled in);
+ * `condense_aborted` and `condense_timeout` are this package's own. */
 export const ROO_ERROR_MESSAGES: Readonly<{
   condense_failed: 'Failed to condense context'
-  condense_not_enough_messages: 'Not enough messages to condense'
-  condensed_recently: 'Context was condensed recently'
+  condense_not_enough_messages: 'Not enough messages to condense context'
+  condensed_recently: 'Context was condensed recently; skipping this attempt'
   condense_handler_invalid: 'API handler for condensing context is invalid'
   condense_context_grew: 'Context size increased during condensing; skipping this attempt'
+  condense_api_failed: 'Condensing API call failed: {{message}}'
   condense_aborted: 'Context condensing was aborted'
+  condense_timeout: 'Context condensing timed out: {{message}}'
 }>
 
 export type RooErrorKey = keyof typeof ROO_ERROR_MESSAGES
@@ -60,24 +64,27 @@ export interface ApiStreamOtherChunk {
 
 export type ApiStreamChunk = ApiStreamTextChunk | ApiStreamUsageChunk | ApiStreamOtherChunk
 
-/** What a summary request sends: the messages to summarize (tool blocks rendered as text), then
- * "Summarize the conversation so far, as described in the prompt instructions." */
+/** What a summary request sends: the messages to summarize as they are (2025, January 2026: then
+ * "Summarize the conversation so far, as described in the prompt instructions."), or with their
+ * tool blocks as text and the instructions last (today). */
 export interface ApiRequestMessage {
   role: 'user' | 'assistant'
-  content: string
+  content: string | ContentBlock[]
 }
 
 export interface ApiHandler {
   /** Called with the condensing prompt as system prompt; read to the end unless aborted (the
    * iterator's `return()` is then called). A promise of a stream is accepted too. */
-  createMessage(systemPrompt: string, messages: ApiRequestMessage[]): AsyncIterable<ApiStreamChunk> | Promise<AsyncIterable<ApiStreamChunk>>
-  /** Tokens of some content blocks. Without it the engine's o200k count is used. */
+  createMessage(systemPrompt: string, messages: ApiRequestMessage[], metadata?: unknown): AsyncIterable<ApiStreamChunk> | Promise<AsyncIterable<ApiStreamChunk>>
+  /** Tokens of some content blocks (a number >= 0; anything else, a throw or no answer within
+   * `timeoutMs` is an error result). Without it the engine's o200k count is used. */
   countTokens?(content: ContentBlock[]): Promise<number>
 }
 
 /** Roo's TelemetryService methods this module calls (each optional; a throw is ignored). */
 export interface RooTelemetry {
-  captureContextCondensed?(taskId: string, isAutomaticTrigger: boolean, usedCustomPrompt: boolean, usedCustomApiHandler: boolean): void
+  /** The fourth argument only in 2025 (whether a condensing handler was given). */
+  captureContextCondensed?(taskId: string, isAutomaticTrigger: boolean, usedCustomPrompt: boolean, usedCustomApiHandler?: boolean): void
   captureSlidingWindowTruncation?(taskId: string): void
 }
 
@@ -92,19 +99,46 @@ export interface RooOptions {
   provider?: RooProvider
   /** The first provider's `config` (Smart defaults to the "balanced" preset). */
   providerConfig?: LosslessConfig | TruncationConfig | SmartConfig
-  /** Tag instead of delete, as newer Roo does; send `getEffectiveApiHistory(messages)`. @default false */
+  /** Tag instead of delete, as Roo does since 2026; send `getEffectiveApiHistory(messages)`.
+   * @default true (context-condense/roo), false (context-condense/roo-2025) */
   nonDestructive?: boolean
   telemetry?: RooTelemetry
   /** Prices a usage chunk without `totalCost`. */
   pricing?: Pricing
   /** Replaces Roo's messages (e.g. translated), by i18n key. */
   errors?: Partial<Record<RooErrorKey, string>>
-  /** How the handler is driven. @default { retries: 0, timeoutMs: 600000 } */
+  /** How a first step's (smart) summaries drive the handler. @default { retries: 0, timeoutMs: timeoutMs } */
   summarizeOptions?: { concurrency?: number; timeoutMs?: number; retries?: number; retryDelayMs?: number }
   /** Ids of summaries and truncation markers. @default crypto.randomUUID */
   generateId?: () => string
-  /** The summary prompt when no custom condensing prompt is given. @default the engine's prompt */
+  /** The summary instructions when no custom condensing prompt is given (a Roo host passes Roo's
+   * own: its CONDENSE support prompt). @default the engine's prompt */
   defaultPrompt?: string
+  /** Today's summaries: the system prompt of the request (the instructions go last, as the user's).
+   * @default this package's short prompt: text only, no tools, the request is not the user's */
+  requestSystemPrompt?: string
+  /** The host's image cleaning (Roo's maybeRemoveImageBlocks), applied to a summary request's
+   * messages with the main handler. @default the messages as they are */
+  prepareMessages?: (messages: ApiRequestMessage[], apiHandler: ApiHandler) => ApiRequestMessage[]
+  /** The summary truncateConversationIfNeeded / manageContext call (Roo's module seam: a host
+   * passes its condense module's export so spies on it see the call). */
+  summarizeConversation?: (...args: any[]) => Promise<SummarizeResponse>
+  /** Appends the files read and modified in the summarized part (from the history itself) to the
+   * summary. @default false */
+  filesList?: boolean
+  /** Also refuses a summary whose own tokens are not fewer than those of what it replaces. Roo's
+   * rule alone (the new context under prevContextTokens) by default. @default false */
+  strictGrowth?: boolean
+  /** Bounds every host call (createMessage, its stream, countTokens, foldedFileContext). @default 600000 */
+  timeoutMs?: number
+  /** A stream with more text than this is refused. @default 4000000 */
+  maxStreamChars?: number
+  /** Today's folded file context (Roo builds it with tree-sitter): sections appended to the summary
+   * when `filesReadByRoo` and `cwd` are given. A failure is logged, the summary stands. */
+  foldedFileContext?: (files: string[], options: { cwd: string; rooIgnoreController?: unknown }) => Promise<{ sections: string[] }>
+  /** The outline of one file's definitions (Roo's tree-sitter parseSourceCodeDefinitionsForFile);
+   * with it and no `foldedFileContext`, the folded file context is generateFoldedFileContext's. */
+  outlineFile?: (absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>
 }
 
 export interface RooCallOptions extends RooOptions {
@@ -119,6 +153,8 @@ export interface RooCallOptions extends RooOptions {
  * argument clears them). Unknown keys and invalid values throw a TypeError. Returns the
  * defaults it replaced. */
 export function configure(options?: RooOptions | null): RooOptions
+/** The options `configure` set (a copy): `configure({ ...configuration(), telemetry })`. */
+export function configuration(): RooOptions
 
 // ---------------------------------------------------------------------------------------------
 // summarizeConversation
@@ -136,6 +172,8 @@ export interface SummarizeResponse {
   error?: string
   /** Non-destructive mode: the id of the summary the replaced messages point to. */
   condenseId?: string
+  /** Today's summaries: what the failed request's error carried (status, code, response, body). */
+  errorDetails?: string
   /** Which step produced `messages`: "native", a first provider alone, or e.g. "lossless+native". */
   provider?: RooProvider | 'lossless+native' | 'truncation+native' | 'smart+native'
   /** Why the summary after a first provider failed (no `targetTokens` given): that provider's
@@ -143,23 +181,47 @@ export interface SummarizeResponse {
   summaryError?: string
 }
 
+/** Today's summarizeConversation options (Roo's), plus this package's options beside them. */
+export interface SummarizeConversationOptions extends RooCallOptions {
+  messages: ApiMessage[]
+  apiHandler: ApiHandler
+  systemPrompt: string
+  taskId: string
+  isAutomaticTrigger?: boolean
+  customCondensingPrompt?: string
+  /** Passed to createMessage; its `tools` are counted in newContextTokens. */
+  metadata?: { tools?: unknown[]; [key: string]: unknown }
+  /** Appended to the summary on an automatic trigger. */
+  environmentDetails?: string
+  /** With `cwd`, given to the `foldedFileContext` callback. */
+  filesReadByRoo?: string[]
+  cwd?: string
+  rooIgnoreController?: unknown
+}
+
 /**
- * Roo Code's summarizeConversation: keeps the first message and the last N_MESSAGES_TO_KEEP,
- * summarizes what lies between since the last summary with `condensingApiHandler` (when its
- * createMessage is a function, else `apiHandler` after a console.warn), and inserts
- * `{ role: "assistant", content: summary, ts: keptMessages[0].ts, isSummary: true }`. Never throws.
- * The ninth argument is this package's options (newer Roo's `useNativeTools` boolean is accepted).
+ * Today's summarizeConversation (fresh start): summarizes every message since the last summary
+ * (orphan tool calls answered, tool blocks as text, the instructions as the final user message),
+ * tags every message `condenseParent` and appends one user summary: "## Conversation Summary",
+ * the <command> blocks of the first message, folded file context, environment details. Never throws.
+ */
+export function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
+/**
+ * The positional call of the first fresh-start Roo: the same summary (`prevContextTokens` is not
+ * used: a fresh start always shrinks the context to the summary). The last argument is this
+ * package's options. (January 2026's and 2025's positional APIs: context-condense/roo-2026-01,
+ * context-condense/roo-2025.)
  */
 export function summarizeConversation(
   messages: ApiMessage[],
   apiHandler: ApiHandler,
   systemPrompt: string,
   taskId: string,
-  prevContextTokens: number,
+  prevContextTokens?: number,
   isAutomaticTrigger?: boolean,
   customCondensingPrompt?: string,
-  condensingApiHandler?: ApiHandler,
-  options?: RooCallOptions | boolean,
+  metadata?: SummarizeConversationOptions['metadata'],
+  options?: RooCallOptions,
 ): Promise<SummarizeResponse>
 
 // ---------------------------------------------------------------------------------------------
@@ -222,27 +284,56 @@ export interface TruncateResponse extends SummarizeResponse {
 }
 
 /**
- * Roo Code's truncateConversationIfNeeded: condenses when 100 * prev / contextWindow reaches the
- * effective threshold or prev passes the allowed size (contextWindow * 0.9 - reserved), and falls
- * back to `truncateConversation(messages, 0.5, taskId)` when condensing fails or is off and prev
- * is past the allowed size. Problems come back in `error`; a countTokens that rejects rejects
- * the call, as in Roo.
+ * Roo Code's truncateConversationIfNeeded (2025; exported by context-condense/roo-2025 only): condenses when 100 * prev /
+ * contextWindow reaches the effective threshold or prev passes the allowed size (contextWindow *
+ * 0.9 - reserved), with the positional summary, and falls back to `truncateConversation(messages,
+ * 0.5, taskId)` when condensing fails or is off and prev is past the allowed size. The rules are
+ * the engine's (managerDecide). Bad numbers (totalTokens, contextWindow, …), a countTokens that
+ * throws, answers garbage or never answers: an `error` result, never a throw or a hang.
  */
-export function truncateConversationIfNeeded(options: TruncateOptions): Promise<TruncateResponse>
+export type TruncateConversationIfNeeded = (options: TruncateOptions) => Promise<TruncateResponse>
+
+/** manageContext's options: today's Roo (its summary is the fresh-start one). */
+export interface ManageContextOptions extends Omit<TruncateOptions, 'condensingApiHandler' | 'useNativeTools'> {
+  metadata?: SummarizeConversationOptions['metadata']
+  environmentDetails?: string
+  filesReadByRoo?: string[]
+  cwd?: string
+  rooIgnoreController?: unknown
+}
+
+/** Today's Roo context management: truncateConversationIfNeeded's rules with the fresh-start summary. */
+export function manageContext(options: ManageContextOptions): Promise<TruncateResponse>
+
+/** Whether manageContext would condense or slide the window now (no model call). Throws a
+ * TypeError naming a bad number. */
+export function willManageContext(options: {
+  totalTokens: number
+  contextWindow: number
+  maxTokens?: number | null
+  autoCondenseContext: boolean
+  autoCondenseContextPercent: number
+  profileThresholds: Record<string, number>
+  currentProfileId: string
+  lastMessageTokens: number
+}): boolean
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
 /** The messages since the last summary, the summary included (the array itself when there is
- * none); a summary that is not the user's is preceded by
+ * none); a summary that is not the user's is preceded by the task's first message (Roo's fix
+ * #7939), or, when that is not the user's either, by
  * `{ role: "user", content: "Please continue from the following summary:", ts }`. */
 export function getMessagesSinceLastSummary(messages: ApiMessage[]): ApiMessage[]
 
 /** Tokens of content blocks: `apiHandler.countTokens` when it has one, else the engine's count; 0 for none. */
 export function estimateTokenCount(content: ContentBlock[], apiHandler?: Partial<ApiHandler> | null): Promise<number>
 
-/** What the model is sent from a non-destructive history: the caller's own objects, in order,
- * without the messages an existing summary, shortened copy or truncation marker stands for. */
+/** What the model is sent from a non-destructive history. After a fresh-start (user) summary:
+ * from it on, without tool_result blocks whose tool_use is gone. Otherwise the caller's own
+ * objects, in order, without the messages an existing summary, shortened copy or truncation
+ * marker stands for. */
 export function getEffectiveApiHistory<M extends ApiMessage>(messages: M[]): M[]
 
 /** After messages were removed from a non-destructive history: tags whose summary, marker or copy
@@ -252,3 +343,40 @@ export function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[]
 /** Drops the stored messages from `at` on (an index, `{ index }`, or `{ ts }`: the first message
  * at or after that timestamp), then cleanupAfterTruncation. */
 export function rewindConversation(messages: ApiMessage[], at: number | { index: number } | { ts: number }): ApiMessage[]
+
+/** Roo's getKeepMessagesWithToolBlocks (context-condense/roo-2026-01): the last `keepCount` messages and the tool_use blocks (with
+ * their message's reasoning blocks) that the kept tool_results answer. */
+export type GetKeepMessagesWithToolBlocks = (
+  messages: ApiMessage[],
+  keepCount: number,
+) => { keepMessages: ApiMessage[]; toolUseBlocksToPreserve: ContentBlock[]; reasoningBlocksToPreserve: ContentBlock[] }
+
+/** "[Tool Use: name]" and one "key: value" line per input. */
+export function toolUseToText(block: ContentBlock): string
+/** "[Tool Result]" (or "[Tool Result (Error)]") and its content as text ("[Image]" for images). */
+export function toolResultToText(block: ContentBlock): string
+/** A message's content with its tool blocks as text blocks (a string stays as it is). */
+export function convertToolBlocksToText(content: string | ContentBlock[]): string | ContentBlock[]
+/** Copies of the messages with their tool blocks as text. */
+export function transformMessagesForCondensing<M extends { role: string; content: string | ContentBlock[] }>(messages: M[]): M[]
+/** The messages and, when some tool_use has no tool_result, one user message answering them
+ * ("Context condensation triggered. Tool execution deferred."). */
+export function injectSyntheticToolResults(messages: ApiMessage[]): ApiMessage[]
+/** The `<command …>…</command>` blocks of a message's text, joined by newlines ("" for none). */
+export function extractCommandBlocks(message: ApiMessage): string
+
+export interface FoldedFileContextResult {
+  content: string
+  sections: string[]
+  filesProcessed: number
+  filesSkipped: number
+  characterCount: number
+}
+
+/** Roo's folded file context: each file's outline (`outlineFile`, the host's) in its own
+ * `<system-reminder>` section, within `maxCharacters` (default 50000). Skips files without an
+ * outline; one console.warn names those whose outline failed. */
+export function generateFoldedFileContext(
+  filePaths: string[],
+  options: { cwd: string; maxCharacters?: number; rooIgnoreController?: unknown; outlineFile: NonNullable<RooOptions['outlineFile']> },
+): Promise<FoldedFileContextResult>

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs Roo Code's own condense / sliding-window / context-management specs against this package.
+#
+#   scripts/roo-compat.sh <roo-code-git-dir> [commit] [--roo] [--keep]
+#
+# <roo-code-git-dir>: a local copy of https://github.com/RooCodeInc/Roo-Code (a clone, or its .git
+# directory); [commit]: default HEAD. The specs at that commit are exported to a temporary folder
+# (never into this repository); only their import specifiers that name Roo's condense,
+# sliding-window or context-management modules are rewritten, to the host adapter in
+# examples/roo-host, which loads the entry a maintainer of that Roo imports (context-condense/roo
+# for fresh-start summaries, context-condense/roo-2026-01 before them, context-condense/roo-2025
+# for a Roo that still has src/core/sliding-window). Roo's host is stubbed
+# (scripts/roo-compat/tree: telemetry, i18n with Roo's English strings, BaseProvider counting with
+# Roo's tiktoken code); Roo's default condensing prompt is read from Roo's source at that commit.
+# --roo runs Roo's own implementation in the same harness instead (it should pass everything: the
+# harness is fair). --keep leaves the temporary folder and prints its path.
+# Prints passed/failed per spec file and the totals. Not part of CI (it needs Roo's repository).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+git_dir="" commit="HEAD" mode="entry" keep=0
+for arg in "$@"; do
+  case "$arg" in
+    --roo) mode="roo" ;;
+    --keep) keep=1 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    *) if [ -z "$git_dir" ]; then git_dir="$arg"; else commit="$arg"; fi ;;
+  esac
+done
+if [ -z "$git_dir" ]; then echo "usage: scripts/roo-compat.sh <roo-code-git-dir> [commit] [--roo] [--keep]" >&2; exit 2; fi
+if [ -d "$git_dir/.git" ]; then git_dir="$git_dir/.git"; fi
+if ! git --git-dir="$git_dir" rev-parse --verify --quiet "$commit^{commit}" >/dev/null; then
+  echo "roo-compat: $commit is not a commit of $git_dir" >&2; exit 2
+fi
+if [ ! -d "$repo/node_modules/vitest" ]; then echo "roo-compat: run npm install in $repo first" >&2; exit 2; fi
+work="$(mktemp -d "${TMPDIR:-/tmp}/roo-compat.XXXXXX")"
+case "$work" in "$repo"/*) echo "roo-compat: the temporary folder must be outside the repository" >&2; exit 2 ;; esac
+if [ "$keep" = 0 ]; then trap 'rm -rf "$work"' EXIT; fi
+full="$(git --git-dir="$git_dir" rev-parse "$commit^{commit}")"
+node "$here/roo-compat/prepare.mjs" "$git_dir" "$full" "$work" "$mode" > "$work/prepared.json"
+(cd "$work" && node "$repo/node_modules/vitest/vitest.mjs" run --config vitest.config.mts \
+  --reporter=json --outputFile="$work/results.json" > "$work/vitest.log" 2>&1) || true
+node "$here/roo-compat/summary.mjs" "$work" "$full"
+if [ "$keep" = 1 ]; then echo "kept: $work"; fi
