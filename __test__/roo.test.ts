@@ -1512,3 +1512,23 @@ describe('today: a first step before the fresh-start summary', () => {
     expect(r.messages.at(-1)!.isSummary).toBe(true)
   })
 })
+
+describe('references through a first step and a summary', () => {
+  it('a reference whose target stays while it moves (one to the first message) is expanded back, never left dangling', async () => {
+    const { expandReferences } = await import('../lib/index.js')
+    const body = '<files>\n<file><path>a.ts</path>\n<content lines="1-30">\n' + Array.from({ length: 30 }, (_, i) => `${String(i + 1).padStart(2)} | export const v${i} = ${i} // some line`).join('\n') + '\n</content>\n</file>\n</files>'
+    const read = (): ApiMessage => ({ role: 'user', content: [{ type: 'text', text: "[read_file for 'a.ts'] Result:" }, { type: 'text', text: body }] })
+    const input: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: '<task>\nfix a.ts\n</task>' }, { type: 'text', text: "[read_file for 'a.ts'] Result:" }, { type: 'text', text: body }] }]
+    for (let i = 0; i < 6; i++) input.push({ role: 'assistant', content: [{ type: 'text', text: `step ${i} <read_file><path>a.ts</path></read_file>` }] }, read())
+    input.push({ role: 'assistant', content: [{ type: 'text', text: 'done' }] })
+    guard(input)
+    const first = await condense(input, { provider: 'lossless' })
+    expect(JSON.stringify(first.messages[input.length - 2])).toContain('identical to message #0')
+    const r = await summarizeConversation(input, mockHandler({ count: engineCount }), '', 't', countTokens(input), true, undefined, undefined, { provider: 'lossless', targetTokens: 100 })
+    expect(r.error).toBeUndefined()
+    expect(r.messages.length).toBeLessThan(input.length)
+    // Every marker left in the result expands where it is.
+    const left = JSON.stringify(expandReferences(r.messages))
+    expect(left).not.toContain('⟨ Reference:')
+  })
+})

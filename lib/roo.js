@@ -672,7 +672,10 @@ function fixReferences(input, output, keepStart, changedAt) {
     const refs = referencedIndices(input[j])
     if (refs.length === 0) continue
     let m = input[j]
-    if (refs.some((k) => k >= 1 && k < keepStart)) {
+    // A reference is sealed to its offset from its target: one into the summarized part, or
+    // one whose target moves while it stays (or the reverse, around the first message), is
+    // expanded back instead.
+    if (refs.some((k) => (k >= 1 && k < keepStart) || (k === 0) !== (j === 0))) {
       expanded = expanded ?? lib.expandReferences(input)
       m = expanded[j]
     }
