@@ -167,3 +167,14 @@ describe('values JSON cannot carry: the same answer at every entry point', () =>
     expect((await condense(undef, { provider: 'lossless' })).error).toBe('messages[1].content[1]: undefined in an array is not JSON; the messages were left unchanged')
   })
 })
+
+describe('edge configurations', () => {
+  it('native with keepLast 0: everything after the first message is summarized, no panic', async () => {
+    const h: ApiMessage[] = [task(), ...read('t1', 'a.ts', numbered(40)), { role: 'assistant', content: 'done' }]
+    const r = await condense(h, { provider: 'native', config: { keepLast: 0 }, summarize: async () => 'short' })
+    expect(r.error).toBeUndefined()
+    expect(r.messages).toHaveLength(2)
+    expect(r.messages[0]).toBe(h[0])
+    expect(r.messages[1]).toMatchObject({ role: 'assistant', isSummary: true })
+  })
+})

@@ -220,7 +220,7 @@ pub fn run(
     let n = current.len();
     let mut keep_start = n.saturating_sub(config.keep_last);
     // Keep tool pairs whole: the kept part never starts with results of a summarized call.
-    while keep_start > 1 && starts_with_tool_result(&current[keep_start]) {
+    while keep_start > 1 && keep_start < n && starts_with_tool_result(&current[keep_start]) {
         keep_start -= 1;
     }
     let last_summary = current[..keep_start].iter().rposition(|m| is_summary(m));
