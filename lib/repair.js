@@ -4,7 +4,8 @@
 // becomes plain text (its content kept, only the pairing is dropped), and tool_results are moved
 // before the other blocks of their message. Nothing else is touched: messages that need no repair
 // are the caller's own objects, repaired ones are new objects, the caller's array is never
-// changed. A tool_use in the last message is a call still running and is left alone.
+// changed. A tool_use in the last message is a call still running and is left alone. A user message
+// answering calls with plain text gets its synthetic results first and keeps its text as a block.
 'use strict'
 
 const SYNTHETIC_RESULT = 'No result was recorded for this tool call (it was interrupted or its result was lost).'
@@ -90,9 +91,21 @@ function repairConversation(messages) {
   }
   for (let i = 0; i < out.length; i++) {
     const m = out[i]
-    if (!isObject(m) || m.role !== 'user' || !Array.isArray(m.content)) continue
+    if (!isObject(m) || m.role !== 'user') continue
     const prev = out[i - 1]
     const ids = new Set(isObject(prev) && prev.role === 'assistant' ? blocksOf(prev).filter(isUse).map((b) => b.id) : [])
+    if (typeof m.content === 'string') {
+      // A plain-text answer to calls: the synthetic results first, then the user's text as a block
+      // (an empty text block is one the provider APIs refuse, so an empty string adds none).
+      if (ids.size === 0) continue
+      const content = [...ids].map((id) => ({ type: 'tool_result', tool_use_id: id, content: SYNTHETIC_RESULT, is_error: true }))
+      for (const id of ids) repairs.push({ path: `messages[${i}]`, action: `added a synthetic tool_result for "${id}"` })
+      if (m.content !== '') content.push({ type: 'text', text: m.content })
+      if (out[i] === messages[i]) out[i] = { ...messages[i] }
+      out[i].content = content
+      continue
+    }
+    if (!Array.isArray(m.content)) continue
     const answered = new Set()
     const results = []
     const others = []
