@@ -335,22 +335,40 @@ function checkSummarizeOptions(raw) {
 }
 
 const REPLY_NUMBERS = ['cost', 'inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']
+const REPLY_SHAPE = '{ text: string, cost?, inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens? }'
 
-/** The callback's answer as the engine reads it, or a reason it cannot be used. */
+/** A reply field read once; a getter (or proxy) that throws is reported, not thrown. */
+function readField(value, key) {
+  try {
+    return { ok: true, value: value[key] }
+  } catch (e) {
+    return { ok: false, error: `options.summarize returned a reply whose ${key} could not be read: ${errorText(e)}` }
+  }
+}
+
+/** The callback's answer as the engine reads it, or a reason it cannot be used. Never throws. */
 function readReply(value) {
   if (typeof value === 'string') return { ok: true, reply: { text: value } }
-  if (value !== null && typeof value === 'object' && typeof value.text === 'string') {
-    const reply = { text: value.text }
-    for (const k of REPLY_NUMBERS) {
-      if (value[k] === undefined || value[k] === null) continue
-      if (typeof value[k] !== 'number' || !Number.isFinite(value[k])) {
-        return { ok: false, error: `options.summarize returned ${k}: ${describe(value[k])}; expected a finite number` }
-      }
-      reply[k] = value[k]
-    }
-    return { ok: true, reply }
+  if (value === null || typeof value !== 'object') {
+    return { ok: false, error: `options.summarize returned ${describe(value)}; expected a string or ${REPLY_SHAPE}` }
   }
-  return { ok: false, error: `options.summarize returned ${describe(value)}; expected a string or { text: string, cost?, inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens? }` }
+  const text = readField(value, 'text')
+  if (!text.ok) return text
+  if (typeof text.value !== 'string') {
+    return { ok: false, error: `options.summarize returned ${describe(value)} whose text is ${describe(text.value)}; expected a string or ${REPLY_SHAPE}` }
+  }
+  const reply = { text: text.value }
+  for (const k of REPLY_NUMBERS) {
+    const field = readField(value, k)
+    if (!field.ok) return field
+    const n = field.value
+    if (n === undefined || n === null) continue
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      return { ok: false, error: `options.summarize returned ${k}: ${describe(n)}; expected a finite number >= 0` }
+    }
+    reply[k] = n
+  }
+  return { ok: true, reply }
 }
 
 function errorText(e) {
@@ -396,7 +414,7 @@ async function summarizeOne(request, summarize, o, signal) {
       default: {
         const how = outcome.kind === 'threw' ? 'threw' : 'rejected'
         if (attempt >= o.retries) {
-          return { ok: false, error: `options.summarize ${how} (${attempt + 1} attempts): ${errorText(outcome.error)}` }
+          return { ok: false, error: `options.summarize ${how} (${attempt + 1} ${attempt === 0 ? 'attempt' : 'attempts'}): ${errorText(outcome.error)}` }
         }
         await new Promise((r) => setTimeout(r, o.retryDelayMs * 2 ** attempt))
       }
