@@ -9,14 +9,12 @@
 const native = require('../index.js')
 const { repairConversation } = require('./repair.js')
 const { describe } = require('./values.js')
+const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
 
 native.warmUp()
 
 const ENCODINGS = new Set(['o200k_base', 'cl100k_base'])
-/** Milliseconds of event-loop time one chunk of a history may take to cross into the engine. */
-const CHUNK_BUDGET_MS = 2
-
 
 function checkMessagesArray(messages, fn) {
   if (!Array.isArray(messages)) {
@@ -114,6 +112,8 @@ function cacheFor(encoding) {
 }
 
 function remember(cache, text, count) {
+  // A text larger than an eighth of the budget would mostly evict the others: not kept.
+  if (text.length > CACHE_MAX_CHARS / 8) return
   if (cache.size >= CACHE_MAX_ENTRIES || cacheChars + text.length > CACHE_MAX_CHARS) {
     for (const c of tokenCache.values()) c.clear()
     cacheChars = 0
@@ -154,8 +154,8 @@ function blockParts(block, text, fixed) {
   }
 }
 
-/** Counts a list of strings through the cache; `countMisses` counts what it missed. */
-function countThroughCache(texts, encoding, countMisses) {
+/** Counts a list of strings through the cache, synchronously. */
+function countThroughCache(texts, encoding) {
   const cache = cacheFor(encoding)
   let total = 0
   const misses = []
@@ -164,28 +164,63 @@ function countThroughCache(texts, encoding, countMisses) {
     if (n === undefined) misses.push(t)
     else total += n
   }
-  const finish = (counts) => {
-    for (let i = 0; i < misses.length; i++) {
-      remember(cache, misses[i], counts[i])
-      total += counts[i]
-    }
-    return total
+  if (misses.length === 0) return total
+  const counts = native.countTexts(misses, encoding)
+  for (let i = 0; i < misses.length; i++) {
+    remember(cache, misses[i], counts[i])
+    total += counts[i]
   }
-  if (misses.length === 0) return countMisses === native.countTexts ? total : Promise.resolve(total)
-  const counted = countMisses(misses, encoding)
-  return counted instanceof Promise ? counted.then(finish) : finish(counted)
+  return total
 }
 
-function collectTexts(input, fn) {
-  const texts = []
-  let fixed = 0
-  if (typeof input === 'string') return { texts: [input], fixed }
-  checkMessagesArray(input, fn)
-  const text = (t) => texts.push(t)
-  const add = (n) => {
-    fixed += n
+/**
+ * The same through the scheduler: cache look-ups, the crossings of the missed texts into the
+ * engine (in batches, counted on its threads) and the remembering are all slices, so the event
+ * loop is free throughout. The one cost no slicing can split: Node-API copies each string to
+ * UTF-8 as it crosses, so a single huge text holds the loop for that copy (about 2 ms per MB).
+ */
+async function countThroughCacheAsync(texts, encoding) {
+  const cache = cacheFor(encoding)
+  let total = 0
+  const misses = []
+  let k = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(texts.length, k + size)
+    for (; k < stop; k++) {
+      const n = cache.get(texts[k])
+      if (n === undefined) misses.push(texts[k])
+      else total += n
+    }
+    return k >= texts.length
+  }, undefined, 256)
+  if (misses.length === 0) return total
+  const batches = []
+  k = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(misses.length, k + size)
+    batches.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
+    k = stop
+    return k >= misses.length
+  }, undefined, 64)
+  for (const batch of batches) {
+    const counts = await batch.counted
+    let j = 0
+    await scheduler.run((size) => {
+      const stop = Math.min(counts.length, j + size)
+      for (; j < stop; j++) {
+        remember(cache, misses[batch.from + j], counts[j])
+        total += counts[j]
+      }
+      return j >= counts.length
+    }, undefined, 256)
   }
-  for (let i = 0; i < input.length; i++) {
+  return total
+}
+
+/** The texts (and fixed amounts) of messages[from..to), for counting. */
+function collectRange(input, from, to, fn, texts, addFixed) {
+  const text = (t) => texts.push(t)
+  for (let i = from; i < to; i++) {
     const m = input[i]
     if (m === null || typeof m !== 'object') {
       throw new TypeError(`${fn}: messages[${i}]: expected a message object, got ${describe(m)}`)
@@ -193,13 +228,42 @@ function collectTexts(input, fn) {
     if (typeof m.content === 'string') texts.push(m.content)
     else if (Array.isArray(m.content)) {
       try {
-        for (const b of m.content) blockParts(b, text, add)
+        for (const b of m.content) blockParts(b, text, addFixed)
       } catch (e) {
         // JSON.stringify of a tool input: too deep, a cycle, a BigInt.
         throw new TypeError(`${fn}: ${unsupportedProblem([m], i, e && e.message)}`)
       }
     }
   }
+}
+
+function collectTexts(input, fn) {
+  if (typeof input === 'string') return { texts: [input], fixed: 0 }
+  checkMessagesArray(input, fn)
+  const texts = []
+  let fixed = 0
+  collectRange(input, 0, input.length, fn, texts, (n) => {
+    fixed += n
+  })
+  return { texts, fixed }
+}
+
+/** collectTexts through the scheduler: the walk in slices of messages. */
+async function collectTextsAsync(input, fn) {
+  if (typeof input === 'string') return { texts: [input], fixed: 0 }
+  checkMessagesArray(input, fn)
+  const texts = []
+  let fixed = 0
+  const addFixed = (n) => {
+    fixed += n
+  }
+  let i = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(input.length, i + size)
+    collectRange(input, i, stop, fn, texts, addFixed)
+    i = stop
+    return i >= input.length
+  }, undefined, 64)
   return { texts, fixed }
 }
 
@@ -209,7 +273,7 @@ function countTokens(input, options) {
   const opts = checkOptionsObject(options, 'countTokens')
   const encoding = checkEncoding(opts.encoding, 'countTokens: options.encoding')
   const { texts, fixed } = collectTexts(input, 'countTokens')
-  return fixed + countThroughCache(texts, encoding, native.countTexts)
+  return fixed + countThroughCache(texts, encoding)
 }
 
 async function countTokensAsync(input, options) {
@@ -217,8 +281,8 @@ async function countTokensAsync(input, options) {
   if (routed) return countTokensAsync(routed.messages, routed.options)
   const opts = checkOptionsObject(options, 'countTokensAsync')
   const encoding = checkEncoding(opts.encoding, 'countTokensAsync: options.encoding')
-  const { texts, fixed } = collectTexts(input, 'countTokensAsync')
-  return fixed + (await countThroughCache(texts, encoding, native.countTextsAsync))
+  const { texts, fixed } = await collectTextsAsync(input, 'countTokensAsync')
+  return fixed + (await countThroughCacheAsync(texts, encoding))
 }
 
 /** Empties both token-count caches (this file's and the engine's). */
@@ -233,51 +297,64 @@ function clearTokenCache() {
 
 /**
  * Applies packed changes (see PackedChanges in src/node.rs: four codes per change, the new texts
- * concatenated) and returns a new array: changed messages are shallow copies with new blocks,
- * the others are the caller's own objects.
+ * concatenated) to `out`, a copy of `messages`, `size` changes per call of the returned step
+ * (true when all are applied): changed messages become shallow copies with new blocks, the others
+ * stay the caller's own objects.
  */
-function applyChanges(messages, packed) {
+function changeApplier(messages, packed, out) {
   const { codes, ends, text } = packed
-  const out = messages.slice()
   let start = 0
-  for (let c = 0; c < ends.length; c++) {
-    const i = codes[4 * c]
-    const block = codes[4 * c + 1] - 1
-    const part = codes[4 * c + 2] - 1
-    const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
-    const value = text.slice(start, ends[c])
-    start = ends[c]
-    const original = messages[i]
-    const m = out[i] === original ? { ...original } : out[i]
-    if (block < 0) {
-      m.content = value
-    } else {
-      if (m.content === original.content) m.content = m.content.slice()
-      const b = m.content[block] === original.content[block] ? { ...original.content[block] } : m.content[block]
-      if (part >= 0) {
-        if (b.content === original.content[block].content) b.content = b.content.slice()
-        b.content[part] = { ...b.content[part], text: value }
+  let c = 0
+  return (size) => {
+    const stop = Math.min(ends.length, c + size)
+    for (; c < stop; c++) {
+      const i = codes[4 * c]
+      const block = codes[4 * c + 1] - 1
+      const part = codes[4 * c + 2] - 1
+      const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
+      const value = text.slice(start, ends[c])
+      start = ends[c]
+      const original = messages[i]
+      const m = out[i] === original ? { ...original } : out[i]
+      if (block < 0) {
+        m.content = value
       } else {
-        b[field] = value
+        if (m.content === original.content) m.content = m.content.slice()
+        const b = m.content[block] === original.content[block] ? { ...original.content[block] } : m.content[block]
+        if (part >= 0) {
+          if (b.content === original.content[block].content) b.content = b.content.slice()
+          b.content[part] = { ...b.content[part], text: value }
+        } else {
+          b[field] = value
+        }
+        m.content[block] = b
       }
-      m.content[block] = b
+      out[i] = m
     }
-    out[i] = m
+    return c >= ends.length
   }
+}
+
+/** Applies packed changes at once and returns a new array (changed messages are new objects). */
+function applyChanges(messages, packed) {
+  const out = messages.slice()
+  changeApplier(messages, packed, out)(Infinity)
   return out
 }
 
 // ---------------------------------------------------------------------------------------------
 // Feeding a history to the engine without holding the event loop.
 
-const nextTick = () => new Promise((resolve) => setImmediate(resolve))
-
-/** Pushes `messages` in chunks; answers the problem when a value cannot cross (the session is then rejected). */
+/**
+ * Pushes `messages` in chunks, through the scheduler (every call's chunks share one budget of
+ * event-loop time); answers the problem when a value cannot cross (the session is then rejected),
+ * rejects with the signal's reason once it aborts.
+ */
 async function pushInChunks(session, messages, signal) {
-  let size = 64
-  for (let i = 0; i < messages.length; ) {
-    if (signal && signal.aborted) throw abortError(signal)
-    const started = performance.now()
+  let i = 0
+  let problem
+  await scheduler.run((size) => {
+    if (i >= messages.length) return true
     const end = Math.min(messages.length, i + size)
     const chunk = messages.slice(i, end)
     try {
@@ -285,16 +362,14 @@ async function pushInChunks(session, messages, signal) {
     } catch (e) {
       // A value the engine cannot take: the run refuses with where it is, like any other
       // structural problem, and the messages come back unchanged.
-      const problem = unsupportedProblem(chunk, i, e && e.message)
+      problem = unsupportedProblem(chunk, i, e && e.message)
       session.reject(problem)
-      return problem
+      return true
     }
     i = end
-    const spent = performance.now() - started
-    // Aim each chunk at the budget, from what the last one cost.
-    size = Math.max(1, Math.min(4096, Math.floor((size * CHUNK_BUDGET_MS) / Math.max(spent, 0.05))))
-    if (i < messages.length) await nextTick()
-  }
+    return i >= messages.length
+  }, signal, 4)
+  return problem
 }
 
 function abortError(signal) {
@@ -436,16 +511,50 @@ async function summarizeBatch(requests, summarize, o, signal) {
   return results
 }
 
-/** The engine's answer applied: text changes, new tool inputs, then the message layout. */
-function buildMessages(messages, changes, summary) {
-  let out = applyChanges(messages, changes)
-  for (const [i, block, input] of summary.inputs) {
-    const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
-    if (m.content === messages[i].content) m.content = m.content.slice()
-    m.content[block] = { ...m.content[block], input }
-    out[i] = m
-  }
-  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : item.message))
+/**
+ * The engine's answer applied through the scheduler: the copy of the array, the text changes, the
+ * new tool inputs, then the message layout, each in slices.
+ */
+async function buildMessages(messages, changes, summary, signal) {
+  const out = await copyMessages(messages, signal)
+  await scheduler.run(changeApplier(messages, changes, out), signal, 64)
+  const inputs = summary.inputs
+  let n = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(inputs.length, n + size)
+    for (; n < stop; n++) {
+      const [i, block, input] = inputs[n]
+      const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
+      if (m.content === messages[i].content) m.content = m.content.slice()
+      m.content[block] = { ...m.content[block], input }
+      out[i] = m
+    }
+    return n >= inputs.length
+  }, signal, 64)
+  const layout = summary.layout
+  if (!layout) return out
+  const laid = []
+  let j = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(layout.length, j + size)
+    for (; j < stop; j++) {
+      const item = layout[j]
+      laid.push(typeof item === 'number' ? out[item] : item.message)
+    }
+    return j >= layout.length
+  }, signal, 1024)
+  return laid
+}
+
+/** A copy of the caller's array (the messages themselves shared), through the scheduler. */
+async function copyMessages(messages, signal) {
+  const out = []
+  let k = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(messages.length, k + size)
+    for (; k < stop; k++) out.push(messages[k])
+    return k >= messages.length
+  }, signal, 1024)
   return out
 }
 
@@ -477,13 +586,21 @@ async function condense(messages, options) {
   await pushInChunks(session, messages, signal)
   const onAbort = () => session.abort()
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  // A turn to run the engine (scheduler.engineTurn: at most one run per core at once), given
+  // back while the callback answers and once the engine has answered.
+  let release
   try {
+    release = await scheduler.engineTurn(signal)
     session.start(summarize !== undefined)
     for (;;) {
       const event = await session.next()
+      release()
+      release = undefined
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
-        session.reply(await summarizeBatch(event.requests, summarize, llm, signal))
+        const replies = await summarizeBatch(event.requests, summarize, llm, signal)
+        release = await scheduler.engineTurn(signal)
+        session.reply(replies)
         continue
       }
       if (event.kind === 'error') {
@@ -494,7 +611,7 @@ async function condense(messages, options) {
       }
       const { summary } = event
       const result = {
-        messages: summary.error ? messages.slice() : buildMessages(messages, event.changes, summary),
+        messages: summary.error ? await copyMessages(messages, signal) : await buildMessages(messages, event.changes, summary, signal),
         summary: summary.summary,
         cost: summary.cost,
         prevContextTokens: summary.prevContextTokens,
@@ -507,6 +624,7 @@ async function condense(messages, options) {
       return result
     }
   } finally {
+    if (release) release()
     if (signal) signal.removeEventListener('abort', onAbort)
   }
 }
