@@ -12,7 +12,7 @@ import { loadFixture } from './helpers.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const scheduler = require('../lib/scheduler.js') as {
-  run: (work: (size: number) => boolean, signal?: AbortSignal, size?: number) => Promise<void>
+  run: (work: (size: number) => boolean, signal?: AbortSignal, size?: number | { size: number }) => Promise<void>
   engineTurn: (signal?: AbortSignal) => Promise<() => void>
   pending: () => number
   BUDGET_MS: number
@@ -82,6 +82,26 @@ describe('the scheduler', () => {
     expect(seen[0]).toEqual({ size: 50, tick: seen[0].tick })
     expect(seen[1].tick).toBeGreaterThan(seen[0].tick)
     expect(seen.slice(1).every((s) => s.size === 5)).toBe(true)
+  })
+
+  it('a size held in an object is learnt across runs of one slice each', async () => {
+    let clock = 0
+    vi.spyOn(performance, 'now').mockImplementation(() => clock)
+    const sizing = { size: 40 }
+    const sizes: number[] = []
+    for (let r = 0; r < 3; r++) {
+      await scheduler.run(
+        (size) => {
+          sizes.push(size)
+          clock += size * 0.1 // 0.1 ms per unit: 5 units make a 0.5 ms slice
+          return true
+        },
+        undefined,
+        sizing,
+      )
+    }
+    expect(sizes).toEqual([40, 5, 5])
+    expect(sizing.size).toBe(5)
   })
 
   it('an abort rejects a waiting job at once with the reason; its work never runs again; the others go on', async () => {

@@ -194,16 +194,23 @@ async function countThroughCacheAsync(texts, encoding) {
     return k >= texts.length
   }, undefined, 256)
   if (misses.length === 0) return total
-  const batches = []
+  // At most NATIVE_BATCHES batches counting at once (each sized to cross in about a slice); each
+  // batch's counts remembered, in slices, while the next ones count.
+  const crossing = { size: 256 }
+  const inFlight = []
   k = 0
-  await scheduler.run((size) => {
-    const stop = Math.min(misses.length, k + size)
-    batches.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
-    k = stop
-    return k >= misses.length
-  }, undefined, 64)
-  for (const batch of batches) {
+  const issue = () =>
+    scheduler.run((size) => {
+      const stop = Math.min(misses.length, k + size)
+      inFlight.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
+      k = stop
+      return true
+    }, undefined, crossing)
+  while (k < misses.length || inFlight.length > 0) {
+    while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
+    const batch = inFlight.shift()
     const counts = await batch.counted
+    while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
     let j = 0
     await scheduler.run((size) => {
       const stop = Math.min(counts.length, j + size)

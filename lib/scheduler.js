@@ -35,22 +35,28 @@ function tick() {
     const sliceStart = performance.now()
     let done
     try {
-      done = job.work(job.size)
+      done = job.work(job.sizing.size)
     } catch (e) {
       job.finish(e, true)
       continue
     }
     const spent = performance.now() - sliceStart
     if (done) {
+      if (job.resizeLast) resize(job.sizing, spent)
       job.finish(undefined, false)
       continue
     }
     // Aim the next slice at SLICE_MS, from what this one cost; grow at most fourfold at a time.
-    const aimed = Math.floor((job.size * SLICE_MS) / Math.max(spent, 0.01))
-    job.size = Math.max(MIN_SIZE, Math.min(MAX_SIZE, job.size * 4, aimed))
+    resize(job.sizing, spent)
     queue.push(job)
   } while (queue.length > 0 && performance.now() - started < BUDGET_MS)
   if (queue.length > 0) schedule()
+}
+
+/** Aims the next slice at SLICE_MS, from what the last one cost; grows at most fourfold at a time. */
+function resize(sizing, spent) {
+  const aimed = Math.floor((sizing.size * SLICE_MS) / Math.max(spent, 0.01))
+  sizing.size = Math.max(MIN_SIZE, Math.min(MAX_SIZE, sizing.size * 4, aimed))
 }
 
 function schedule() {
@@ -65,7 +71,8 @@ function schedule() {
  *
  * @param {(size: number) => boolean} work does up to `size` units; true when all is done
  * @param {AbortSignal | undefined} signal
- * @param {number} [size] the first slice's size
+ * @param {number | { size: number }} [size] the first slice's size; or an object holding it,
+ *   which then keeps the size learnt across runs (for work done one slice per run)
  * @returns {Promise<void>}
  */
 function run(work, signal, size = 16) {
@@ -74,9 +81,13 @@ function run(work, signal, size = 16) {
       reject(abortError(signal))
       return
     }
+    const shared = typeof size === 'object'
+    const sizing = shared ? size : { size }
+    sizing.size = Math.max(MIN_SIZE, Math.min(MAX_SIZE, Math.floor(sizing.size)))
     const job = {
       work,
-      size: Math.max(MIN_SIZE, Math.min(MAX_SIZE, Math.floor(size))),
+      sizing,
+      resizeLast: shared,
       settled: false,
       finish(value, failed) {
         if (job.settled) return
@@ -100,7 +111,13 @@ function run(work, signal, size = 16) {
 // and as many waits as pool threads would leave none for file I/O and token counting. So at most
 // one per core, and always one pool thread left over; the others wait their turn in order.
 const POOL_THREADS = Math.max(1, Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10) || 4)
-const ENGINE_SLOTS = Math.max(1, Math.min(require('node:os').availableParallelism(), POOL_THREADS - 1))
+const CORES = require('node:os').availableParallelism()
+const ENGINE_SLOTS = Math.max(1, Math.min(CORES, POOL_THREADS - 1))
+/**
+ * Batches of native work JavaScript hands out at once (token counting): one core is left to the
+ * JavaScript thread, and one pool thread to everything else.
+ */
+const NATIVE_BATCHES = Math.max(1, Math.min(CORES - 1, POOL_THREADS - 1))
 let enginesRunning = 0
 const engineWaiters = []
 
@@ -151,4 +168,4 @@ function pending() {
   return queue.filter((j) => !j.settled).length
 }
 
-module.exports = { run, engineTurn, pending, abortError, BUDGET_MS, SLICE_MS, ENGINE_SLOTS }
+module.exports = { run, engineTurn, pending, abortError, BUDGET_MS, SLICE_MS, ENGINE_SLOTS, NATIVE_BATCHES }
