@@ -174,31 +174,41 @@ function countThroughCache(texts, encoding) {
 }
 
 /**
- * The same through the scheduler: cache look-ups, the crossings of the missed texts into the
- * engine (in batches, counted on its threads) and the remembering are all slices, so the event
- * loop is free throughout. The one cost no slicing can split: Node-API copies each string to
- * UTF-8 as it crosses, so a single huge text holds the loop for that copy (about 2 ms per MB).
+ * Counting through the scheduler: the walk with its cache look-ups, the crossings of the missed
+ * texts into the engine (in batches, counted on its threads) and the remembering are all slices, so
+ * the event loop is free throughout. The one cost no slicing can split: Node-API copies each string
+ * to UTF-8 as it crosses, so a single huge text holds the loop for that copy (1-2 ms per MB
+ * measured).
  */
-async function countThroughCacheAsync(texts, encoding) {
+async function countTokensSliced(input, encoding, fn) {
   const cache = cacheFor(encoding)
   let total = 0
   const misses = []
-  let k = 0
-  await scheduler.run((size) => {
-    const stop = Math.min(texts.length, k + size)
-    for (; k < stop; k++) {
-      const n = cache.get(texts[k])
-      if (n === undefined) misses.push(texts[k])
-      else total += n
+  const look = (t) => {
+    const n = cache.get(t)
+    if (n === undefined) misses.push(t)
+    else total += n
+  }
+  if (typeof input === 'string') look(input)
+  else {
+    checkMessagesArray(input, fn)
+    const addFixed = (n) => {
+      total += n
     }
-    return k >= texts.length
-  }, undefined, 256)
+    let i = 0
+    await scheduler.run((size) => {
+      const stop = Math.min(input.length, i + size)
+      collectRange(input, i, stop, fn, look, addFixed)
+      i = stop
+      return i >= input.length
+    }, undefined, 64)
+  }
   if (misses.length === 0) return total
   // At most NATIVE_BATCHES batches counting at once (each sized to cross in about a slice); each
   // batch's counts remembered, in slices, while the next ones count.
   const crossing = { size: 256 }
   const inFlight = []
-  k = 0
+  let k = 0
   const issue = () =>
     scheduler.run((size) => {
       const stop = Math.min(misses.length, k + size)
@@ -224,15 +234,14 @@ async function countThroughCacheAsync(texts, encoding) {
   return total
 }
 
-/** The texts (and fixed amounts) of messages[from..to), for counting. */
-function collectRange(input, from, to, fn, texts, addFixed) {
-  const text = (t) => texts.push(t)
+/** Hands the texts of messages[from..to) to `text` and their fixed amounts to `addFixed`. */
+function collectRange(input, from, to, fn, text, addFixed) {
   for (let i = from; i < to; i++) {
     const m = input[i]
     if (m === null || typeof m !== 'object') {
       throw new TypeError(`${fn}: messages[${i}]: expected a message object, got ${describe(m)}`)
     }
-    if (typeof m.content === 'string') texts.push(m.content)
+    if (typeof m.content === 'string') text(m.content)
     else if (Array.isArray(m.content)) {
       try {
         for (const b of m.content) blockParts(b, text, addFixed)
@@ -249,28 +258,10 @@ function collectTexts(input, fn) {
   checkMessagesArray(input, fn)
   const texts = []
   let fixed = 0
-  collectRange(input, 0, input.length, fn, texts, (n) => {
+  const text = (t) => texts.push(t)
+  collectRange(input, 0, input.length, fn, text, (n) => {
     fixed += n
   })
-  return { texts, fixed }
-}
-
-/** collectTexts through the scheduler: the walk in slices of messages. */
-async function collectTextsAsync(input, fn) {
-  if (typeof input === 'string') return { texts: [input], fixed: 0 }
-  checkMessagesArray(input, fn)
-  const texts = []
-  let fixed = 0
-  const addFixed = (n) => {
-    fixed += n
-  }
-  let i = 0
-  await scheduler.run((size) => {
-    const stop = Math.min(input.length, i + size)
-    collectRange(input, i, stop, fn, texts, addFixed)
-    i = stop
-    return i >= input.length
-  }, undefined, 64)
   return { texts, fixed }
 }
 
@@ -288,8 +279,7 @@ async function countTokensAsync(input, options) {
   if (routed) return countTokensAsync(routed.messages, routed.options)
   const opts = checkOptionsObject(options, 'countTokensAsync')
   const encoding = checkEncoding(opts.encoding, 'countTokensAsync: options.encoding')
-  const { texts, fixed } = await collectTextsAsync(input, 'countTokensAsync')
-  return fixed + (await countThroughCacheAsync(texts, encoding))
+  return countTokensSliced(input, encoding, 'countTokensAsync')
 }
 
 /** Empties both token-count caches (this file's and the engine's). */
