@@ -31,7 +31,8 @@ function tick() {
   // At least one slice per macrotask, then slices while the budget lasts.
   do {
     const job = queue.shift()
-    if (job.settled) continue
+    if (job === undefined) break
+    if (job.settled) continue // aborted while waiting
     const sliceStart = performance.now()
     let done
     try {
@@ -46,7 +47,6 @@ function tick() {
       job.finish(undefined, false)
       continue
     }
-    // Aim the next slice at SLICE_MS, from what this one cost; grow at most fourfold at a time.
     resize(job.sizing, spent)
     queue.push(job)
   } while (queue.length > 0 && performance.now() - started < BUDGET_MS)
