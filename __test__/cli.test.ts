@@ -4,7 +4,7 @@
 // summarizer against a mock OpenAI-compatible server (whole and streamed replies, failures,
 // timeouts), progress, and Ctrl-C.
 import { spawn } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -264,17 +264,25 @@ describe('condense: what it writes, and where', () => {
     mkdirSync(dir)
     const file = join(dir, 'big.json')
     const big = out('big-input.json')
-    writeFileSync(big, JSON.stringify(generateHistory({ seed: 3, format: 'xml', targetTokens: 3_000_000 })))
-    // Killed as soon as its temporary appears (a 12 MB write: long enough to be seen).
+    const one = generateHistory({ seed: 3, format: 'xml', targetTokens: 3_000_000 })
+    writeFileSync(big, JSON.stringify([...one, ...one, ...one]))
+    // Killed as soon as its temporary appears (a write of about 36 MB: long enough to be seen; the
+    // folder is watched, and polled as well).
     const killed = await cli(['condense', big, '-p', 'truncation', '-o', file], {
       onSpawn: (child) => {
-        const poll = setInterval(() => {
+        const check = () => {
           if (readdirSync(dir).some((n) => n.endsWith('.tmp'))) {
-            clearInterval(poll)
+            stop()
             child.kill('SIGKILL')
           }
-        }, 1)
-        child.on('exit', () => clearInterval(poll))
+        }
+        const watcher = watch(dir, check)
+        const poll = setInterval(check, 1)
+        const stop = () => {
+          clearInterval(poll)
+          watcher.close()
+        }
+        child.on('exit', stop)
       },
     })
     const left = readdirSync(dir)

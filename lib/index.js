@@ -7,7 +7,7 @@
 'use strict'
 
 const native = require('../index.js')
-const { repairConversation } = require('./repair.js')
+const { repairConversation, repairSteps } = require('./repair.js')
 const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
@@ -543,6 +543,23 @@ async function buildMessages(messages, changes, summary, signal) {
   return laid
 }
 
+/** repairConversation through the scheduler: its steps (one per message looked at) in slices. */
+async function repairSliced(messages, signal) {
+  const steps = repairSteps(messages)
+  let result
+  await scheduler.run((size) => {
+    for (let n = 0; n < size; n++) {
+      const step = steps.next()
+      if (step.done) {
+        result = step.value
+        return true
+      }
+    }
+    return false
+  }, signal, 256)
+  return result
+}
+
 /** A copy of the caller's array (the messages themselves shared), through the scheduler. */
 async function copyMessages(messages, signal) {
   const out = []
@@ -568,9 +585,6 @@ async function condense(messages, options) {
   if (repair !== undefined && typeof repair !== 'boolean') {
     throw new TypeError(`condense: options.repair: expected true or false, got ${describe(repair)}`)
   }
-  // Repaired pairing first (new objects only where repaired); condensing then works on that.
-  const repaired = repair ? repairConversation(messages) : undefined
-  if (repaired) messages = repaired.messages
   const signal = checkSignal(rawSignal, 'condense: options.signal')
   if (summarize !== undefined && typeof summarize !== 'function') {
     throw new TypeError(`condense: options.summarize: expected an async function, got ${describe(summarize)}`)
@@ -578,6 +592,9 @@ async function condense(messages, options) {
   const llm = checkSummarizeOptions(summarizeOptions)
   const badOption = findUnsupported(engineOptions, ['options'])
   if (badOption) throw new TypeError(`condense: ${pathText(badOption.path)}: ${badOption.message}`)
+  // Repaired pairing first (new objects only where repaired), in slices; condensing then works on that.
+  const repaired = repair ? await repairSliced(messages, signal) : undefined
+  if (repaired) messages = repaired.messages
   const session = new native.Session(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
   await pushInChunks(session, messages, signal)

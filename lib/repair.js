@@ -34,6 +34,19 @@ function resultText(block) {
  * @returns {{ messages: unknown[], repairs: Array<{ path: string, action: string }> }}
  */
 function repairConversation(messages) {
+  const steps = repairSteps(messages)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/**
+ * The repair as steps: the generator yields after each message it looks at (twice per message
+ * in all, three times when messages are inserted), so a caller can spread a long history over many turns of the event loop; its return
+ * value is repairConversation's.
+ */
+function* repairSteps(messages) {
   if (!Array.isArray(messages)) throw new TypeError('repairConversation: messages: expected an array of messages')
   const out = messages.slice()
   const repairs = []
@@ -45,6 +58,7 @@ function repairConversation(messages) {
   }
   const inserted = [] // [index to insert before, message]
   for (let i = 0; i < out.length; i++) {
+    yield
     const m = out[i]
     if (!isObject(m) || m.role !== 'assistant') continue
     // 1. Duplicate ids: a fresh id for the call, and for the first result answering the old one.
@@ -90,6 +104,7 @@ function repairConversation(messages) {
     }
   }
   for (let i = 0; i < out.length; i++) {
+    yield
     const m = out[i]
     if (!isObject(m) || m.role !== 'user') continue
     const prev = out[i - 1]
@@ -138,8 +153,17 @@ function repairConversation(messages) {
     if (misplaced) repairs.push({ path: `messages[${i}]`, action: 'moved tool_result blocks before the other blocks' })
     if (orphans || misplaced || missing.length > 0) own(i).content = [...results, ...others]
   }
-  for (let k = inserted.length - 1; k >= 0; k--) out.splice(inserted[k][0], 0, inserted[k][1])
-  return { messages: out, repairs }
+  if (inserted.length === 0) return { messages: out, repairs }
+  // The inserted messages merged in, in one pass (they are in index order).
+  const merged = []
+  let k = 0
+  for (let i = 0; i < out.length; i++) {
+    yield
+    while (k < inserted.length && inserted[k][0] === i) merged.push(inserted[k++][1])
+    merged.push(out[i])
+  }
+  while (k < inserted.length) merged.push(inserted[k++][1])
+  return { messages: merged, repairs }
 }
 
-module.exports = { repairConversation, SYNTHETIC_RESULT }
+module.exports = { repairConversation, repairSteps, SYNTHETIC_RESULT }
