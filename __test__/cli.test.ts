@@ -4,7 +4,7 @@
 // summarizer against a mock OpenAI-compatible server (whole and streamed replies, failures,
 // timeouts), progress, and Ctrl-C.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -80,7 +80,7 @@ describe('help and version', () => {
       '--llm-url URL',
       '--dry-run',
       'Exit codes:',
-      '  2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force',
+      '  2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force\n     or is a folder',
       '  4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)',
     ]) {
       expect(r.stdout).toContain(line)
@@ -204,6 +204,114 @@ describe('condense: what it writes, and where', () => {
     expect(json.dryRun).toBe(true)
     expect('messages' in json).toBe(false)
     expect(json.newContextTokens).toBe(lib.newContextTokens)
+  })
+
+  it('--force through a symbolic link writes its target and keeps the link; a file keeps its mode (0600 stays 0600)', async () => {
+    const lossless = await condense(loadFixture(name), { provider: 'lossless' })
+    const dir = out('linked')
+    mkdirSync(dir)
+    const target = join(dir, 'target.json')
+    writeFileSync(target, 'old')
+    chmodSync(target, 0o600)
+    const link = join(dir, 'link.json')
+    symlinkSync('target.json', link)
+    const r = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', link, '--force'])
+    expect(r.code).toBe(0)
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(readlinkSync(link)).toBe('target.json')
+    expect(JSON.parse(readFileSync(target, 'utf8'))).toEqual(lossless.messages)
+    expect(statSync(target).mode & 0o777).toBe(0o600)
+    // A plain file, written over: same mode, and no temporary left beside it.
+    const plain = join(dir, 'plain.json')
+    writeFileSync(plain, 'old')
+    chmodSync(plain, 0o640)
+    expect((await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', plain, '--force'])).code).toBe(0)
+    expect(statSync(plain).mode & 0o777).toBe(0o640)
+    expect(JSON.parse(readFileSync(plain, 'utf8'))).toEqual(lossless.messages)
+    // A link to a file not there yet: --force is asked for (the path exists), then the target is created.
+    const dangling = join(dir, 'dangling.json')
+    symlinkSync('created.json', dangling)
+    expect((await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', dangling])).code).toBe(2)
+    expect((await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', dangling, '--force'])).code).toBe(0)
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true)
+    expect(JSON.parse(readFileSync(join(dir, 'created.json'), 'utf8'))).toEqual(lossless.messages)
+    expect(readdirSync(dir).sort()).toEqual(['created.json', 'dangling.json', 'link.json', 'plain.json', 'target.json'])
+  })
+
+  it('a temporary left by a killed write (a process no longer running) is removed by the next write; a live one is not', async () => {
+    const dir = out('stale')
+    mkdirSync(dir)
+    const file = join(dir, 'h.json')
+    // A pid that no longer runs: a child that has exited.
+    const dead = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ['-e', ''])
+      child.on('exit', () => resolve(child.pid as number))
+    })
+    const stale = join(dir, `.h.json.context-condense-${dead}.tmp`)
+    const live = join(dir, `.h.json.context-condense-${process.pid}.tmp`)
+    const other = join(dir, `.other.json.context-condense-${dead}.tmp`)
+    for (const f of [stale, live, other]) writeFileSync(f, 'half written')
+    const r = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', file])
+    expect(r.code).toBe(0)
+    expect(existsSync(stale)).toBe(false)
+    expect(existsSync(live)).toBe(true) // its writer may still be writing
+    expect(existsSync(other)).toBe(true) // another file's
+    expect(readdirSync(dir).sort()).toEqual([`.h.json.context-condense-${process.pid}.tmp`, `.other.json.context-condense-${dead}.tmp`, 'h.json'])
+  })
+
+  it('a kill -9 in the middle of writing leaves only a recognisable temporary, removed by the next write', async () => {
+    const dir = out('killed')
+    mkdirSync(dir)
+    const file = join(dir, 'big.json')
+    const big = out('big-input.json')
+    const one = generateHistory({ seed: 3, format: 'xml', targetTokens: 3_000_000 })
+    writeFileSync(big, JSON.stringify([...one, ...one, ...one]))
+    // Killed as soon as its temporary appears (a write of about 36 MB: long enough to be seen; the
+    // folder is watched, and polled as well).
+    const killed = await cli(['condense', big, '-p', 'truncation', '-o', file], {
+      onSpawn: (child) => {
+        const check = () => {
+          if (readdirSync(dir).some((n) => n.endsWith('.tmp'))) {
+            stop()
+            child.kill('SIGKILL')
+          }
+        }
+        const watcher = watch(dir, check)
+        const poll = setInterval(check, 1)
+        const stop = () => {
+          clearInterval(poll)
+          watcher.close()
+        }
+        child.on('exit', stop)
+      },
+    })
+    const left = readdirSync(dir)
+    expect(killed.signal).toBe('SIGKILL')
+    expect(left).toHaveLength(1)
+    expect(left[0]).toMatch(/^\.big\.json\.context-condense-\d+\.tmp$/)
+    const again = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', file, '--force'])
+    expect(again.code).toBe(0)
+    expect(readdirSync(dir)).toEqual(['big.json'])
+  }, 60_000)
+
+  it('--out or --html naming a folder says so (exit 2), with or without --force; nothing is written', async () => {
+    const dir = out('a-folder')
+    mkdirSync(dir)
+    for (const force of [[], ['--force']]) {
+      const r = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', dir, ...force])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toBe(`context-condense: --out ${dir} is a folder, not a file\n  pass the path of a file to write, such as ${join(dir, 'condensed.json')}\n`)
+      const h = await cli(['report', fixtureFolder(name), '--html', dir, ...force])
+      expect(h.code).toBe(2)
+      expect(h.stderr).toBe(`context-condense: --html ${dir} is a folder, not a file\n  pass the path of a file to write, such as ${join(dir, 'report.html')}\n`)
+    }
+    // Through a link to a folder too.
+    const link = out('link-to-folder')
+    symlinkSync(dir, link)
+    const r = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', link, '--force'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`--out ${link} is a folder, not a file`)
+    expect(readdirSync(dir)).toEqual([])
   })
 
   it('without --out: the history on stdout (compact input stays compact), the report on stderr', async () => {

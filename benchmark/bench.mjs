@@ -205,9 +205,35 @@ row(
   givenBack(two) >= 85 && two.failures.length === 0,
 )
 
+// --- The event loop under load, in a fresh process (benchmark/event-loop.mjs) --------------------
+// One scheduler (lib/scheduler.js) gives every call's JavaScript-side work about 2 ms per
+// macrotask in all; "held" is the longest gap between ticks of a 1 ms timer (the garbage
+// collector's longest pause beside it: that part is V8's, not the library's).
+console.log('')
+const loop = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(here, 'event-loop.mjs'), '200'], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop())
+// Judged on the loop's longest gap with the garbage collector's pauses inside it taken out.
+const held = (w) => `${fmt(w.ownMs)} ms (${fmt(w.gapMs)} with GC)`
+row('floor: JavaScript giving the loop back every 2 ms, loop held at most', held(loop.floor), '(this machine now)')
+if (loop.skipped) {
+  console.log(`Event loop under 200 concurrent calls: skipped (${loop.skipped})`)
+} else {
+  console.log(`Event loop: ${loop.calls} concurrent Lossless calls on ${loop.history.file} (${loop.history.messages} messages, ${loop.history.tokens.toLocaleString('en-US')} tokens), twice`)
+  const worst = Math.max(...loop.concurrent.map((c) => c.ownMs))
+  row('  event loop held at most, GC pauses aside', loop.concurrent.map(held).join(', '), '<= 20 ms', worst <= 20)
+  row('  time for all of them', loop.concurrent.map((c) => `${fmt(c.ms, 0)} ms`).join(', '), '(reference)')
+  row('  every result the same as one call alone, input untouched', `${loop.concurrent.every((c) => c.same) && loop.inputUntouched}`, 'true', loop.concurrent.every((c) => c.same) && loop.inputUntouched)
+  const worstAbort = Math.max(...loop.abort.map((a) => a.maxMs))
+  row('  abort to rejection, all calls aborted at 50 / 200 ms', loop.abort.map((a) => `max ${fmt(a.maxMs)} ms (${a.rejected} rejected)`).join(', '), '<= 50 ms', worstAbort <= 50 && loop.abort.every((a) => a.rejected + a.completed === loop.calls))
+}
+const cm = loop.countMessages
+row(`countTokensAsync, ${cm.messages.toLocaleString('en-US')} messages: loop held at most, cold / warm`, `${held(cm.cold)} / ${held(cm.warm)}`, '<= 50 ms', Math.max(cm.cold.ownMs, cm.warm.ownMs) <= 50 && cm.sameAsSync)
+const cb = loop.countBlock
+row(`countTokensAsync, one ${cb.mb} MB string: loop held at most`, `${fmt(cb.gapMs)} ms (as a message ${fmt(cb.asMessageGapMs)} ms)`, '(reference)')
+row('  of which the UTF-8 copy Node-API makes (Buffer.from alone)', `${fmt(cb.utf8CopyMs)} ms`, '(irreducible)')
+
 console.log('')
 const failed = rows.filter((r) => r.pass === false)
 console.log(failed.length === 0 ? 'All targets met.' : `${failed.length} target(s) missed.`)
 if (jsonOut) {
-  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows, load, loadTwoArenas: two }, null, 2))
+  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows, load, loadTwoArenas: two, eventLoop: loop }, null, 2))
 }

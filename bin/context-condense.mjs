@@ -3,7 +3,7 @@
 // provider and preset saves on it (each run, not guessed); `condense` runs one provider and writes
 // the condensed history. Reads JSON files, standard input and Roo Code task folders; histories in
 // Anthropic (Roo Code) or OpenAI chat format. Node built-ins only.
-import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -46,7 +46,8 @@ condense:
       --preset X          Smart preset: ${PRESETS.join(' | ')}
   -c, --config FILE       the provider's config as JSON (with --preset, its keys replace the preset's)
   -o, --out FILE          write the condensed history to FILE (else it goes to stdout, the report to stderr)
-      --force             overwrite FILE when it exists
+      --force             overwrite FILE when it exists (through a symbolic link: its target is
+                          written; the file keeps its permissions)
       --dry-run           condense and print the report only; write nothing
       --repair            repair tool pairing before condensing (as newer Roo Code does)
 
@@ -81,7 +82,7 @@ Exit codes:
   0  done
   1  the engine did not condense (its reason is printed; nothing was written)
   2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force
-     (report: no --html, or --html exists without --force)
+     or is a folder (report: no --html, or --html exists without --force or is a folder)
   3  the history cannot be read: no such file or folder, not JSON, not a list of messages
      (also: the output file cannot be written)
   4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)
@@ -699,18 +700,121 @@ function serialize(input, messages) {
   return JSON.stringify(value, null, input.indent) + (input.finalNewline ? '\n' : '')
 }
 
-function writeAtomically(file, text) {
-  const tmp = join(dirname(resolve(file)), `.${basename(file)}.${process.pid}.tmp`)
+// Writing --out / --html. A symbolic link at the path is written through: the link stays, its
+// target gets the new content (as any editor that saves through a link does). An existing file
+// keeps its permission bits. The content goes to a temporary file beside the target, named
+// `.<name>.context-condense-<pid>.tmp`, then is renamed over it, so the target is never half
+// written; a temporary left by a process that died mid-write (kill -9) is removed by the next write
+// to the same target.
+
+const TMP_INFIX = '.context-condense-'
+
+/** Whether `flag`'s path may be written: not a folder (through links), not existing unless --force. */
+function checkOutPath(flag, file, force) {
+  let link
   try {
-    writeFileSync(tmp, text)
-    renameSync(tmp, file)
-  } catch (e) {
+    link = lstatSync(file)
+  } catch {
+    return // Nothing there yet (a missing folder is reported when writing).
+  }
+  let isFolder = link.isDirectory()
+  if (link.isSymbolicLink()) {
     try {
-      unlinkSync(tmp)
+      isFolder = statSync(file).isDirectory()
     } catch {
-      // Nothing was left behind.
+      // A link to nothing yet: its target is created when writing.
     }
-    throw inputError(`cannot write ${file}: ${e.code === 'EACCES' ? 'permission denied' : e.code === 'ENOENT' ? 'no such folder' : e.message}`, 'choose another --out')
+  }
+  if (isFolder) throw usageError(`--${flag} ${file} is a folder, not a file`, `pass the path of a file to write, such as ${join(file, flag === 'html' ? 'report.html' : 'condensed.json')}`)
+  if (!force) throw usageError(`--${flag} ${file} exists`, 'pass --force to overwrite it, or choose another file')
+}
+
+/** The file a path names once symbolic links are followed (the last one may point at nothing yet). */
+function linkTarget(file) {
+  let path = resolve(file)
+  for (let hops = 0; hops < 40; hops++) {
+    let st
+    try {
+      st = lstatSync(path)
+    } catch {
+      return path
+    }
+    if (!st.isSymbolicLink()) return path
+    path = resolve(dirname(path), readlinkSync(path))
+  }
+  const e = new Error('too many levels of symbolic links')
+  e.code = 'ELOOP'
+  throw e
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return e.code === 'EPERM' // Alive, owned by someone else.
+  }
+}
+
+/** Removes temporaries for `target` left by processes that no longer run. */
+function removeStaleTemporaries(target) {
+  const prefix = `.${basename(target)}${TMP_INFIX}`
+  let names
+  try {
+    names = readdirSync(dirname(target))
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
+    const pid = Number(name.slice(prefix.length, -'.tmp'.length))
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isAlive(pid)) continue
+    try {
+      unlinkSync(join(dirname(target), name))
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+}
+
+const WRITE_ERRORS = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOENT: 'no such folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'it is a folder, not a file',
+  ELOOP: 'too many levels of symbolic links',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'the file system is read-only',
+}
+
+function writeAtomically(file, text) {
+  let tmp
+  try {
+    const target = linkTarget(file)
+    removeStaleTemporaries(target)
+    let mode
+    try {
+      const st = statSync(target)
+      if (st.isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' })
+      mode = st.mode & 0o7777
+    } catch (e) {
+      if (e.code !== 'ENOENT') throw e
+    }
+    tmp = join(dirname(target), `.${basename(target)}${TMP_INFIX}${process.pid}.tmp`)
+    writeFileSync(tmp, text, { mode: mode ?? 0o666 })
+    // The mode given at creation is narrowed by the umask; an existing file's bits are kept exactly.
+    if (mode !== undefined) chmodSync(tmp, mode)
+    renameSync(tmp, target)
+  } catch (e) {
+    if (tmp !== undefined) {
+      try {
+        unlinkSync(tmp)
+      } catch {
+        // Nothing was left behind.
+      }
+    }
+    throw inputError(`cannot write ${file}: ${WRITE_ERRORS[e.code] ?? e.message}`, 'choose another --out')
   }
 }
 
@@ -727,7 +831,7 @@ async function cmdCondense(args, state) {
   oneOf('encoding', values.encoding, ENCODINGS)
   const dryRun = Boolean(values['dry-run'])
   if (dryRun && values.out !== undefined) throw usageError('--dry-run writes nothing; drop --out or --dry-run')
-  if (values.out !== undefined && existsSync(values.out) && !values.force) throw usageError(`--out ${values.out} exists`, 'pass --force to overwrite it, or choose another file')
+  if (values.out !== undefined) checkOutPath('out', values.out, values.force)
   const config = readConfig(values)
   if (preset) config.preset = preset
   if (provider === 'smart' && config.preset === undefined && config.passes === undefined) {
@@ -817,7 +921,7 @@ async function cmdReport(args, state) {
   const preset = oneOf('preset', values.preset, PRESETS)
   const requested = oneOf('format', values.format, FORMATS, 'auto')
   oneOf('encoding', values.encoding, ENCODINGS)
-  if (existsSync(values.html) && !values.force) throw usageError(`--html ${values.html} exists`, 'pass --force to overwrite it, or choose another file')
+  checkOutPath('html', values.html, values.force)
   const config = readConfig(values)
   if (preset) config.preset = preset
   if (provider === 'smart' && config.preset === undefined && config.passes === undefined) config.preset = REPORT_PRESET

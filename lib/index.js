@@ -7,17 +7,15 @@
 'use strict'
 
 const native = require('../index.js')
-const { repairConversation } = require('./repair.js')
+const { repairConversation, repairSteps } = require('./repair.js')
 const { describe } = require('./values.js')
+const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
 const { escapeText, unescapeText, unescapeValue, fromEngine, pathText, findUnsupported, unsupportedProblem, inputTooDeep, pushChunk, pushAll } = require('./crossing.js')
 
 native.warmUp()
 
 const ENCODINGS = new Set(['o200k_base', 'cl100k_base'])
-/** Milliseconds of event-loop time one chunk of a history may take to cross into the engine. */
-const CHUNK_BUDGET_MS = 2
-
 
 function checkMessagesArray(messages, fn) {
   if (!Array.isArray(messages)) {
@@ -61,6 +59,8 @@ function cacheFor(encoding) {
 }
 
 function remember(cache, text, count) {
+  // A text larger than an eighth of the budget would mostly evict the others: not kept.
+  if (text.length > CACHE_MAX_CHARS / 8) return
   if (cache.size >= CACHE_MAX_ENTRIES || cacheChars + text.length > CACHE_MAX_CHARS) {
     for (const c of tokenCache.values()) c.clear()
     cacheChars = 0
@@ -103,8 +103,8 @@ function blockParts(block, text, fixed) {
   }
 }
 
-/** Counts a list of strings through the cache; `countMisses` counts what it missed. */
-function countThroughCache(texts, encoding, countMisses) {
+/** Counts a list of strings through the cache, synchronously. */
+function countThroughCache(texts, encoding) {
   const cache = cacheFor(encoding)
   let total = 0
   const misses = []
@@ -113,42 +113,104 @@ function countThroughCache(texts, encoding, countMisses) {
     if (n === undefined) misses.push(t)
     else total += n
   }
-  const finish = (counts) => {
-    for (let i = 0; i < misses.length; i++) {
-      remember(cache, misses[i], counts[i])
-      total += counts[i]
-    }
-    return total
+  if (misses.length === 0) return total
+  const counts = native.countTexts(misses, encoding)
+  for (let i = 0; i < misses.length; i++) {
+    remember(cache, misses[i], counts[i])
+    total += counts[i]
   }
-  if (misses.length === 0) return countMisses === native.countTexts ? total : Promise.resolve(total)
-  const counted = countMisses(misses, encoding)
-  return counted instanceof Promise ? counted.then(finish) : finish(counted)
+  return total
 }
 
-function collectTexts(input, fn) {
-  const texts = []
-  let fixed = 0
-  if (typeof input === 'string') return { texts: [input], fixed }
-  checkMessagesArray(input, fn)
-  const text = (t) => texts.push(t)
-  const add = (n) => {
-    fixed += n
+/**
+ * Counting through the scheduler: the walk with its cache look-ups, the crossings of the missed
+ * texts into the engine (in batches, counted on its threads) and the remembering are all slices, so
+ * the event loop is free throughout. The one cost no slicing can split: Node-API copies each string
+ * to UTF-8 as it crosses, so a single huge text holds the loop for that copy (1-2 ms per MB
+ * measured).
+ */
+async function countTokensSliced(input, encoding, fn) {
+  const cache = cacheFor(encoding)
+  let total = 0
+  const misses = []
+  const look = (t) => {
+    const n = cache.get(t)
+    if (n === undefined) misses.push(t)
+    else total += n
   }
-  for (let i = 0; i < input.length; i++) {
+  if (typeof input === 'string') look(input)
+  else {
+    checkMessagesArray(input, fn)
+    const addFixed = (n) => {
+      total += n
+    }
+    let i = 0
+    await scheduler.run((size) => {
+      const stop = Math.min(input.length, i + size)
+      collectRange(input, i, stop, fn, look, addFixed)
+      i = stop
+      return i >= input.length
+    }, undefined, 64)
+  }
+  if (misses.length === 0) return total
+  // At most NATIVE_BATCHES batches counting at once (each sized to cross in about a slice); each
+  // batch's counts remembered, in slices, while the next ones count.
+  const crossing = { size: 256 }
+  const inFlight = []
+  let k = 0
+  const issue = () =>
+    scheduler.run((size) => {
+      const stop = Math.min(misses.length, k + size)
+      inFlight.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
+      k = stop
+      return true
+    }, undefined, crossing)
+  while (k < misses.length || inFlight.length > 0) {
+    while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
+    const batch = inFlight.shift()
+    const counts = await batch.counted
+    while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
+    let j = 0
+    await scheduler.run((size) => {
+      const stop = Math.min(counts.length, j + size)
+      for (; j < stop; j++) {
+        remember(cache, misses[batch.from + j], counts[j])
+        total += counts[j]
+      }
+      return j >= counts.length
+    }, undefined, 256)
+  }
+  return total
+}
+
+/** Hands the texts of messages[from..to) to `text` and their fixed amounts to `addFixed`. */
+function collectRange(input, from, to, fn, text, addFixed) {
+  for (let i = from; i < to; i++) {
     const m = input[i]
     if (m === null || typeof m !== 'object') {
       throw new TypeError(`${fn}: messages[${i}]: expected a message object, got ${describe(m)}`)
     }
-    if (typeof m.content === 'string') texts.push(m.content)
+    if (typeof m.content === 'string') text(m.content)
     else if (Array.isArray(m.content)) {
       try {
-        for (const b of m.content) blockParts(b, text, add)
+        for (const b of m.content) blockParts(b, text, addFixed)
       } catch (e) {
         // JSON.stringify of a tool input: too deep, a cycle, a BigInt.
         throw new TypeError(`${fn}: ${unsupportedProblem([m], i, e && e.message)}`)
       }
     }
   }
+}
+
+function collectTexts(input, fn) {
+  if (typeof input === 'string') return { texts: [input], fixed: 0 }
+  checkMessagesArray(input, fn)
+  const texts = []
+  let fixed = 0
+  const text = (t) => texts.push(t)
+  collectRange(input, 0, input.length, fn, text, (n) => {
+    fixed += n
+  })
   return { texts, fixed }
 }
 
@@ -158,7 +220,7 @@ function countTokens(input, options) {
   const opts = checkOptionsObject(options, 'countTokens')
   const encoding = checkEncoding(opts.encoding, 'countTokens: options.encoding')
   const { texts, fixed } = collectTexts(input, 'countTokens')
-  return fixed + countThroughCache(texts, encoding, native.countTexts)
+  return fixed + countThroughCache(texts, encoding)
 }
 
 async function countTokensAsync(input, options) {
@@ -166,8 +228,7 @@ async function countTokensAsync(input, options) {
   if (routed) return countTokensAsync(routed.messages, routed.options)
   const opts = checkOptionsObject(options, 'countTokensAsync')
   const encoding = checkEncoding(opts.encoding, 'countTokensAsync: options.encoding')
-  const { texts, fixed } = collectTexts(input, 'countTokensAsync')
-  return fixed + (await countThroughCache(texts, encoding, native.countTextsAsync))
+  return countTokensSliced(input, encoding, 'countTokensAsync')
 }
 
 /** Empties both token-count caches (this file's and the engine's). */
@@ -182,65 +243,76 @@ function clearTokenCache() {
 
 /**
  * Applies packed changes (see PackedChanges in src/node.rs: four codes per change, the new texts
- * concatenated) and returns a new array: changed messages are shallow copies with new blocks,
- * the others are the caller's own objects.
+ * concatenated) to `out`, a copy of `messages`, `size` changes per call of the returned step
+ * (true when all are applied): changed messages become shallow copies with new blocks, the others
+ * stay the caller's own objects.
  */
-function applyChanges(messages, packed) {
+function changeApplier(messages, packed, out) {
   const { codes, ends, text } = packed
-  const out = messages.slice()
   let start = 0
-  for (let c = 0; c < ends.length; c++) {
-    const i = codes[4 * c]
-    const block = codes[4 * c + 1] - 1
-    const part = codes[4 * c + 2] - 1
-    const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
-    const value = unescapeText(text.slice(start, ends[c]))
-    start = ends[c]
-    const original = messages[i]
-    const m = out[i] === original ? { ...original } : out[i]
-    if (block < 0) {
-      m.content = value
-    } else {
-      if (m.content === original.content) m.content = m.content.slice()
-      const b = m.content[block] === original.content[block] ? { ...original.content[block] } : m.content[block]
-      if (part >= 0) {
-        if (b.content === original.content[block].content) b.content = b.content.slice()
-        b.content[part] = { ...b.content[part], text: value }
+  let c = 0
+  return (size) => {
+    const stop = Math.min(ends.length, c + size)
+    for (; c < stop; c++) {
+      const i = codes[4 * c]
+      const block = codes[4 * c + 1] - 1
+      const part = codes[4 * c + 2] - 1
+      const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
+      const value = unescapeText(text.slice(start, ends[c]))
+      start = ends[c]
+      const original = messages[i]
+      const m = out[i] === original ? { ...original } : out[i]
+      if (block < 0) {
+        m.content = value
       } else {
-        b[field] = value
+        if (m.content === original.content) m.content = m.content.slice()
+        const b = m.content[block] === original.content[block] ? { ...original.content[block] } : m.content[block]
+        if (part >= 0) {
+          if (b.content === original.content[block].content) b.content = b.content.slice()
+          b.content[part] = { ...b.content[part], text: value }
+        } else {
+          b[field] = value
+        }
+        m.content[block] = b
       }
-      m.content[block] = b
+      out[i] = m
     }
-    out[i] = m
+    return c >= ends.length
   }
+}
+
+/** Applies packed changes at once and returns a new array (changed messages are new objects). */
+function applyChanges(messages, packed) {
+  const out = messages.slice()
+  changeApplier(messages, packed, out)(Infinity)
   return out
 }
 
 // ---------------------------------------------------------------------------------------------
 // Feeding a history to the engine without holding the event loop.
 
-const nextTick = () => new Promise((resolve) => setImmediate(resolve))
-
-/** Pushes `messages` in chunks; answers the problem when a value cannot cross (the session is then rejected). */
+/**
+ * Pushes `messages` in chunks, through the scheduler (every call's chunks share one budget of
+ * event-loop time); answers the problem when a value cannot cross (the session is then rejected),
+ * rejects with the signal's reason once it aborts.
+ */
 async function pushInChunks(session, messages, signal) {
-  let size = 64
-  for (let i = 0; i < messages.length; ) {
-    if (signal && signal.aborted) throw abortError(signal)
-    const started = performance.now()
+  let i = 0
+  let problem
+  await scheduler.run((size) => {
+    if (i >= messages.length) return true
     const end = Math.min(messages.length, i + size)
-    const problem = pushChunk(session, messages.slice(i, end), i)
+    problem = pushChunk(session, messages.slice(i, end), i)
     if (problem) {
       // A value the engine cannot take: the run refuses with where it is, like any other
       // structural problem, and the messages come back unchanged.
       session.reject(problem)
-      return problem
+      return true
     }
     i = end
-    const spent = performance.now() - started
-    // Aim each chunk at the budget, from what the last one cost.
-    size = Math.max(1, Math.min(4096, Math.floor((size * CHUNK_BUDGET_MS) / Math.max(spent, 0.05))))
-    if (i < messages.length) await nextTick()
-  }
+    return i >= messages.length
+  }, signal, 4)
+  return problem
 }
 
 function abortError(signal) {
@@ -281,22 +353,40 @@ function checkSummarizeOptions(raw) {
 }
 
 const REPLY_NUMBERS = ['cost', 'inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']
+const REPLY_SHAPE = '{ text: string, cost?, inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens? }'
 
-/** The callback's answer as the engine reads it, or a reason it cannot be used. */
+/** A reply field read once; a getter (or proxy) that throws is reported, not thrown. */
+function readField(value, key) {
+  try {
+    return { ok: true, value: value[key] }
+  } catch (e) {
+    return { ok: false, error: `options.summarize returned a reply whose ${key} could not be read: ${errorText(e)}` }
+  }
+}
+
+/** The callback's answer as the engine reads it, or a reason it cannot be used. Never throws. */
 function readReply(value) {
   if (typeof value === 'string') return { ok: true, reply: { text: value } }
-  if (value !== null && typeof value === 'object' && typeof value.text === 'string') {
-    const reply = { text: value.text }
-    for (const k of REPLY_NUMBERS) {
-      if (value[k] === undefined || value[k] === null) continue
-      if (typeof value[k] !== 'number' || !Number.isFinite(value[k])) {
-        return { ok: false, error: `options.summarize returned ${k}: ${describe(value[k])}; expected a finite number` }
-      }
-      reply[k] = value[k]
-    }
-    return { ok: true, reply }
+  if (value === null || typeof value !== 'object') {
+    return { ok: false, error: `options.summarize returned ${describe(value)}; expected a string or ${REPLY_SHAPE}` }
   }
-  return { ok: false, error: `options.summarize returned ${describe(value)}; expected a string or { text: string, cost?, inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens? }` }
+  const text = readField(value, 'text')
+  if (!text.ok) return text
+  if (typeof text.value !== 'string') {
+    return { ok: false, error: `options.summarize returned ${describe(value)} whose text is ${describe(text.value)}; expected a string or ${REPLY_SHAPE}` }
+  }
+  const reply = { text: text.value }
+  for (const k of REPLY_NUMBERS) {
+    const field = readField(value, k)
+    if (!field.ok) return field
+    const n = field.value
+    if (n === undefined || n === null) continue
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      return { ok: false, error: `options.summarize returned ${k}: ${describe(n)}; expected a finite number >= 0` }
+    }
+    reply[k] = n
+  }
+  return { ok: true, reply }
 }
 
 function errorText(e) {
@@ -342,7 +432,7 @@ async function summarizeOne(request, summarize, o, signal) {
       default: {
         const how = outcome.kind === 'threw' ? 'threw' : 'rejected'
         if (attempt >= o.retries) {
-          return { ok: false, error: `options.summarize ${how} (${attempt + 1} attempts): ${errorText(outcome.error)}` }
+          return { ok: false, error: `options.summarize ${how} (${attempt + 1} ${attempt === 0 ? 'attempt' : 'attempts'}): ${errorText(outcome.error)}` }
         }
         await new Promise((r) => setTimeout(r, o.retryDelayMs * 2 ** attempt))
       }
@@ -364,16 +454,67 @@ async function summarizeBatch(requests, summarize, o, signal) {
   return results
 }
 
-/** The engine's answer applied: text changes, new tool inputs, then the message layout. */
-function buildMessages(messages, changes, summary) {
-  let out = applyChanges(messages, changes)
-  for (const [i, block, input] of summary.inputs) {
-    const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
-    if (m.content === messages[i].content) m.content = m.content.slice()
-    m.content[block] = { ...m.content[block], input }
-    out[i] = m
-  }
-  if (summary.layout) out = summary.layout.map((item) => (typeof item === 'number' ? out[item] : item.message))
+/**
+ * The engine's answer applied through the scheduler: the copy of the array, the text changes, the
+ * new tool inputs, then the message layout, each in slices.
+ */
+async function buildMessages(messages, changes, summary, signal) {
+  const out = await copyMessages(messages, signal)
+  await scheduler.run(changeApplier(messages, changes, out), signal, 64)
+  const inputs = summary.inputs
+  let n = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(inputs.length, n + size)
+    for (; n < stop; n++) {
+      const [i, block, input] = inputs[n]
+      const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
+      if (m.content === messages[i].content) m.content = m.content.slice()
+      m.content[block] = { ...m.content[block], input }
+      out[i] = m
+    }
+    return n >= inputs.length
+  }, signal, 64)
+  const layout = summary.layout
+  if (!layout) return out
+  const laid = []
+  let j = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(layout.length, j + size)
+    for (; j < stop; j++) {
+      const item = layout[j]
+      laid.push(typeof item === 'number' ? out[item] : item.message)
+    }
+    return j >= layout.length
+  }, signal, 1024)
+  return laid
+}
+
+/** repairConversation through the scheduler: its steps (one per message looked at) in slices. */
+async function repairSliced(messages, signal) {
+  const steps = repairSteps(messages)
+  let result
+  await scheduler.run((size) => {
+    for (let n = 0; n < size; n++) {
+      const step = steps.next()
+      if (step.done) {
+        result = step.value
+        return true
+      }
+    }
+    return false
+  }, signal, 256)
+  return result
+}
+
+/** A copy of the caller's array (the messages themselves shared), through the scheduler. */
+async function copyMessages(messages, signal) {
+  const out = []
+  let k = 0
+  await scheduler.run((size) => {
+    const stop = Math.min(messages.length, k + size)
+    for (; k < stop; k++) out.push(messages[k])
+    return k >= messages.length
+  }, signal, 1024)
   return out
 }
 
@@ -390,9 +531,6 @@ async function condense(messages, options) {
   if (repair !== undefined && typeof repair !== 'boolean') {
     throw new TypeError(`condense: options.repair: expected true or false, got ${describe(repair)}`)
   }
-  // Repaired pairing first (new objects only where repaired); condensing then works on that.
-  const repaired = repair ? repairConversation(messages) : undefined
-  if (repaired) messages = repaired.messages
   const signal = checkSignal(rawSignal, 'condense: options.signal')
   if (summarize !== undefined && typeof summarize !== 'function') {
     throw new TypeError(`condense: options.summarize: expected an async function, got ${describe(summarize)}`)
@@ -400,20 +538,30 @@ async function condense(messages, options) {
   const llm = checkSummarizeOptions(summarizeOptions)
   const badOption = findUnsupported(engineOptions, ['options'])
   if (badOption) throw new TypeError(`condense: ${pathText(badOption.path)}: ${badOption.message}`)
+  // Repaired pairing first (new objects only where repaired), in slices; condensing then works on that.
+  const repaired = repair ? await repairSliced(messages, signal) : undefined
+  if (repaired) messages = repaired.messages
   const session = new native.Session(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
   await pushInChunks(session, messages, signal)
   const onAbort = () => session.abort()
   if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  // A turn to run the engine (scheduler.engineTurn: at most one run per core at once), given
+  // back while the callback answers and once the engine has answered.
+  let release
   try {
+    release = await scheduler.engineTurn(signal)
     session.start(summarize !== undefined)
     for (;;) {
       const event = await session.next()
+      release()
+      release = undefined
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
         // Texts leave the engine's escaped form for the host, and answers enter it.
         const requests = fromEngine(event.requests)
         const answers = await summarizeBatch(requests, summarize, llm, signal)
+        release = await scheduler.engineTurn(signal)
         session.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
         continue
       }
@@ -425,7 +573,7 @@ async function condense(messages, options) {
       }
       const summary = fromEngine(event.summary)
       const result = {
-        messages: summary.error ? messages.slice() : buildMessages(messages, event.changes, summary),
+        messages: summary.error ? await copyMessages(messages, signal) : await buildMessages(messages, event.changes, summary, signal),
         summary: summary.summary,
         cost: summary.cost,
         prevContextTokens: summary.prevContextTokens,
@@ -438,6 +586,7 @@ async function condense(messages, options) {
       return result
     }
   } finally {
+    if (release) release()
     if (signal) signal.removeEventListener('abort', onAbort)
   }
 }

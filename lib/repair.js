@@ -4,7 +4,8 @@
 // becomes plain text (its content kept, only the pairing is dropped), and tool_results are moved
 // before the other blocks of their message. Nothing else is touched: messages that need no repair
 // are the caller's own objects, repaired ones are new objects, the caller's array is never
-// changed. A tool_use in the last message is a call still running and is left alone.
+// changed. A tool_use in the last message is a call still running and is left alone. A user message
+// answering calls with plain text gets its synthetic results first and keeps its text as a block.
 'use strict'
 
 const SYNTHETIC_RESULT = 'No result was recorded for this tool call (it was interrupted or its result was lost).'
@@ -33,6 +34,19 @@ function resultText(block) {
  * @returns {{ messages: unknown[], repairs: Array<{ path: string, action: string }> }}
  */
 function repairConversation(messages) {
+  const steps = repairSteps(messages)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/**
+ * The repair as steps: the generator yields after each message it looks at (twice per message
+ * in all, three times when messages are inserted), so a caller can spread a long history over many turns of the event loop; its return
+ * value is repairConversation's.
+ */
+function* repairSteps(messages) {
   if (!Array.isArray(messages)) throw new TypeError('repairConversation: messages: expected an array of messages')
   const out = messages.slice()
   const repairs = []
@@ -44,6 +58,7 @@ function repairConversation(messages) {
   }
   const inserted = [] // [index to insert before, message]
   for (let i = 0; i < out.length; i++) {
+    yield
     const m = out[i]
     if (!isObject(m) || m.role !== 'assistant') continue
     // 1. Duplicate ids: a fresh id for the call, and for the first result answering the old one.
@@ -89,10 +104,23 @@ function repairConversation(messages) {
     }
   }
   for (let i = 0; i < out.length; i++) {
+    yield
     const m = out[i]
-    if (!isObject(m) || m.role !== 'user' || !Array.isArray(m.content)) continue
+    if (!isObject(m) || m.role !== 'user') continue
     const prev = out[i - 1]
     const ids = new Set(isObject(prev) && prev.role === 'assistant' ? blocksOf(prev).filter(isUse).map((b) => b.id) : [])
+    if (typeof m.content === 'string') {
+      // A plain-text answer to calls: the synthetic results first, then the user's text as a block
+      // (an empty text block is one the provider APIs refuse, so an empty string adds none).
+      if (ids.size === 0) continue
+      const content = [...ids].map((id) => ({ type: 'tool_result', tool_use_id: id, content: SYNTHETIC_RESULT, is_error: true }))
+      for (const id of ids) repairs.push({ path: `messages[${i}]`, action: `added a synthetic tool_result for "${id}"` })
+      if (m.content !== '') content.push({ type: 'text', text: m.content })
+      if (out[i] === messages[i]) out[i] = { ...messages[i] }
+      out[i].content = content
+      continue
+    }
+    if (!Array.isArray(m.content)) continue
     const answered = new Set()
     const results = []
     const others = []
@@ -125,8 +153,17 @@ function repairConversation(messages) {
     if (misplaced) repairs.push({ path: `messages[${i}]`, action: 'moved tool_result blocks before the other blocks' })
     if (orphans || misplaced || missing.length > 0) own(i).content = [...results, ...others]
   }
-  for (let k = inserted.length - 1; k >= 0; k--) out.splice(inserted[k][0], 0, inserted[k][1])
-  return { messages: out, repairs }
+  if (inserted.length === 0) return { messages: out, repairs }
+  // The inserted messages merged in, in one pass (they are in index order).
+  const merged = []
+  let k = 0
+  for (let i = 0; i < out.length; i++) {
+    yield
+    while (k < inserted.length && inserted[k][0] === i) merged.push(inserted[k++][1])
+    merged.push(out[i])
+  }
+  while (k < inserted.length) merged.push(inserted[k++][1])
+  return { messages: merged, repairs }
 }
 
-module.exports = { repairConversation, SYNTHETIC_RESULT }
+module.exports = { repairConversation, repairSteps, SYNTHETIC_RESULT }

@@ -7,6 +7,9 @@ function describe(value) {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'function') return 'a function'
+  if (typeof value === 'bigint') return `bigint ${value}n` // JSON has no form for it
+  if (typeof value === 'number') return `number ${value}` // NaN and Infinity by name
+  if (typeof value === 'symbol') return 'a symbol'
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
 }
 

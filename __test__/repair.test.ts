@@ -1,0 +1,124 @@
+// repairConversation (lib/repair.js) on a user message whose content is a string: calls it does not
+// answer get synthetic results placed first, the user's text is kept as a text block after them,
+// nothing of the caller's is changed, and the result validates. Also: the repair in steps (so condense
+// can spread a long history over many turns of the event loop) gives the same result, with several
+// inserted messages each in its place.
+import { describe, expect, it } from 'vitest'
+
+import { condense, repairConversation, validateConversation, type ApiMessage } from '../lib/index.js'
+
+const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'read_file', input: { path: `${id}.ts` } })
+const synthetic = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: expect.stringMatching(/^No result was recorded/), is_error: true })
+
+describe('repairConversation: a string answer to tool calls', () => {
+  it('puts a synthetic result first for each call and keeps the text after them', () => {
+    const h: ApiMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'text', text: 'reading' }, use('a'), use('b')] },
+      { role: 'user', content: 'stop, read c.ts instead' },
+      { role: 'assistant', content: 'ok' },
+    ]
+    const snapshot = structuredClone(h)
+    expect(validateConversation(h).map((p) => p.code)).toContain('missing_tool_result')
+    const { messages, repairs } = repairConversation(h)
+    expect(h).toEqual(snapshot)
+    expect(messages[0]).toBe(h[0])
+    expect(messages[1]).toBe(h[1])
+    expect(messages[3]).toBe(h[3])
+    expect(messages[2]).not.toBe(h[2])
+    expect(messages[2]).toEqual({ role: 'user', content: [synthetic('a'), synthetic('b'), { type: 'text', text: 'stop, read c.ts instead' }] })
+    expect(repairs).toEqual([
+      { path: 'messages[2]', action: 'added a synthetic tool_result for "a"' },
+      { path: 'messages[2]', action: 'added a synthetic tool_result for "b"' },
+    ])
+    expect(validateConversation(messages)).toEqual([])
+  })
+
+  it('other keys of the message are kept; an empty string adds no empty text block', () => {
+    const h = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [use('a')] },
+      { role: 'user', content: '', ts: 17 },
+    ] as unknown as ApiMessage[]
+    const { messages } = repairConversation([...h, { role: 'assistant', content: 'done' }])
+    expect(messages[2]).toEqual({ role: 'user', content: [synthetic('a')], ts: 17 })
+  })
+
+  it('a string user message after a message without calls is left as it is', () => {
+    const h: ApiMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: 'hello' },
+      { role: 'user', content: 'and now?' },
+    ]
+    const { messages, repairs } = repairConversation(h)
+    expect(repairs).toEqual([])
+    messages.forEach((m, i) => expect(m).toBe(h[i]))
+  })
+
+  it('condense with repair: true gives a valid history that still holds the text', async () => {
+    const h: ApiMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [use('a')] },
+      { role: 'user', content: 'never mind' },
+      { role: 'assistant', content: 'ok' },
+    ]
+    const r = await condense(h, { provider: 'lossless', repair: true })
+    expect(r.error).toBe(undefined)
+    expect(r.repairs).toEqual([{ path: 'messages[2]', action: 'added a synthetic tool_result for "a"' }])
+    expect(validateConversation(r.messages)).toEqual([])
+    expect(r.messages[2].content).toEqual([synthetic('a'), { type: 'text', text: 'never mind' }])
+  })
+})
+
+describe('repairConversation in steps', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { repairSteps } = require('../lib/repair.js') as { repairSteps: (m: unknown[]) => Generator<undefined, ReturnType<typeof repairConversation>> }
+
+  it('several unanswered calls: a synthetic answer inserted after each, in order; the steps give the same', () => {
+    const h: ApiMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [use('a')] },
+      { role: 'assistant', content: [use('b')] },
+      { role: 'user', content: 'x' },
+      { role: 'assistant', content: [use('c')] },
+      { role: 'assistant', content: [use('d')] },
+      { role: 'assistant', content: 'last' },
+    ]
+    const snapshot = structuredClone(h)
+    const { messages, repairs } = repairConversation(h)
+    expect(h).toEqual(snapshot)
+    expect(messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => ('id' in b ? b.id : 'tool_use_id' in b ? `r:${b.tool_use_id}` : b.type)).join(',')))).toEqual([
+      'go', 'a', 'r:a', 'b', 'r:b,text', 'c', 'r:c', 'd', 'r:d', 'last',
+    ])
+    expect(repairs.map((r) => r.path)).toEqual(['messages[1]', 'messages[4]', 'messages[5]', 'messages[3]'])
+    expect(validateConversation(messages)).toEqual([])
+    const steps = repairSteps(h)
+    let yields = 0
+    let step = steps.next()
+    while (!step.done) {
+      yields++
+      step = steps.next()
+    }
+    // Each message looked at twice, and once more when messages are inserted.
+    expect(yields).toBe(3 * h.length)
+    expect(step.value).toEqual({ messages, repairs })
+  })
+
+  it('condense with repair: true on a long history answers the same as repairing first, and can be aborted while repairing', async () => {
+    const h: ApiMessage[] = []
+    for (let i = 0; i < 20_000; i++) h.push({ role: 'user', content: `step ${i}` }, { role: 'assistant', content: [use(`t${i}`)] })
+    h.push({ role: 'user', content: 'done?' }, { role: 'assistant', content: 'done' })
+    const snapshot = JSON.stringify(h)
+    const r = await condense(h, { provider: 'lossless', repair: true })
+    const direct = repairConversation(h)
+    expect(r.repairs).toEqual(direct.repairs)
+    expect(r.messages).toHaveLength(direct.messages.length)
+    expect(validateConversation(r.messages)).toEqual([])
+    const controller = new AbortController()
+    const aborted = condense(h, { provider: 'lossless', repair: true, signal: controller.signal })
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort()
+    await expect(aborted).rejects.toMatchObject({ name: 'AbortError' })
+    expect(JSON.stringify(h)).toBe(snapshot)
+  })
+})
