@@ -53,6 +53,8 @@ fn panic_probe(stage: &str) {
 /// from giving memory back only to ask for it again.
 static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Messages from which a finished run gives freed memory back at once (see `Session::start`).
+const LARGE_HISTORY: usize = 50_000;
 const TRIM_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
 
 fn run_started() {
@@ -625,7 +627,15 @@ impl Session {
                 Ok((Packed::new(o.changes.texts), summary))
             }));
             let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
+            // A large history's values were allocated on the JavaScript thread and are freed
+            // here: glibc then tidies those small blocks up (malloc_consolidate) on the next
+            // allocation of the JavaScript thread, a stall of a second or two after a
+            // million-message run. Trimming here does that work on this thread instead.
+            let large = messages.len() >= LARGE_HISTORY;
             drop(messages);
+            if large {
+                trim();
+            }
             let _ = done_tx.send(Event::Done(result));
             run_ended();
         });
