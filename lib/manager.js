@@ -117,7 +117,7 @@ class CondensationManager {
     this.setConfig(parsed)
   }
 
-  /** The trigger threshold for a profile (FR-TH-001), % of the window. */
+  /** The trigger threshold for a profile, % of the window. */
   getEffectiveThreshold(profileId, provider) {
     const t = native.managerThreshold(this.config, provider, profileId)
     if (t.warning) console.warn(t.warning)
@@ -129,7 +129,7 @@ class CondensationManager {
     return native.managerDecide(this.config, { totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider })
   }
 
-  /** FR-TH-003. */
+  /** Whether to condense now (see `decide`). */
   shouldCondense(situation) {
     return this.decide(situation).condense
   }
@@ -272,12 +272,12 @@ class CondensationManager {
     return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
   }
 
-  /** FR-PA-001: what the provider would save, from a run with a stand-in model (exact without model calls). */
+  /** What the provider would save, from a run with a stand-in model (exact without model calls). */
   async estimateReduction(messages, opts) {
     return this._estimate(messages, opts)
   }
 
-  /** FR-CO-004: what the provider's model calls would cost, in dollars (0 without a pricing). */
+  /** What the provider's model calls would cost, in dollars (0 without a pricing). */
   async estimateCost(messages, opts) {
     return (await this._estimate(messages, opts)).cost
   }

@@ -1,4 +1,4 @@
-//! Cost of LLM calls (FR-CO-001/002): from the callback's own figure when it gives one, else from
+//! Cost of LLM calls: from the callback's own figure when it gives one, else from
 //! the token counts it reports and a price list. Anthropic reports input tokens without the
 //! cached ones; OpenAI includes them, so cached tokens are taken out before pricing input.
 //! Pure arithmetic: touches nothing else.

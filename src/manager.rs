@@ -1,4 +1,4 @@
-//! The condensation manager's decisions (FR-PA-002/004, FR-TH-001..003, FR-CO-004, NFR-R-002):
+//! The condensation manager's decisions:
 //! the manager config and its validation with every problem's path, the effective trigger
 //! threshold per profile (Roo Code's rules: 5..100 %, -1 inherits, an invalid value warns and
 //! inherits), the trigger decision (percentage of the window, or tokens past the allowed size
@@ -472,7 +472,7 @@ pub struct Decision {
     pub min_gain_tokens: u64,
 }
 
-/// FR-TH-003: condense when the context reaches the threshold or passes the allowed size.
+/// Condense when the context reaches the threshold or passes the allowed size.
 pub fn should_condense(config: &ManagerConfig, s: &Situation) -> Decision {
     let provider = s.provider.as_deref().unwrap_or(&config.provider);
     let threshold = effective_threshold(config, provider, s.profile_id.as_deref());
@@ -566,7 +566,7 @@ pub fn expected_summary_tokens(input: u64, max: Option<u32>) -> u64 {
     (input / 10).clamp(400, max.map_or(4000, u64::from).max(400))
 }
 
-/// FR-CO-004: runs the provider as configured, with a stand-in model that answers each summary
+/// Runs the provider as configured, with a stand-in model that answers each summary
 /// request with text of the expected size (when the host has a model: `with_model`), and prices
 /// the calls.
 pub fn estimate(

@@ -365,7 +365,7 @@ pub fn manager_threshold(config: Value, provider: Option<String>, profile_id: Op
     })
 }
 
-/// Whether to condense now (FR-TH-003), with the figures behind the answer.
+/// Whether to condense now, with the figures behind the answer.
 #[napi(catch_unwind)]
 pub fn manager_decide(config: Value, situation: Value) -> Result<Value> {
     guarded(|| {

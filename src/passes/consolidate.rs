@@ -1,4 +1,4 @@
-//! Consolidate tool results (FR-LC-002). Identical results of any tool become a reference to the
+//! Consolidate tool results. Identical results of any tool become a reference to the
 //! copy that stays (reversible). With `removeObsoleteState` also on, older runs of the same
 //! command, listing or search (same tool, same arguments) are superseded by the latest run:
 //! only the newest output describes the present.

@@ -1,4 +1,4 @@
-//! The per-content-type operations of the three-level content model (FR-SM-001/002): in the
+//! The per-content-type operations of the three-level content model: in the
 //! selected messages, each piece of content — message text, tool parameters, tool results (and
 //! environment details, which are neither) — is kept, suppressed, truncated or summarized as its
 //! type's operation says. Truncation is this pass once; Smart's individual mode runs it per pass.

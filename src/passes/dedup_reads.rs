@@ -1,4 +1,4 @@
-//! Deduplicate file reads (FR-LC-001). Takes every file shown by a tool result (legacy
+//! Deduplicate file reads. Takes every file shown by a tool result (legacy
 //! `<files>`, `--- path ---` and native `File:` reads, one file of a multi-file result at a
 //! time) and replaces a repeated one by a reference to the copy that stays: identical content
 //! becomes `content of 'p' identical to message #N`; lines equal to the same lines of a read

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Keep {
-    /// The first occurrence stays; later ones point back to it (FR-LC-001).
+    /// The first occurrence stays; later ones point back to it.
     #[default]
     First,
     /// The latest occurrence stays; earlier ones point forward to it.

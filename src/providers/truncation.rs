@@ -1,4 +1,4 @@
-//! The Truncation provider (FR-TR-001/002): fast, mechanical, no LLM. Keeps the first message,
+//! The Truncation provider: fast, mechanical, no LLM. Keeps the first message,
 //! the most recent `preserveRecentCount` messages, what the user typed and (by default) the
 //! assistant's prose; in the older messages it truncates or suppresses tool results, tool
 //! parameters (inside legacy XML calls too, keeping the call readable) and environment details,

@@ -1,4 +1,4 @@
-//! The Smart provider's configuration (FR-SM-003..006, FR-CS-003): an optional lossless prelude
+//! The Smart provider's configuration: an optional lossless prelude
 //! and passes, each with a selection, a mode (individual operations per content type, or one
 //! batch summary), size thresholds, per-message overrides and an execution condition. Validated
 //! with errors that name the path of the bad key; `schema()` describes it for settings UIs.

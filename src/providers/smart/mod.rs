@@ -1,4 +1,4 @@
-//! The Smart provider (FR-SM-001..008): an optional lossless prelude, then the configured passes
+//! The Smart provider: an optional lossless prelude, then the configured passes
 //! in order. Each pass touches only its selection, with per-content-type operations (individual
 //! mode) or one summary of a span (batch mode); a conditional pass runs only above its token
 //! threshold; the provider stops as soon as the target is met. Every pass is measured, and a

@@ -1,4 +1,4 @@
-//! The Smart presets (FR-CS-003), as plain configurations: what each does is in the README with
+//! The Smart presets, as plain configurations: what each does is in the README with
 //! its measured figures. Summaries fall back to truncation when no callback is given.
 
 use serde_json::{json, Value};
