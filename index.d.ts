@@ -86,7 +86,7 @@ export declare function countTextsAsync(texts: Array<string>, encodingName?: str
 /** The JSON Schema of the manager config, for settings UIs. */
 export declare function managerConfigSchema(): any
 
-/** Whether to condense now (FR-TH-003), with the figures behind the answer. */
+/** Whether to condense now, with the figures behind the answer. */
 export declare function managerDecide(config: any, situation: any): any
 
 /** The loop guard: `null` when the task may try now, else why not. */

@@ -518,6 +518,33 @@ async function copyMessages(messages, signal) {
   return out
 }
 
+/**
+ * The engine's summary requests (lines of JSON, see `requests_text` in src/node.rs: the requests
+ * with a count for `messages`, then one line per message), parsed a slice at a time.
+ */
+async function readRequests(text, signal) {
+  let pos = text.indexOf('\n')
+  const heads = fromEngine(pos < 0 ? text : text.slice(0, pos))
+  const total = heads.reduce((n, h) => n + h.messages, 0)
+  const all = []
+  await scheduler.run((size) => {
+    for (let k = 0; k < size && all.length < total; k++) {
+      let end = text.indexOf('\n', pos + 1)
+      if (end < 0) end = text.length
+      all.push(fromEngine(text.slice(pos + 1, end)))
+      pos = end
+    }
+    return all.length >= total
+  }, signal, 256)
+  let at = 0
+  for (const h of heads) {
+    const n = h.messages
+    h.messages = all.slice(at, at + n)
+    at += n
+  }
+  return heads
+}
+
 async function condense(messages, options) {
   // options.format: an OpenAI-format history is converted (lib/openai-format.js), condensed as
   // below, and converted back.
@@ -559,7 +586,7 @@ async function condense(messages, options) {
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
         // Texts leave the engine's escaped form for the host, and answers enter it.
-        const requests = fromEngine(event.requests)
+        const requests = await readRequests(event.requests, signal)
         const answers = await summarizeBatch(requests, summarize, llm, signal)
         release = await scheduler.engineTurn(signal)
         session.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))

@@ -33,6 +33,19 @@ pub struct SummarizeRequest {
     pub task_id: Option<String>,
 }
 
+impl SummarizeRequest {
+    /// The request without its messages.
+    pub fn clone_head(&self) -> SummarizeRequest {
+        SummarizeRequest {
+            purpose: self.purpose,
+            system_prompt: self.system_prompt.clone(),
+            messages: Vec::new(),
+            max_tokens: self.max_tokens,
+            task_id: self.task_id.clone(),
+        }
+    }
+}
+
 /// What the callback answered.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

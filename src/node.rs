@@ -123,6 +123,28 @@ fn json_text<T: serde::Serialize>(value: &T) -> std::result::Result<String, Cond
     serde_json::to_string(value).map_err(|e| CondenseError::Internal(format!("could not write the result: {e}")))
 }
 
+/// A batch of summary requests as lines of JSON, so JavaScript can parse a request of a million
+/// messages a slice at a time: the first line is the requests with `messages` replaced by how
+/// many there are, then one line per message, request after request. (JSON text never holds a
+/// raw line break.)
+fn requests_text(batch: &[SummarizeRequest]) -> std::result::Result<String, CondenseError> {
+    let mut out = String::new();
+    let heads: Vec<Value> = batch
+        .iter()
+        .map(|r| {
+            let mut head = serde_json::to_value(r.clone_head()).unwrap_or(Value::Null);
+            head["messages"] = json!(r.messages.len());
+            head
+        })
+        .collect();
+    out.push_str(&json_text(&heads)?);
+    for m in batch.iter().flat_map(|r| r.messages.iter()) {
+        out.push('\n');
+        out.push_str(&json_text(m)?);
+    }
+    Ok(out)
+}
+
 /// Whether a string of `value` (or a key) holds U+FFFD (EF BF BD) or U+FDD0 (EF B7 90).
 fn may_need_escaping(value: &Value) -> bool {
     fn text(s: &str) -> bool {
@@ -464,7 +486,7 @@ impl Summarizer for ChannelSummarizer {
     fn summarize(&mut self, batch: Vec<SummarizeRequest>) -> Vec<std::result::Result<SummaryReply, String>> {
         let n = batch.len();
         let failed = |why: &str| (0..n).map(|_| Err(why.to_string())).collect();
-        let batch = match json_text(&batch) {
+        let batch = match requests_text(&batch) {
             Ok(text) => text,
             Err(e) => return failed(&e.to_string()),
         };
