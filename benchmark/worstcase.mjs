@@ -7,7 +7,8 @@
 //   node benchmark/worstcase.mjs --case <name>    one case (what the table runs in a child)
 //
 // Cases: countTokensAsync on 1 MB and 32 MB of random lowercase letters and on 100 MB of one letter
-// (the largest block the README talks about), in both encodings for the random ones; and condense
+// (the largest block the README talks about), in both encodings for the random ones; condense
+// (Lossless) of a history holding that 100 MB block; and condense
 // (Lossless) of a history holding a 24 MB random-letter block, aborted through an AbortSignal after
 // 1 s: the time from the abort to the rejection.
 import { execFileSync } from 'node:child_process'
@@ -43,6 +44,7 @@ const CASES = {
   'random-32mb-o200k': { what: 'countTokensAsync, 32 MB random letters, o200k', text: () => randomLetters(32e6), encoding: 'o200k_base' },
   'random-32mb-cl100k': { what: 'countTokensAsync, 32 MB random letters, cl100k', text: () => randomLetters(32e6), encoding: 'cl100k_base' },
   'one-letter-100mb': { what: 'countTokensAsync, 100 MB of one letter, o200k', text: () => 'a'.repeat(100e6), encoding: 'o200k_base' },
+  'condense-one-letter-100mb': { what: 'condense (Lossless), a 100 MB block of one letter', condenseBlock: () => 'a'.repeat(100e6) },
   'abort-24mb': { what: 'condense (Lossless), 24 MB random-letter block, abort at 1 s', abort: true },
 }
 
@@ -84,6 +86,18 @@ async function runCase(name) {
     }
     const end = performance.now()
     return { case: name, outcome, totalMs: end - t, abortToAnswerMs: firedAt ? end - firedAt : null, ...load, maxRssMB: process.resourceUsage().maxRSS / 1024 }
+  }
+  if (c.condenseBlock) {
+    const history = [
+      { role: 'user', content: [{ type: 'text', text: 'Read the file.' }] },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'blob.txt' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: c.condenseBlock() }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+    ]
+    const t = performance.now()
+    const r = await lib.condense(history, { provider: 'lossless' })
+    const ms = performance.now() - t
+    return { case: name, bytes: 100e6, tokens: r.prevContextTokens, ms, mbPerS: 100 / (ms / 1000), ...load, maxRssMB: process.resourceUsage().maxRSS / 1024 }
   }
   const text = c.text()
   const t = performance.now()
