@@ -86,3 +86,37 @@ describe('countTokens', () => {
     expect(() => countTokens('x', { encoding: 'gpt2' as never })).toThrow(/unknown encoding "gpt2"/)
   })
 })
+
+describe('countTokens on one very long pre-token (counted by the linear engine)', () => {
+  /** `n` pseudo-random picks from `alphabet` (xorshift, seeded). */
+  const random = (alphabet: string[], n: number, seed: number) => {
+    let x = seed >>> 0 || 1
+    const out: string[] = []
+    for (let i = 0; i < n; i++) {
+      x ^= x << 13
+      x >>>= 0
+      x ^= x >>> 17
+      x ^= x << 5
+      x >>>= 0
+      out.push(alphabet[x % alphabet.length])
+    }
+    return out.join('')
+  }
+  const letters = 'abcdefghijklmnopqrstuvwxyz'.split('')
+  // Just over the 64 KiB the engine switches at: npm tiktoken itself takes about 5 s on each
+  // (its merge is quadratic). The Rust tests cover every kind of long run against tiktoken-rs.
+  const cases: [string, string][] = [
+    ['random letters', random(letters, 67_000, 1)],
+    ['whitespace then a word', random([' ', '\n', '\t'], 67_000, 4) + 'word'],
+    ['CJK inside code', `const a = 1;\n${random(['日', '本', '語', '文', '字'], 22_500, 2)}\n// done 123\n`],
+  ]
+  it('agrees to the token with the npm tiktoken package, in both encodings', () => {
+    for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
+      const enc = get_encoding(encoding)
+      for (const [what, text] of cases) {
+        expect(countTokens(text, { encoding }), `${encoding}: ${what}`).toBe(enc.encode_ordinary(text).length)
+      }
+      enc.free()
+    }
+  }, 120_000)
+})

@@ -11,6 +11,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { generateHistory } from '../fixtures/generate.mjs'
+import { runAll as runWorstCases } from './worstcase.mjs'
 
 const require = createRequire(import.meta.url)
 const lib = require('../lib/index.js')
@@ -231,9 +232,21 @@ const cb = loop.countBlock
 row(`countTokensAsync, one ${cb.mb} MB string: loop held at most`, `${fmt(cb.gapMs)} ms (as a message ${fmt(cb.asMessageGapMs)} ms)`, '(reference)')
 row('  of which the UTF-8 copy Node-API makes (Buffer.from alone)', `${fmt(cb.utf8CopyMs)} ms`, '(irreducible)')
 
+// The worst cases of byte-pair encoding, each in a process of its own (time and peak RSS).
+console.log('')
+console.log('Worst cases of byte-pair encoding (one pre-token of many megabytes), each in its own process:')
+const worst = runWorstCases()
+const abortCase = worst.find((w) => w.case === 'abort-24mb')
+row(
+  '  condense aborted at 1 s during a 24 MB count answers within 1 s',
+  abortCase?.failed ? abortCase.failed : `${abortCase?.outcome}, ${fmt(abortCase?.abortToAnswerMs ?? NaN, 0)} ms after the abort`,
+  '< 1,000 ms',
+  abortCase?.outcome === 'aborted' && abortCase.abortToAnswerMs < 1000,
+)
+
 console.log('')
 const failed = rows.filter((r) => r.pass === false)
 console.log(failed.length === 0 ? 'All targets met.' : `${failed.length} target(s) missed.`)
 if (jsonOut) {
-  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows, load, loadTwoArenas: two, eventLoop: loop }, null, 2))
+  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows, load, loadTwoArenas: two, eventLoop: loop, worstCases: worst }, null, 2))
 }

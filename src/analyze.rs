@@ -8,10 +8,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::edit::Op;
+use crate::error::CondenseError;
 use crate::model::{is_summary, role, slot_text, text_slots};
 use crate::parse::View;
 use crate::providers::lossless::{self, LosslessConfig};
-use crate::tokens::{count_many, image_tokens, Encoding};
+use crate::tokens::{count_many_within, image_tokens, Cancel, Encoding};
 
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -74,6 +75,14 @@ enum Bucket {
 }
 
 pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
+    // Nothing sets this flag, so the analysis cannot be stopped and always comes back.
+    analyze_within(messages, encoding, &AtomicBool::new(false)).unwrap_or_default()
+}
+
+/// [`analyze`], stopped with [`CondenseError::Aborted`] once `abort` is set (counting looks at it
+/// between texts and within long ones).
+pub fn analyze_within(messages: &[Value], encoding: Encoding, abort: &AtomicBool) -> Result<Analysis, CondenseError> {
+    let cancel = Cancel::new(abort);
     let view = View::build(messages);
     let mut pieces: Vec<(&str, Bucket)> = Vec::new();
     let mut a = Analysis { messages: messages.len(), ..Default::default() };
@@ -144,7 +153,7 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
 
     let mut texts: Vec<&str> = pieces.iter().map(|p| p.0).collect();
     texts.extend(tool_texts.iter().map(|t| t.1.as_str()));
-    let counts = count_many(&texts, encoding);
+    let counts = count_many_within(&texts, encoding, cancel)?;
     let mut by_tool: BTreeMap<String, ToolUsage> = BTreeMap::new();
     for ((_, bucket), n) in pieces.iter().zip(&counts) {
         let n = *n as u64;
@@ -186,7 +195,7 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
         .flat_map(|r| r.reads.iter())
         .map(|f| &slot_text(&messages[f.at.msg], f.at.slot).unwrap_or("")[f.read.region.clone()])
         .collect();
-    let file_counts = count_many(&file_texts, encoding);
+    let file_counts = count_many_within(&file_texts, encoding, cancel)?;
     let mut by_file: BTreeMap<&str, FileUsage> = BTreeMap::new();
     for (f, n) in view.results.iter().flat_map(|r| r.reads.iter()).zip(file_counts) {
         let u = by_file
@@ -208,12 +217,16 @@ pub fn analyze(messages: &[Value], encoding: Encoding) -> Analysis {
         + t.images
         + t.summaries;
 
-    if let Ok(run) = lossless::run(messages, &LosslessConfig::default(), encoding, &AtomicBool::new(false)) {
-        for op in Op::ALL {
-            let s = run.applied.by_op.get(&op).copied().unwrap_or_default();
-            a.lossless.push(Findings { operation: op.id(), edits: s.count, tokens: s.tokens_saved });
+    match lossless::run(messages, &LosslessConfig::default(), encoding, abort) {
+        Ok(run) => {
+            for op in Op::ALL {
+                let s = run.applied.by_op.get(&op).copied().unwrap_or_default();
+                a.lossless.push(Findings { operation: op.id(), edits: s.count, tokens: s.tokens_saved });
+            }
+            a.lossless_tokens_saved = run.applied.tokens_saved;
         }
-        a.lossless_tokens_saved = run.applied.tokens_saved;
+        Err(CondenseError::Aborted) => return Err(CondenseError::Aborted),
+        Err(_) => {}
     }
-    a
+    Ok(a)
 }

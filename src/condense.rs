@@ -17,8 +17,8 @@ use crate::providers::native::{self, NativeConfig};
 use crate::providers::smart::{self, PassMetrics, SmartConfig, SmartRun};
 use crate::providers::truncation::{self, TruncationConfig};
 use crate::report::{render, Metrics, OperationMetrics};
-use crate::tokens::count_messages;
 use crate::tokens::Encoding;
+use crate::tokens::{count_messages_within, Cancel};
 use crate::validate::first_structural_problem;
 
 /// Options of `condense`, as they arrive from JavaScript (callbacks and signals stay there).
@@ -203,7 +203,12 @@ pub fn condense(
     let started = Instant::now();
     let provider = options.provider.id();
     let encoding = options.encoding;
-    let tokens_before = || options.prev_context_tokens.unwrap_or_else(|| count_messages(messages, encoding) as u64);
+    // Counting the whole history is the engine's longest single task on a big block: it stops
+    // on the abort flag like the providers do.
+    let tokens_before = || match options.prev_context_tokens {
+        Some(n) => Ok(n),
+        None => count_messages_within(messages, encoding, Cancel::new(abort)).map(|n| n as u64),
+    };
 
     if let Some(problem) = first_structural_problem(messages) {
         let tokens = options.prev_context_tokens.unwrap_or(0);
@@ -229,7 +234,7 @@ pub fn condense(
     match &options.provider {
         Provider::Lossless(config) => {
             let run = lossless::run(messages, config, encoding, abort)?;
-            before = tokens_before();
+            before = tokens_before()?;
             operations = lossless_operations(&run);
             rolled_back = run.applied.edits_rolled_back;
             known_saving = Some(run.applied.tokens_saved);
@@ -238,7 +243,7 @@ pub fn condense(
             }
         }
         Provider::Truncation(config) => {
-            before = tokens_before();
+            before = tokens_before()?;
             let t = Instant::now();
             let o = truncation::run(&mut draft, config, encoding, before);
             passes.push(PassMetrics {
@@ -252,7 +257,7 @@ pub fn condense(
             });
         }
         Provider::Native(config) => {
-            before = tokens_before();
+            before = tokens_before()?;
             let t = Instant::now();
             let calls_possible = summarizer.is_some();
             match native::run(&mut draft, config, encoding, summarizer) {
@@ -281,7 +286,7 @@ pub fn condense(
             }
         }
         Provider::Smart(config) => {
-            before = tokens_before();
+            before = tokens_before()?;
             let mut run = SmartRun { encoding, summarizer, tokens_before: before, abort };
             let o = smart::run(&mut draft, config, &mut run)?;
             cost = o.cost;

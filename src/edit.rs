@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
+use crate::error::CondenseError;
 use crate::model::{set_slot_text, slot_text, Span, TextRef};
-use crate::tokens::{count_many, Encoding};
+use crate::tokens::{count_many_within, Cancel, Encoding};
 
 /// The operation an edit belongs to, for metrics and the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -188,8 +189,8 @@ pub struct Applied {
 }
 
 /// Builds the new strings, measures them, and drops the edits of any string that would not
-/// get smaller.
-pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding) -> Applied {
+/// get smaller. Measuring stops when `cancel` says so.
+pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding, cancel: Cancel) -> Result<Applied, CondenseError> {
     let mut grouped: BTreeMap<TextRef, Vec<&Edit>> = BTreeMap::new();
     for e in set.iter() {
         grouped.entry(e.span.at).or_default().push(e);
@@ -225,7 +226,7 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding) -> Applied {
         texts.push(old);
         texts.push(new.as_str());
     }
-    let counts = count_many(&texts, encoding);
+    let counts = count_many_within(&texts, encoding, cancel)?;
 
     let mut applied = Applied::default();
     for (i, (at, _old, new, edits)) in rebuilt.into_iter().enumerate() {
@@ -256,7 +257,7 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding) -> Applied {
         applied.tokens_saved += saved;
         applied.changes.push((at, new));
     }
-    applied
+    Ok(applied)
 }
 
 /// The messages with the changes applied: changed messages are copies, the others clones.

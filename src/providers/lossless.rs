@@ -16,7 +16,7 @@ use crate::edit::{apply, Applied, EditSet, Op};
 use crate::error::CondenseError;
 use crate::parse::View;
 use crate::passes::{consolidate, dedup_reads, obsolete_state, Keep};
-use crate::tokens::Encoding;
+use crate::tokens::{Cancel, Encoding};
 
 /// Lossless configuration; every operation is on by default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -101,7 +101,7 @@ pub fn run_on(
         op_ms.push((Op::RemoveObsoleteState, ms(t)));
     }
     check()?;
-    let applied = apply(messages, &edits, encoding);
+    let applied = apply(messages, &edits, encoding, Cancel::new(abort))?;
     check()?;
     Ok(LosslessRun { applied, op_ms })
 }
