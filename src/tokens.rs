@@ -168,6 +168,10 @@ pub fn count_uncached_within(text: &str, encoding: Encoding, cancel: Cancel) -> 
         return Ok(0);
     }
     cancel.check()?;
+    if text.len() <= CHECK_EVERY && text.is_ascii() {
+        // One segment whatever the lines: no need to walk them.
+        return count_segment(text, true, encoding, cancel);
+    }
     let bytes = text.as_bytes();
     let mut total = 0;
     let mut run_start = 0;
