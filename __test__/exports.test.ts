@@ -3,41 +3,14 @@
 // exports by reading its source, so a name the types promise can type-check and still be missing).
 // And nothing internal is exported. Reads the .d.ts files with the TypeScript compiler; spawns Node.
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
-const root = join(__dirname, '..')
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-
-/** Each entry of `exports` (patterns aside) with its types and JavaScript files. */
-export function packageEntries(): Array<{ specifier: string; types: string; js: string }> {
-  return Object.entries(pkg.exports as Record<string, unknown>)
-    .filter(([key, v]) => !key.includes('*') && v && typeof v === 'object')
-    .map(([key, v]) => {
-      const target = v as { types: string; default: string }
-      return { specifier: key === '.' ? pkg.name : `${pkg.name}/${key.slice(2)}`, types: join(root, target.types), js: join(root, target.default) }
-    })
-}
-
-/** The names a .d.ts exports as values (classes, functions, constants), not types only. */
-export function valueExports(dts: string): string[] {
-  const program = ts.createProgram([dts], { noEmit: true, types: ['node'], moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext })
-  const checker = program.getTypeChecker()
-  const file = program.getSourceFile(dts)
-  if (!file) throw new Error(`${dts}: not found`)
-  const moduleSymbol = checker.getSymbolAtLocation(file)
-  if (!moduleSymbol) throw new Error(`${dts}: not a module`)
-  return checker
-    .getExportsOfModule(moduleSymbol)
-    .filter((s) => {
-      const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s
-      return (target.flags & ts.SymbolFlags.Value) !== 0
-    })
-    .map((s) => s.getName())
-    .filter((n) => n !== 'default')
-    .sort()
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { packageEntries, valueExports, root } = require('../scripts/dts-exports.cjs') as {
+  packageEntries(): Array<{ specifier: string; types: string; js: string }>
+  valueExports(dts: string): string[]
+  root: string
 }
 
 const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
@@ -50,7 +23,7 @@ describe('named exports at run time match the types', () => {
   })
 
   it.each(entries)('$specifier: every value export of its .d.ts, through require and import', ({ specifier, types }) => {
-    const names = valueExports(types)
+    const names = valueExports(join(root, types))
     expect(names.length).toBeGreaterThan(2)
     const cjs = node(['-e', `const m = require(${JSON.stringify(specifier)}); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => m[n] === undefined)))`])
     expect(cjs.stderr).toBe('')
@@ -64,7 +37,7 @@ describe('named exports at run time match the types', () => {
 
   it('the main entry exports nothing internal, and nothing the types do not name', () => {
     const main = entries[0]
-    const names = valueExports(main.types)
+    const names = valueExports(join(root, main.types))
     const r = node(['-e', `console.log(JSON.stringify(Object.getOwnPropertyNames(require('context-condense')).sort()))`])
     const runtime: string[] = JSON.parse(r.stdout)
     expect(runtime.filter((n) => n.startsWith('_'))).toEqual([])
