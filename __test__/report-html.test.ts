@@ -19,7 +19,8 @@ import { completion, startMockLLM } from './mock-llm-server.js'
 
 const ROOT = join(__dirname, '..')
 const CLI = join(ROOT, 'bin', 'context-condense.mjs')
-const CHROMIUM = '/usr/bin/chromium'
+// Debian's chromium; elsewhere (the release workflow's macOS and Windows runners) a Chrome named here.
+const CHROMIUM = process.env.CONTEXT_CONDENSE_CHROMIUM || '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const tmp = mkdtempSync(join(tmpdir(), 'context-condense-report-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -207,7 +208,7 @@ describe('in headless Chromium', () => {
   let browser: Browser
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's chromium; run \`apt-get install -y chromium\` (as root; .ci/run does it)`)
+      throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's chromium; run \`apt-get install -y chromium\` (as root; .ci/run does it), or name a Chrome in CONTEXT_CONDENSE_CHROMIUM`)
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   })
