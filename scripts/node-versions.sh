@@ -17,7 +17,8 @@ for v in "${versions[@]}"; do
   napi="$("$nodebin" -p 'process.versions.napi')"
   "$nodebin" -e "const l = require('./lib/index.js'); if (l.countTokens('hello world') !== 2) process.exit(1)" || { summary+=("Node $version: the addon does not load"); status=1; continue; }
   if PATH="$(dirname "$nodebin"):$PATH" "$nodebin" node_modules/vitest/vitest.mjs run "${suites[@]}" > "node-$v.log" 2>&1; then
-    summary+=("Node $version (Node-API $napi): addon loads; $(grep -E 'Tests +[0-9]' "node-$v.log" | sed 's/\x1b\[[0-9;]*m//g' | tr -s ' ')")
+    tests="$(sed 's/\x1b\[[0-9;]*m//g' "node-$v.log" | grep -E '^ *Tests +[0-9]' | tr -s ' ' || true)"
+    summary+=("Node $version (Node-API $napi): addon loads;$tests")
   else
     summary+=("Node $version (Node-API $napi): FAILED, see node-$v.log")
     status=1

@@ -77,7 +77,8 @@ try {
   check(`${mainPack.filename}: holds no binary and the LICENSE`, !mainPack.files.some((f) => f.path.endsWith('.node')) && mainPack.files.some((f) => f.path === 'LICENSE'))
   const published = JSON.parse(execFileSync('tar', ['-xzOf', join(packs, mainPack.filename), 'package/package.json'], { encoding: 'utf8' }))
   const wanted = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${targetDir(t)}`, pkg.version]))
-  check('the published package.json names every platform package at its version in optionalDependencies', JSON.stringify(published.optionalDependencies) === JSON.stringify(wanted), JSON.stringify(published.optionalDependencies))
+  const sorted = (o) => JSON.stringify(Object.entries(o ?? {}).sort(([a], [b]) => a.localeCompare(b)))
+  check('the published package.json names every platform package at its version in optionalDependencies', sorted(published.optionalDependencies) === sorted(wanted), JSON.stringify(published.optionalDependencies))
 
   // A fresh CommonJS project installs both tarballs (the other platforms' optional packages are
   // not for this machine; --omit=optional keeps npm from asking the registry for them).
