@@ -36,7 +36,10 @@ pub const FIXTURES_ENV: &str = "CONTEXT_CONDENSE_FIXTURES";
 pub fn fixture_dir() -> PathBuf {
     match std::env::var_os(FIXTURES_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/roo-pr8743"),
+        // The manifest folder cargo gives the running test (the one compiled in can be another
+        // clone's: cargo reuses test binaries across folders that share a target directory).
+        _ => PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()))
+            .join("../shared/fixtures/roo-pr8743"),
     }
 }
 
