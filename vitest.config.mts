@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['__test__/**/*.test.ts'],
     testTimeout: 60_000,
     pool: 'forks',
+    // The default report, then one plain line naming the real-history tests skipped (if any).
+    reporters: ['default', './__test__/skip-reporter.ts'],
   },
 })

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, countTokens, repairConversation, validateConversation, type ApiMessage } from '../lib/index.js'
-import { loadFixture } from './helpers.js'
+import { loadFixture, itReal } from './helpers.js'
 
 const base = (): ApiMessage[] => [
   { role: 'user', content: [{ type: 'text', text: '<task>\nFix the bug.\n</task>' }] },
@@ -251,7 +251,7 @@ describe('bad input: options', () => {
 describe('the callback under fire', () => {
   const input = () => loadFixture('natural-mini-uncondensed')
 
-  it('resolves after the call was aborted: the late answer is ignored, nothing leaks', async () => {
+  itReal('resolves after the call was aborted: the late answer is ignored, nothing leaks', async () => {
     const h = input()
     const snapshot = structuredClone(h)
     const controller = new AbortController()
@@ -270,7 +270,7 @@ describe('the callback under fire', () => {
     expect(r.summary).toMatch(/^SUMMARY: fine\./)
   })
 
-  it('called while the process is busy: the timeout still fires, the call falls back', async () => {
+  itReal('called while the process is busy: the timeout still fires, the call falls back', async () => {
     const h = input()
     const summarize = () => {
       // The JavaScript thread is held for 300 ms; the timer fires once it is free.

@@ -13,7 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { analyze, CondensationManager, condense, smartPreset, type CondenseOptions, type CondenseResult } from '../lib/index.js'
 import { fromAnthropic } from '../lib/openai-format.js'
-import { FIXTURE_DIR, FIXTURES, loadFixture } from './helpers.js'
+import { FIXTURE_DIR, FIXTURES, loadFixture, itReal } from './helpers.js'
 import { completion, sseEvents, startMockLLM, type MockReply, type MockServer } from './mock-llm-server.js'
 
 const ROOT = join(__dirname, '..')
@@ -115,7 +115,7 @@ describe('the same figures as the library on the seven real histories', () => {
   ]
 
   FIXTURES.forEach((name, k) => {
-    it(`analyze ${name} (task folder) --json`, async () => {
+    itReal(`analyze ${name} (task folder) --json`, async () => {
       const r = await cli(['analyze', fixtureFolder(name), '--json'])
       expect(r.stderr).toBe('')
       expect(r.code).toBe(0)
@@ -158,7 +158,7 @@ describe('the same figures as the library on the seven real histories', () => {
     })
 
     const [args, options] = condenseRuns[k]
-    it(`condense ${name} ${args.join(' ')} --json`, async () => {
+    itReal(`condense ${name} ${args.join(' ')} --json`, async () => {
       const r = await cli(['condense', fixtureFile(name), ...args, '--json'])
       expect(r.stderr).toBe('')
       expect(r.code).toBe(0)
@@ -178,7 +178,7 @@ describe('the same figures as the library on the seven real histories', () => {
 describe('condense: what it writes, and where', () => {
   const name = 'synthetic-4-mixed-ops'
 
-  it('--out writes the condensed history (indented like the input) and prints the report; --force to overwrite', async () => {
+  itReal('--out writes the condensed history (indented like the input) and prints the report; --force to overwrite', async () => {
     const file = out('balanced.json')
     const r = await cli(['condense', fixtureFolder(name), '--provider', 'smart', '--preset', 'balanced', '--out', file])
     expect(r.code).toBe(0)
@@ -195,7 +195,7 @@ describe('condense: what it writes, and where', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(lossless.messages)
   })
 
-  it('--dry-run prints only the report and writes nothing', async () => {
+  itReal('--dry-run prints only the report and writes nothing', async () => {
     const r = await cli(['condense', fixtureFile(name), '-p', 'truncation', '--dry-run'])
     expect(r.code).toBe(0)
     const lib = await condense(loadFixture(name), { provider: 'truncation' })
@@ -206,7 +206,7 @@ describe('condense: what it writes, and where', () => {
     expect(json.newContextTokens).toBe(lib.newContextTokens)
   })
 
-  it('--force through a symbolic link writes its target and keeps the link; a file keeps its mode (0600 stays 0600)', async () => {
+  itReal('--force through a symbolic link writes its target and keeps the link; a file keeps its mode (0600 stays 0600)', async () => {
     const lossless = await condense(loadFixture(name), { provider: 'lossless' })
     const dir = out('linked')
     mkdirSync(dir)
@@ -238,7 +238,7 @@ describe('condense: what it writes, and where', () => {
     expect(readdirSync(dir).sort()).toEqual(['created.json', 'dangling.json', 'link.json', 'plain.json', 'target.json'])
   })
 
-  it('a temporary left by a killed write (a process no longer running) is removed by the next write; a live one is not', async () => {
+  itReal('a temporary left by a killed write (a process no longer running) is removed by the next write; a live one is not', async () => {
     const dir = out('stale')
     mkdirSync(dir)
     const file = join(dir, 'h.json')
@@ -294,7 +294,7 @@ describe('condense: what it writes, and where', () => {
     expect(readdirSync(dir)).toEqual(['big.json'])
   }, 60_000)
 
-  it('--out or --html naming a folder says so (exit 2), with or without --force; nothing is written', async () => {
+  itReal('--out or --html naming a folder says so (exit 2), with or without --force; nothing is written', async () => {
     const dir = out('a-folder')
     mkdirSync(dir)
     for (const force of [[], ['--force']]) {
@@ -314,7 +314,7 @@ describe('condense: what it writes, and where', () => {
     expect(readdirSync(dir)).toEqual([])
   })
 
-  it('without --out: the history on stdout (compact input stays compact), the report on stderr', async () => {
+  itReal('without --out: the history on stdout (compact input stays compact), the report on stderr', async () => {
     const input = loadFixture(name)
     const r = await cli(['condense', '-', '-p', 'lossless'], { input: JSON.stringify(input) })
     expect(r.code).toBe(0)
@@ -323,7 +323,7 @@ describe('condense: what it writes, and where', () => {
     expect(withoutTime(r.stderr)).toBe(`${withoutTime(lib.report)}\n`)
   })
 
-  it('an object with a "messages" array is written back with its other keys', async () => {
+  itReal('an object with a "messages" array is written back with its other keys', async () => {
     const input = { model: 'claude-sonnet', messages: loadFixture(name), note: { kept: true } }
     const file = out('wrapped.json')
     writeFileSync(file, JSON.stringify(input, null, 2))
@@ -391,27 +391,32 @@ describe('OpenAI-format histories', () => {
 
 describe('exit codes and what the messages say', () => {
   const name = 'synthetic-4-mixed-ops'
+  // Any valid history does for these (a generated one: they run on a plain clone too).
+  const generated = join(tmp, 'exit-codes-history.json')
+  writeFileSync(generated, JSON.stringify(generateHistory({ seed: 4, format: 'xml', targetTokens: 20_000 })))
+  const historyFile = () => generated
+  const emptyFolder = mkdtempSync(join(tmp, 'no-history-'))
   const cases: Array<[string, string[], { input?: string; code: number; stderr: string | RegExp }]> = [
     ['unknown command', ['frobnicate'], { code: 2, stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense, report or preset\n  see context-condense --help\n' }],
-    ['unknown option', ['condense', fixtureFile(name), '-p', 'lossless', '--frob'], { code: 2, stderr: "context-condense: condense: Unknown option '--frob'\n  see context-condense help condense\n" }],
+    ['unknown option', ['condense', historyFile(), '-p', 'lossless', '--frob'], { code: 2, stderr: "context-condense: condense: Unknown option '--frob'\n  see context-condense help condense\n" }],
     ['no history', ['analyze'], { code: 2, stderr: 'context-condense: analyze: expected one history (a file, a Roo Code task folder, or -), got 0\n  see context-condense --help\n' }],
-    ['no provider', ['condense', fixtureFile(name)], { code: 2, stderr: 'context-condense: condense: --provider is required\n  pass --provider lossless|truncation|smart|native (context-condense analyze shows what each saves)\n' }],
-    ['unknown provider', ['condense', fixtureFile(name), '-p', 'fast'], { code: 2, stderr: 'context-condense: --provider: unknown value "fast"; expected lossless, truncation, smart, native\n  see context-condense --help\n' }],
-    ['preset without smart', ['condense', fixtureFile(name), '-p', 'lossless', '--preset', 'balanced'], { code: 2, stderr: 'context-condense: --preset applies to --provider smart, not lossless\n  see context-condense --help\n' }],
-    ['smart without preset', ['condense', fixtureFile(name), '-p', 'smart'], { code: 2, stderr: 'context-condense: --provider smart needs --preset or a --config with "passes"\n  pass --preset conservative|balanced|aggressive|speed|quality|cost (context-condense preset <name> prints one to edit)\n' }],
-    ['--dry-run with --out', ['condense', fixtureFile(name), '-p', 'lossless', '--dry-run', '-o', 'x.json'], { code: 2, stderr: 'context-condense: --dry-run writes nothing; drop --out or --dry-run\n  see context-condense --help\n' }],
-    ['--model without --llm-url', ['condense', fixtureFile(name), '-p', 'native', '--model', 'm'], { code: 2, stderr: 'context-condense: --model needs --llm-url\n  pass --llm-url URL (an OpenAI-compatible endpoint), or drop it\n' }],
-    ['a bad --timeout', ['condense', fixtureFile(name), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', 'soon'], { code: 2, stderr: 'context-condense: --timeout: expected a number of seconds > 0, got "soon"\n  see context-condense --help\n' }],
-    ['a bad --llm-url', ['condense', fixtureFile(name), '-p', 'native', '--llm-url', 'localhost:11434'], { code: 2, stderr: 'context-condense: --llm-url: expected an http or https URL, got "localhost:11434"\n  see context-condense --help\n' }],
-    ['an unset --api-key-env', ['condense', fixtureFile(name), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'CC_TEST_NO_SUCH_VAR'], { code: 2, stderr: 'context-condense: --api-key-env CC_TEST_NO_SUCH_VAR: that environment variable is not set\n  export CC_TEST_NO_SUCH_VAR=<your key>, or drop --api-key-env for a server that needs no key\n' }],
+    ['no provider', ['condense', historyFile()], { code: 2, stderr: 'context-condense: condense: --provider is required\n  pass --provider lossless|truncation|smart|native (context-condense analyze shows what each saves)\n' }],
+    ['unknown provider', ['condense', historyFile(), '-p', 'fast'], { code: 2, stderr: 'context-condense: --provider: unknown value "fast"; expected lossless, truncation, smart, native\n  see context-condense --help\n' }],
+    ['preset without smart', ['condense', historyFile(), '-p', 'lossless', '--preset', 'balanced'], { code: 2, stderr: 'context-condense: --preset applies to --provider smart, not lossless\n  see context-condense --help\n' }],
+    ['smart without preset', ['condense', historyFile(), '-p', 'smart'], { code: 2, stderr: 'context-condense: --provider smart needs --preset or a --config with "passes"\n  pass --preset conservative|balanced|aggressive|speed|quality|cost (context-condense preset <name> prints one to edit)\n' }],
+    ['--dry-run with --out', ['condense', historyFile(), '-p', 'lossless', '--dry-run', '-o', 'x.json'], { code: 2, stderr: 'context-condense: --dry-run writes nothing; drop --out or --dry-run\n  see context-condense --help\n' }],
+    ['--model without --llm-url', ['condense', historyFile(), '-p', 'native', '--model', 'm'], { code: 2, stderr: 'context-condense: --model needs --llm-url\n  pass --llm-url URL (an OpenAI-compatible endpoint), or drop it\n' }],
+    ['a bad --timeout', ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', 'soon'], { code: 2, stderr: 'context-condense: --timeout: expected a number of seconds > 0, got "soon"\n  see context-condense --help\n' }],
+    ['a bad --llm-url', ['condense', historyFile(), '-p', 'native', '--llm-url', 'localhost:11434'], { code: 2, stderr: 'context-condense: --llm-url: expected an http or https URL, got "localhost:11434"\n  see context-condense --help\n' }],
+    ['an unset --api-key-env', ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'CC_TEST_NO_SUCH_VAR'], { code: 2, stderr: 'context-condense: --api-key-env CC_TEST_NO_SUCH_VAR: that environment variable is not set\n  export CC_TEST_NO_SUCH_VAR=<your key>, or drop --api-key-env for a server that needs no key\n' }],
     ['a missing file', ['analyze', '/no/such/history.json'], { code: 3, stderr: 'context-condense: cannot read /no/such/history.json: no such file or folder\n  check the path; a Roo Code task folder holds api_conversation_history.json\n' }],
-    ['a folder without a history', ['analyze', FIXTURE_DIR], { code: 3, stderr: `context-condense: ${FIXTURE_DIR} is a folder without api_conversation_history.json\n  pass a Roo Code task folder (…/tasks/<task id>) or the history file itself\n` }],
+    ['a folder without a history', ['analyze', emptyFolder], { code: 3, stderr: `context-condense: ${emptyFolder} is a folder without api_conversation_history.json\n  pass a Roo Code task folder (…/tasks/<task id>) or the history file itself\n` }],
     ['not JSON', ['analyze', '-'], { input: '[\n  {"role": "user",\n   "content": "x",}\n]', code: 3, stderr: /^context-condense: standard input is not JSON: .*\(line 3, column 19\)\n  pass the JSON history itself \(Roo Code keeps it in api_conversation_history\.json\)\n$/ }],
     ['empty input', ['analyze', '-'], { input: '', code: 3, stderr: 'context-condense: standard input is not JSON: it is empty\n  pass the JSON history itself (Roo Code keeps it in api_conversation_history.json)\n' }],
     ['not a history', ['analyze', '-'], { input: '{"role":"user"}', code: 3, stderr: 'context-condense: standard input holds an object, not a history\n  expected a JSON array of messages, or an object with a "messages" array\n' }],
     ['ui_messages.json', ['analyze', '-'], { input: '[{"ts":1,"type":"say","say":"text","text":"hi"}]', code: 3, stderr: "context-condense: standard input looks like Roo Code's ui_messages.json, not the conversation sent to the model\n  pass api_conversation_history.json (or the task folder) instead\n" }],
     ['messages the engine cannot read', ['condense', '-', '-p', 'lossless'], { input: '[{"role":"user","content":"a"},null,{"role":"user","content":5}]', code: 3, stderr: 'context-condense: standard input is not a history the engine can read (anthropic format, detected):\n  messages[1]: expected a message object, got null\n  messages[2].content: expected a string or an array of blocks, got a number\n  fix these messages, or pass --format openai if the format is wrong\n' }],
-    ['native without a model', ['condense', fixtureFile(name), '-p', 'native', '-o', 'never.json'], { code: 1, stderr: "context-condense: not condensed: No summarize callback was given: the native provider summarizes with the host's model\n  native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written\n" }],
+    ['native without a model', ['condense', historyFile(), '-p', 'native', '-o', 'never.json'], { code: 1, stderr: "context-condense: not condensed: No summarize callback was given: the native provider summarizes with the host's model\n  native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written\n" }],
   ]
   for (const [label, args, want] of cases) {
     it(`${label}: exit ${want.code}`, async () => {
@@ -427,7 +432,7 @@ describe('exit codes and what the messages say', () => {
     expect(existsSync(out('never.json'))).toBe(false)
   })
 
-  it('a bad --config names the key (exit 2); a config file is merged with --preset', async () => {
+  itReal('a bad --config names the key (exit 2); a config file is merged with --preset', async () => {
     const bad = out('bad-config.json')
     writeFileSync(bad, '{ "dedup": true }')
     const r = await cli(['condense', fixtureFile(name), '-p', 'lossless', '-c', bad])
@@ -448,7 +453,7 @@ describe('exit codes and what the messages say', () => {
     expect(JSON.parse(r3.stdout).newContextTokens).toBe(lib.newContextTokens)
   })
 
-  it('--json errors are JSON on stdout too', async () => {
+  itReal('--json errors are JSON on stdout too', async () => {
     const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--json'])
     expect(r.code).toBe(1)
     expect(JSON.parse(r.stdout)).toEqual({
@@ -479,7 +484,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
   /** The library's result with a callback answering as the mock does. */
   const libNative = () => condense(loadFixture(name), { provider: 'native', summarize: async () => ({ text: SUMMARY, inputTokens: 1000, outputTokens: 40 }) })
 
-  it('native, whole replies: the summary from the server, the key from CONTEXT_CONDENSE_API_KEY, the figures of the library', async () => {
+  itReal('native, whole replies: the summary from the server, the key from CONTEXT_CONDENSE_API_KEY, the figures of the library', async () => {
     const s = await serve(() => ({ json: completion(SUMMARY, { prompt_tokens: 1000, completion_tokens: 40 }) }))
     const file = out('native.json')
     const r = await cli(['condense', fixtureFolder(name), '-p', 'native', '--llm-url', s.url, '--model', 'llama3.1:8b', '-o', file], { env: { CONTEXT_CONDENSE_API_KEY: 'sk-local-1' } })
@@ -495,7 +500,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(s.requests[0].body.stream).toBe(undefined)
   })
 
-  it('native, streamed replies (--stream), the key from --api-key-env, --json figures equal the library', async () => {
+  itReal('native, streamed replies (--stream), the key from --api-key-env, --json figures equal the library', async () => {
     const s = await serve(() => ({ sse: sseEvents(['SUMMARY: the user asked for mixed edits ', 'and reads; everything passes.'], { prompt_tokens: 1000, completion_tokens: 40 }), gapMs: 5 }))
     const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--llm-url', `${s.url}/chat/completions`, '--stream', '--api-key-env', 'MY_LLM_KEY', '--json'], { env: { MY_LLM_KEY: 'sk-stream' } })
     expect(r.code).toBe(0)
@@ -509,7 +514,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(s.requests[0].body.stream).toBe(true)
   })
 
-  it('analyze with --llm-url runs native and the summarizing presets with the model', async () => {
+  itReal('analyze with --llm-url runs native and the summarizing presets with the model', async () => {
     const s = await serve(() => ({ json: completion(SUMMARY, { prompt_tokens: 1000, completion_tokens: 40 }) }))
     const r = await cli(['analyze', fixtureFile(name), '--llm-url', s.url, '--json'])
     expect(r.code).toBe(0)
@@ -521,7 +526,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(s.requests.length).toBeGreaterThan(1)
   })
 
-  it('an HTTP error after the retries: exit 4, what failed and what to check, nothing written', async () => {
+  itReal('an HTTP error after the retries: exit 4, what failed and what to check, nothing written', async () => {
     const s = await serve(() => ({ status: 500, json: { error: { message: 'CUDA out of memory' } } }))
     const file = out('llm-500.json')
     const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--llm-url', s.url, '--retries', '1', '-o', file])
@@ -534,7 +539,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(existsSync(file)).toBe(false)
   })
 
-  it('Smart with a failing endpoint: exit 4 too, not a silent truncation', async () => {
+  itReal('Smart with a failing endpoint: exit 4 too, not a silent truncation', async () => {
     const s = await serve(() => ({ status: 401, json: { error: { message: 'invalid key' } } }))
     const r = await cli(['condense', fixtureFile('heavy-uncondensed'), '-p', 'smart', '--preset', 'quality', '--llm-url', s.url, '--retries', '0', '--json'], { env: { OPENAI_API_KEY: 'sk-wrong' } })
     expect(r.code).toBe(4)
@@ -545,14 +550,14 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(s.requests[0].headers.authorization).toBe('Bearer sk-wrong')
   })
 
-  it('a slow server within --timeout is waited for', async () => {
+  itReal('a slow server within --timeout is waited for', async () => {
     const s = await serve(() => ({ json: completion(SUMMARY, { prompt_tokens: 1000, completion_tokens: 40 }), delayMs: 400 }))
     const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--llm-url', s.url, '--timeout', '5', '--dry-run'])
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('Context condensed using Native strategy:')
   })
 
-  it('--timeout: a server that does not answer in time is exit 4, quickly, the request closed', async () => {
+  itReal('--timeout: a server that does not answer in time is exit 4, quickly, the request closed', async () => {
     const s = await serve(() => ({ hang: true }))
     const started = Date.now()
     const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--llm-url', s.url, '--timeout', '0.3', '--retries', '0'])
@@ -562,7 +567,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(s.requests[0].aborted).toBe(true)
   })
 
-  it('an unreachable server is exit 4, connection refused', async () => {
+  itReal('an unreachable server is exit 4, connection refused', async () => {
     const probe = createServer()
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
     const port = (probe.address() as { port: number }).port
@@ -574,7 +579,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
 })
 
 describe('progress and interruption', () => {
-  it('--progress: one line per step on stderr; stdout holds only the result', async () => {
+  itReal('--progress: one line per step on stderr; stdout holds only the result', async () => {
     const r = await cli(['analyze', fixtureFolder('synthetic-4-mixed-ops'), '--progress', '--json'])
     expect(r.code).toBe(0)
     const lines = r.stderr.trimEnd().split('\n')
@@ -588,7 +593,7 @@ describe('progress and interruption', () => {
     expect((await cli(['analyze', fixtureFolder('synthetic-4-mixed-ops'), '--json'])).stderr).toBe('')
   })
 
-  it('--progress shows the model calls as they go', async () => {
+  itReal('--progress shows the model calls as they go', async () => {
     const s = await serve(() => ({ json: completion('SUMMARY: short.', { prompt_tokens: 10, completion_tokens: 3 }), delayMs: 50 }))
     const r = await cli(['condense', fixtureFile('synthetic-4-mixed-ops'), '-p', 'native', '--llm-url', s.url, '--model', 'm1', '--progress', '--dry-run'])
     expect(r.code).toBe(0)
@@ -596,7 +601,7 @@ describe('progress and interruption', () => {
     expect(r.stderr).toContain('context-condense: summarizing with m1: 1 answered, 0 running\n')
   })
 
-  it('Ctrl-C while waiting for the model: exit 130, nothing written', async () => {
+  itReal('Ctrl-C while waiting for the model: exit 130, nothing written', async () => {
     let arrived!: () => void
     const requested = new Promise<void>((r) => (arrived = r))
     server = await startMockLLM(() => {

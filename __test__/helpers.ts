@@ -1,25 +1,25 @@
-// Shared by the vitest suites: the real fixtures (read from ../shared, never copied), and the
-// invariants of ../shared/docs/architecture.md asserted on every condensation.
+// Shared by the vitest suites: the real fixtures (read from where they live, never copied), and
+// the invariants every condensation keeps, asserted on each one.
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
 
 import { countTokens, expandReferences, validateConversation, type ApiMessage, type CondenseResult } from '../lib/index.js'
+import { FIXTURES, fixtureLocation } from './fixture-location.js'
 
-export const FIXTURE_DIR = join(__dirname, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
+export { FIXTURES }
 
-export const FIXTURES = [
-  'heavy-uncondensed',
-  'natural-already-condensed',
-  'natural-mini-uncondensed',
-  'synthetic-1-heavy-write',
-  'synthetic-2-heavy-read',
-  'synthetic-3-tool-dedup',
-  'synthetic-4-mixed-ops',
-] as const
+const location = fixtureLocation()
+/** The folder of the real Roo Code histories (one task folder per name in FIXTURES). */
+export const FIXTURE_DIR = location.dir
+/** Whether the real histories are here; the suites that read them are skipped when not. */
+export const HAVE_FIXTURES = location.present
+
+/** A test that reads the real histories: skipped (and counted in the run's summary) without them. */
+export const itReal = it.skipIf(!HAVE_FIXTURES)
 
 export function loadFixture(name: string): ApiMessage[] {
-  return JSON.parse(readFileSync(join(FIXTURE_DIR, name, 'api_conversation_history.json'), 'utf8'))
+  if (!HAVE_FIXTURES) throw new Error(`loadFixture(${name}): ${location.reason}; mark the test itReal`)
+  return JSON.parse(readFileSync(location.file(name), 'utf8'))
 }
 
 /** Every piece of user-typed text in a history, found independently of the engine: the `<task>`

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 
 import { condense, countTokens, expandReferences, validateConversation, type ApiMessage } from '../lib/index.js'
-import { assertInvariants, FIXTURES, loadFixture } from './helpers.js'
+import { assertInvariants, FIXTURES, loadFixture, itReal } from './helpers.js'
 
 describe('Lossless on the seven real Roo Code histories', () => {
-  it('keeps every invariant on each, and removes at least 26% of all their tokens', async () => {
+  itReal('keeps every invariant on each, and removes at least 26% of all their tokens', async () => {
     let total = 0
     let saved = 0
     for (const name of FIXTURES) {
@@ -19,7 +19,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
     expect(saved / total).toBeGreaterThanOrEqual(0.26)
   })
 
-  it('expands back to the input exactly when obsolete state is kept, for both keep policies', async () => {
+  itReal('expands back to the input exactly when obsolete state is kept, for both keep policies', async () => {
     for (const keep of ['first', 'latest'] as const) {
       for (const name of FIXTURES) {
         const input = loadFixture(name)
@@ -30,7 +30,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
     }
   })
 
-  it('finds the duplicates the earlier attempt missed: repeated reads become references', async () => {
+  itReal('finds the duplicates the earlier attempt missed: repeated reads become references', async () => {
     const input = loadFixture('synthetic-3-tool-dedup')
     const result = await condense(input, { provider: 'lossless' })
     const dedup = result.metrics.operations.find((o) => o.id === 'deduplicateFileReads')!
@@ -48,7 +48,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
     expect(result.report).toMatch(/^Context condensed using Lossless strategy:/)
   })
 
-  it('supersedes older environment details and keeps the latest block whole', async () => {
+  itReal('supersedes older environment details and keeps the latest block whole', async () => {
     const input = loadFixture('synthetic-4-mixed-ops')
     const result = await condense(input, { provider: 'lossless' })
     const envs = result.messages.flatMap((m) =>
@@ -59,7 +59,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
     expect((envs[1] as { text: string }).text).toMatch(/⟨ Superseded by the environment details in message #\d+: VSCode Visible Files/)
   })
 
-  it('is deterministic and idempotent in what it reports', async () => {
+  itReal('is deterministic and idempotent in what it reports', async () => {
     const input = loadFixture('natural-mini-uncondensed')
     const a = await condense(input, { provider: 'lossless' })
     const b = await condense(input, { provider: 'lossless' })
@@ -69,7 +69,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
     expect(again.newContextTokens).toBe(again.prevContextTokens)
   })
 
-  it('uses prevContextTokens as the baseline and subtracts the measured saving', async () => {
+  itReal('uses prevContextTokens as the baseline and subtracts the measured saving', async () => {
     const input = loadFixture('synthetic-4-mixed-ops')
     const plain = await condense(input, { provider: 'lossless' })
     const given = await condense(input, { provider: 'lossless', prevContextTokens: 100_000 })
@@ -77,7 +77,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
     expect(given.prevContextTokens - given.newContextTokens).toBe(plain.prevContextTokens - plain.newContextTokens)
   })
 
-  it('honours each switch', async () => {
+  itReal('honours each switch', async () => {
     const input = loadFixture('synthetic-3-tool-dedup')
     const off = await condense(input, {
       provider: 'lossless',
@@ -122,7 +122,7 @@ describe('options and data problems', () => {
     expect(bad).toEqual(snapshot)
   })
 
-  it('keeps unknown fields and block types exactly', async () => {
+  itReal('keeps unknown fields and block types exactly', async () => {
     const input = loadFixture('synthetic-3-tool-dedup').map((m, i) =>
       i % 2 === 0 && Array.isArray(m.content)
         ? { ...m, custom: { i }, content: [...m.content, { type: 'future_block', payload: [1, { x: 2 }] }] }
@@ -138,14 +138,14 @@ describe('options and data problems', () => {
 })
 
 describe('cancellation', () => {
-  it('rejects at once with an AbortError when the signal is already aborted', async () => {
+  itReal('rejects at once with an AbortError when the signal is already aborted', async () => {
     const input = loadFixture('synthetic-4-mixed-ops')
     const controller = new AbortController()
     controller.abort()
     await expect(condense(input, { provider: 'lossless', signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' })
   })
 
-  it('rejects when aborted while the history is crossing into the engine, input untouched', async () => {
+  itReal('rejects when aborted while the history is crossing into the engine, input untouched', async () => {
     const input = loadFixture('synthetic-3-tool-dedup')
     const big = Array.from({ length: 20 }, () => input).flat()
     const snapshot = JSON.stringify(big)
@@ -156,7 +156,7 @@ describe('cancellation', () => {
     expect(JSON.stringify(big)).toBe(snapshot)
   })
 
-  it('still counts the tokens of the input correctly after an aborted call', async () => {
+  itReal('still counts the tokens of the input correctly after an aborted call', async () => {
     const input = loadFixture('synthetic-4-mixed-ops')
     const before = countTokens(input)
     const controller = new AbortController()

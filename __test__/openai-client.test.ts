@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 
 import { condense, type SummarizeRequest } from '../lib/index.js'
 import { chatCompletionsUrl, createOpenAISummarizer, OpenAIClientError } from '../lib/openai-client.js'
-import { loadFixture } from './helpers.js'
+import { loadFixture, itReal } from './helpers.js'
 import { completion, sseEvents, startMockLLM, type MockReply, type MockServer } from './mock-llm-server.js'
 
 const request: SummarizeRequest = {
@@ -241,7 +241,7 @@ describe('createOpenAISummarizer: failures', () => {
 })
 
 describe('createOpenAISummarizer as the summarize callback of condense', () => {
-  it('Native: the summary comes from the endpoint, its usage priced with OpenAI accounting', async () => {
+  itReal('Native: the summary comes from the endpoint, its usage priced with OpenAI accounting', async () => {
     const s = await serve(() => ({ json: completion('SUMMARY: the user mixed edits and reads; all tests pass now.', { prompt_tokens: 1000, completion_tokens: 100, cached: 400 }) }))
     const input = loadFixture('synthetic-4-mixed-ops')
     const r = await condense(input, {
@@ -262,7 +262,7 @@ describe('createOpenAISummarizer as the summarize callback of condense', () => {
     expect(r.messages.filter((m) => m.isSummary)).toHaveLength(1)
   })
 
-  it('Native: a server failing every time becomes the library error after its retries, messages unchanged', async () => {
+  itReal('Native: a server failing every time becomes the library error after its retries, messages unchanged', async () => {
     const s = await serve(() => ({ status: 503, json: { error: { message: 'loading model' } } }))
     const input = loadFixture('synthetic-4-mixed-ops')
     const r = await condense(input, {
@@ -275,7 +275,7 @@ describe('createOpenAISummarizer as the summarize callback of condense', () => {
     expect(r.messages).toEqual(input)
   })
 
-  it("the library's timeout aborts a slow request (the server sees it closed)", async () => {
+  itReal("the library's timeout aborts a slow request (the server sees it closed)", async () => {
     const s = await serve(() => ({ json: completion('too late'), delayMs: 5000 }))
     const started = Date.now()
     const r = await condense(loadFixture('synthetic-4-mixed-ops'), {
@@ -288,7 +288,7 @@ describe('createOpenAISummarizer as the summarize callback of condense', () => {
     expect(await until(() => s.requests[0].aborted)).toBe(true)
   })
 
-  it('Smart: streamed summaries replace the oldest results', async () => {
+  itReal('Smart: streamed summaries replace the oldest results', async () => {
     let n = 0
     const s = await serve(() => ({ sse: sseEvents([`Result ${++n} summarized.`], { prompt_tokens: 500, completion_tokens: 5 }) }))
     const r = await condense(loadFixture('heavy-uncondensed'), {

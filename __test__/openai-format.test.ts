@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { analyze, analyzeAsync, condense, countTokens, countTokensAsync, validateConversation, type ApiMessage, type CondenseOptions, type OpenAIMessage } from '../lib/index.js'
 import { detectFormat, fromAnthropic, toAnthropic } from '../lib/openai-format.js'
-import { FIXTURES, loadFixture } from './helpers.js'
+import { FIXTURES, loadFixture, itReal } from './helpers.js'
 
 type Msg = Record<string, any>
 
@@ -260,7 +260,7 @@ describe('generated OpenAI histories condensed by each provider stay valid OpenA
 
 describe('the real fixtures converted to OpenAI format and back', () => {
   for (const name of FIXTURES) {
-    it(name, async () => {
+    itReal(name, async () => {
       const fixture = loadFixture(name)
       const openai = fromAnthropic(fixture)
       assertValidOpenAI(openai)
@@ -286,7 +286,7 @@ describe('the real fixtures converted to OpenAI format and back', () => {
 })
 
 describe('detection, options and paths', () => {
-  it('detects OpenAI histories by their roles, keys and parts; Anthropic otherwise', () => {
+  itReal('detects OpenAI histories by their roles, keys and parts; Anthropic otherwise', () => {
     expect(detectFormat([{ role: 'system', content: 's' }])).toBe('openai')
     expect(detectFormat([{ role: 'user', content: 'a' }, { role: 'assistant', content: null, tool_calls: [] }])).toBe('openai')
     expect(detectFormat([{ role: 'tool', tool_call_id: 'x', content: 'r' }])).toBe('openai')
@@ -297,7 +297,7 @@ describe('detection, options and paths', () => {
     expect(detectFormat('not an array')).toBe('anthropic')
   })
 
-  it('format: "anthropic" and "auto" on a Roo history give what no format gives, and say which', async () => {
+  itReal('format: "anthropic" and "auto" on a Roo history give what no format gives, and say which', async () => {
     const fixture = loadFixture('synthetic-4-mixed-ops')
     const plain = await condense(fixture, { provider: 'lossless' })
     expect(plain.format).toBe(undefined)

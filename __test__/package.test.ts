@@ -47,9 +47,9 @@ describe('the npm package', () => {
     }
   })
 
-  it('names a platform package for each target, each with its binary and its os/cpu', () => {
+  it('names a platform package for each target, each with its binary and its os/cpu, and depends on each optionally', () => {
     const targets: string[] = pkg.napi.targets
-    expect(targets).toEqual(['x86_64-unknown-linux-gnu', 'x86_64-unknown-linux-musl', 'aarch64-unknown-linux-gnu', 'x86_64-apple-darwin', 'aarch64-apple-darwin', 'x86_64-pc-windows-msvc'])
+    expect(targets).toEqual(['x86_64-unknown-linux-gnu', 'x86_64-unknown-linux-musl', 'aarch64-unknown-linux-gnu', 'x86_64-apple-darwin', 'aarch64-apple-darwin', 'x86_64-pc-windows-msvc', 'wasm32-wasip1-threads'])
     const dirs: Record<string, { os: string; cpu: string; libc?: string }> = {
       'linux-x64-gnu': { os: 'linux', cpu: 'x64', libc: 'glibc' },
       'linux-x64-musl': { os: 'linux', cpu: 'x64', libc: 'musl' },
@@ -68,6 +68,12 @@ describe('the npm package', () => {
       expect(p.main).toBe(`context-condense.${dir}.node`)
       expect(p.files).toEqual([p.main])
     }
+    // The WebAssembly fallback: napi-rs's loader tries it when no native package fits.
+    const wasi = JSON.parse(readFileSync(join(root, 'npm', 'wasm32-wasi', 'package.json'), 'utf8'))
+    expect(wasi).toMatchObject({ name: 'context-condense-wasm32-wasi', version: pkg.version, cpu: ['wasm32'], main: 'context-condense.wasi.cjs' })
+    expect(wasi.files).toContain('context-condense.wasm32-wasi.wasm')
+    // What `napi pre-publish` writes: every platform package at this version.
+    expect(pkg.optionalDependencies).toEqual(Object.fromEntries([...Object.keys(dirs), 'wasm32-wasi'].map((d) => [`context-condense-${d}`, pkg.version])))
     expect(pkg.scripts.prepublishOnly).toBe('napi pre-publish -t npm')
     expect(pkg.scripts.artifacts).toBe('napi artifacts')
   })

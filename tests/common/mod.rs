@@ -1,5 +1,7 @@
-//! Shared by the integration tests: loading the real fixtures from ../shared and asserting the
-//! invariants of ../shared/docs/architecture.md on a condensation.
+//! Shared by the integration tests: finding and loading the real Roo Code histories (the folder in
+//! CONTEXT_CONDENSE_FIXTURES, else ../shared/fixtures/roo-pr8743 beside the clone; the suites that
+//! need them are skipped, saying so, when they are absent) and asserting the invariants every
+//! condensation keeps. Never writes to the fixtures.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -27,14 +29,48 @@ pub const FIXTURES: [&str; 7] = [
     "synthetic-4-mixed-ops",
 ];
 
+/// The environment variable naming the folder of the real histories. When it is set, they are
+/// required (CI sets it): a folder without them fails the suites instead of skipping them.
+pub const FIXTURES_ENV: &str = "CONTEXT_CONDENSE_FIXTURES";
+
 pub fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/roo-pr8743")
+    match std::env::var_os(FIXTURES_ENV) {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        // The manifest folder cargo gives the running test (the one compiled in can be another
+        // clone's: cargo reuses test binaries across folders that share a target directory).
+        _ => PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()))
+            .join("../shared/fixtures/roo-pr8743"),
+    }
+}
+
+fn fixture_file(name: &str) -> PathBuf {
+    fixture_dir().join(name).join("api_conversation_history.json")
+}
+
+/// Whether the seven real histories are here. When they are not and the environment variable is
+/// unset, says on the terminal (past the test harness's capture) that `suite` is skipped and why.
+pub fn real_histories(suite: &str) -> bool {
+    let missing: Vec<&str> = FIXTURES.iter().copied().filter(|n| !fixture_file(n).is_file()).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var_os(FIXTURES_ENV).is_some_and(|d| !d.is_empty()) {
+        panic!("{FIXTURES_ENV}={}: {} not found there", fixture_dir().display(), missing.join(", "));
+    }
+    use std::io::Write;
+    // Written to the process's stderr directly: `eprintln!` would be captured and never shown.
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED: {suite}: no real Roo Code histories at {} (set {FIXTURES_ENV} to their folder to run it)",
+        fixture_dir().display()
+    );
+    false
 }
 
 pub fn load(name: &str) -> Vec<Value> {
-    let path = fixture_dir().join(name).join("api_conversation_history.json");
+    let path = fixture_file(name);
     let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (the fixtures live in ../shared)", path.display()));
+        .unwrap_or_else(|e| panic!("{}: {e} (set {FIXTURES_ENV} to the folder of the real histories)", path.display()));
     serde_json::from_str(&text).expect("fixture is JSON")
 }
 
