@@ -14,7 +14,8 @@ import { generateHistory } from '../fixtures/generate.mjs'
 import { analyze, condense, countTokens, countTokensAsync, validateConversation, type ApiMessage, type CondenseOptions } from '../lib/index.js'
 import { fromAnthropic, toAnthropic } from '../lib/openai-format.js'
 import { renderHtmlReport, traceCondense } from '../lib/report-html.js'
-import { getEffectiveApiHistory, summarizeConversation, truncateConversationIfNeeded, type ApiHandler, type ApiStreamChunk } from '../lib/roo.js'
+import { getEffectiveApiHistory, manageContext, type ApiHandler, type ApiStreamChunk } from '../lib/roo-2026-01.js'
+import { getEffectiveApiHistory as effectiveToday, summarizeConversation } from '../lib/roo.js'
 import { assertInvariants } from './helpers.js'
 import { referenceCount } from './reference-count.js'
 
@@ -82,12 +83,12 @@ describe.each(HISTORIES)('generated history (%s)', (_label, make) => {
     }
   })
 
-  it('the Roo drop-in: truncateConversationIfNeeded and every provider in both modes, valid and never more tokens', async () => {
+  it('the Roo drop-in of January 2026: manageContext and every provider in both modes, valid and never more tokens', async () => {
     const input = make()
     const snapshot = structuredClone(input)
     const before = countTokens(input)
     const handler = rooHandler()
-    const r = await truncateConversationIfNeeded({
+    const r = await manageContext({
       messages: input,
       totalTokens: before - countTokens([input[input.length - 1]]),
       contextWindow: 200_000,
@@ -103,18 +104,20 @@ describe.each(HISTORIES)('generated history (%s)', (_label, make) => {
     expect(r.error).toBeUndefined()
     expect(handler.calls).toBe(1)
     expect(r.prevContextTokens).toBe(before)
-    expect(validateConversation(r.messages)).toEqual([])
-    expect(countTokens(r.messages)).toBeLessThan(before)
-    expect(r.messages[0]).toBe(input[0])
-    expect(r.messages.slice(-3)).toEqual(input.slice(-3))
+    const effective = getEffectiveApiHistory(r.messages)
+    expect(validateConversation(effective)).toEqual([])
+    expect(countTokens(effective)).toBeLessThan(before)
+    expect(effective[0]).toBe(input[0])
+    expect(effective.slice(-3)).toEqual(input.slice(-3))
     for (const provider of ['lossless', 'smart', 'truncation'] as const) {
       for (const nonDestructive of [false, true]) {
         const s = await summarizeConversation(input, rooHandler(), '', 'generated', before, true, undefined, undefined, { provider, nonDestructive })
-        const sent = nonDestructive ? getEffectiveApiHistory(s.messages) : s.messages
+        const sent = nonDestructive ? effectiveToday(s.messages) : s.messages
         expect(s.error, `${provider} ${nonDestructive}`).toBeUndefined()
         expect(validateConversation(sent), `${provider} ${nonDestructive}`).toEqual([])
         expect(countTokens(sent), `${provider} ${nonDestructive}`).toBeLessThanOrEqual(before)
-        expect(sent[0]).toBe(input[0])
+        // Today's Roo starts afresh from its summary: the history sent opens with a user message.
+        expect(sent[0].role, `${provider} ${nonDestructive}`).toBe('user')
       }
     }
     expect(input).toEqual(snapshot)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { get_encoding } from 'tiktoken'
 
 import { countTokens, countTokensAsync, type ApiMessage } from '../lib/index.js'
 import { FIXTURES, loadFixture, itReal } from './helpers.js'

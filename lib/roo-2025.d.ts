@@ -17,7 +17,32 @@ export {
   rewindConversation,
   truncateConversation,
 } from './roo'
-export type * from './roo'
+// The types of lib/roo.d.ts (type names only: a value this era lacks is not promised).
+export type {
+  ApiMessage,
+  ContentBlock,
+  RooErrorKey,
+  ApiStreamTextChunk,
+  ApiStreamUsageChunk,
+  ApiStreamOtherChunk,
+  ApiStreamChunk,
+  ApiRequestMessage,
+  ApiHandler,
+  RooTelemetry,
+  RooProvider,
+  RooOptions,
+  RooCallOptions,
+  SummarizeResponse,
+  SummarizeConversationOptions,
+  TruncationOptions,
+  TruncationResult,
+  TruncateOptions,
+  TruncateResponse,
+  TruncateConversationIfNeeded,
+  ManageContextOptions,
+  GetKeepMessagesWithToolBlocks,
+  FoldedFileContextResult,
+} from './roo'
 import type { TruncateConversationIfNeeded, ApiHandler, ApiMessage, RooCallOptions, SummarizeResponse } from './roo'
 
 /**

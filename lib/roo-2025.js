@@ -1,7 +1,25 @@
 // context-condense/roo-2025: Roo Code's condensing API as Roo Code had it in 2025 (src/core/condense
 // with a positional summarizeConversation and a condensingApiHandler, src/core/sliding-window's
 // truncateConversationIfNeeded; destructive: summarized and truncated messages are removed). The
-// same implementation as context-condense/roo (lib/roo.js): only the era's data differs.
+// same implementation as context-condense/roo (lib/roo-core.js): only the era's data differs.
 'use strict'
 
-module.exports = require('./roo.js')._createEntry('2025')
+const entry = require('./roo-core.js').createEntry('2025')
+
+// One assignment per name, so Node's ESM loader finds each as a named export.
+exports.truncateConversation = entry.truncateConversation
+exports.getMessagesSinceLastSummary = entry.getMessagesSinceLastSummary
+exports.getEffectiveApiHistory = entry.getEffectiveApiHistory
+exports.cleanupAfterTruncation = entry.cleanupAfterTruncation
+exports.rewindConversation = entry.rewindConversation
+exports.estimateTokenCount = entry.estimateTokenCount
+exports.configure = entry.configure
+exports.configuration = entry.configuration
+exports.N_MESSAGES_TO_KEEP = entry.N_MESSAGES_TO_KEEP
+exports.MIN_CONDENSE_THRESHOLD = entry.MIN_CONDENSE_THRESHOLD
+exports.MAX_CONDENSE_THRESHOLD = entry.MAX_CONDENSE_THRESHOLD
+exports.TOKEN_BUFFER_PERCENTAGE = entry.TOKEN_BUFFER_PERCENTAGE
+exports.ANTHROPIC_DEFAULT_MAX_TOKENS = entry.ANTHROPIC_DEFAULT_MAX_TOKENS
+exports.ROO_ERROR_MESSAGES = entry.ROO_ERROR_MESSAGES
+exports.summarizeConversation = entry.summarizeConversation
+exports.truncateConversationIfNeeded = entry.truncateConversationIfNeeded
