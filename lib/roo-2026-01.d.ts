@@ -18,32 +18,7 @@ export {
   truncateConversation,
   willManageContext,
 } from './roo'
-// The types of lib/roo.d.ts (type names only: a value this era lacks is not promised).
-export type {
-  ApiMessage,
-  ContentBlock,
-  RooErrorKey,
-  ApiStreamTextChunk,
-  ApiStreamUsageChunk,
-  ApiStreamOtherChunk,
-  ApiStreamChunk,
-  ApiRequestMessage,
-  ApiHandler,
-  RooTelemetry,
-  RooProvider,
-  RooOptions,
-  RooCallOptions,
-  SummarizeResponse,
-  SummarizeConversationOptions,
-  TruncationOptions,
-  TruncationResult,
-  TruncateOptions,
-  TruncateResponse,
-  TruncateConversationIfNeeded,
-  ManageContextOptions,
-  GetKeepMessagesWithToolBlocks,
-  FoldedFileContextResult,
-} from './roo'
+export type * from './roo-types'
 import type { GetKeepMessagesWithToolBlocks, ApiHandler, ApiMessage, ManageContextOptions, RooCallOptions, SummarizeResponse, TruncateResponse } from './roo'
 
 /**
