@@ -289,7 +289,7 @@ describe('condense: what it writes, and where', () => {
     expect(killed.signal).toBe('SIGKILL')
     expect(left).toHaveLength(1)
     expect(left[0]).toMatch(/^\.big\.json\.context-condense-\d+\.tmp$/)
-    const again = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', file, '--force'])
+    const again = await cli(['condense', big, '-p', 'truncation', '-o', file, '--force'])
     expect(again.code).toBe(0)
     expect(readdirSync(dir)).toEqual(['big.json'])
   }, 60_000)

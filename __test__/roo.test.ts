@@ -1195,7 +1195,7 @@ describe('today: summarizeConversation with an options object (fresh start)', ()
     expect(error).toHaveBeenCalledWith('Error during condensing API call:', expect.any(Error))
   })
 
-  it('summary is the model\'s text; the files list is an option', async () => {
+  itReal('summary is the model\'s text; the files list is an option', async () => {
     const input = guard(loadFixture('synthetic-2-heavy-read').slice(0, 12))
     const plain = await today.summarizeConversation({ messages: input, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })
     expect(plain.summary).toBe(SUMMARY)
@@ -1462,7 +1462,7 @@ describe('today: folded file context from the host\'s outlines', () => {
 })
 
 describe('today: a first step before the fresh-start summary', () => {
-  it('lossless alone under the threshold: its copies are stored after their messages, no model call, the model is sent the shorter history', async () => {
+  itReal('lossless alone under the threshold: its copies are stored after their messages, no model call, the model is sent the shorter history', async () => {
     const input = guard(loadFixture('synthetic-3-tool-dedup'))
     const before = countTokens(input)
     const handler = todayHandler({ count: engineCount })
@@ -1499,7 +1499,7 @@ describe('today: a first step before the fresh-start summary', () => {
     expect(today.getEffectiveApiHistory(today.cleanupAfterTruncation(r.messages.filter((m) => !m.condensedBy)))).toEqual(input)
   })
 
-  it('a first step that misses the target: the fresh-start summary follows as usual', async () => {
+  itReal('a first step that misses the target: the fresh-start summary follows as usual', async () => {
     const input = guard(loadFixture('synthetic-3-tool-dedup'))
     const before = countTokens(input)
     const handler = todayHandler({ count: engineCount })

@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, countTokens, countTokensAsync, clearTokenCache, type ApiMessage } from '../lib/index.js'
-import { loadFixture } from './helpers.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const scheduler = require('../lib/scheduler.js') as {
@@ -161,7 +160,7 @@ describe('the scheduler', () => {
 
 describe('the entry points on top of it', () => {
   it('50 concurrent condense calls give what one call gives, and leave nothing queued', async () => {
-    const h = loadFixture('natural-mini-uncondensed') as ApiMessage[]
+    const h = generateHistory({ seed: 21, format: 'xml', targetTokens: 40_000 }) as ApiMessage[]
     const snapshot = JSON.stringify(h)
     const one = await condense(h, { provider: 'lossless' })
     const all = await Promise.all(Array.from({ length: 50 }, (_, i) => condense(h, { provider: i % 2 ? 'lossless' : 'truncation' })))

@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest'
 
 import { condense, validateConversation, type ApiMessage } from '../lib/index.js'
-import { loadFixture } from './helpers.js'
+import { generateHistory } from '../fixtures/generate.mjs'
 
-const history = () => loadFixture('natural-mini-uncondensed') as ApiMessage[]
+const history = () => generateHistory({ seed: 21, format: 'xml', targetTokens: 40_000 }) as ApiMessage[]
 const once = { summarizeOptions: { retries: 0 } }
 
 const bad: Array<[string, () => unknown, RegExp]> = [
