@@ -13,7 +13,8 @@
 //   them that really hold a lone surrogate or U+FDD0 are replaced in the engine by an escaped
 //   copy: U+FDD0 becomes U+FDD0 U+FDD0, a lone surrogate U+D800+n becomes U+FDD0 U+E800+n. Every
 //   text coming back is unescaped, so kept bytes come back exactly. (Such a message counts a
-//   token or two more per escaped character; nothing else sees the difference.)
+//   few tokens more in the engine's counts: 4 per lone surrogate, 3 per U+FDD0, in both encodings;
+//   nothing else sees the difference.)
 'use strict'
 
 const ESC = '\uFDD0'
