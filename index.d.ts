@@ -83,6 +83,18 @@ export declare function countTexts(texts: Array<string>, encodingName?: string |
 /** Tokens of many strings, counted off the JavaScript thread. */
 export declare function countTextsAsync(texts: Array<string>, encodingName?: string | undefined | null): Promise<Array<number>>
 
+export declare function defaultPrompts(): DefaultPrompts
+
+/**
+ * The prompts a summary is asked with when the config gives none: `conversation` (Native and
+ * Smart's batch mode) and `content` (Smart's per-content summarize operation). Settings UIs show
+ * them beside the custom prompt fields.
+ */
+export interface DefaultPrompts {
+  conversation: string
+  content: string
+}
+
 /** The JSON Schema of the manager config, for settings UIs. */
 export declare function managerConfigSchema(): any
 

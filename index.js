@@ -842,6 +842,7 @@ module.exports.countMessages = nativeBinding.countMessages
 module.exports.countText = nativeBinding.countText
 module.exports.countTexts = nativeBinding.countTexts
 module.exports.countTextsAsync = nativeBinding.countTextsAsync
+module.exports.defaultPrompts = nativeBinding.defaultPrompts
 module.exports.managerConfigSchema = nativeBinding.managerConfigSchema
 module.exports.managerDecide = nativeBinding.managerDecide
 module.exports.managerGuardAllows = nativeBinding.managerGuardAllows

@@ -101,12 +101,18 @@ try {
   check(`condense from the installed package: ${works.stdout.trim()}`, works.status === 0, works.stderr)
 
   // The types, as a user's project compiles them: every entry, under each resolution.
-  const source = entries.map((e, i) => `import { ${e.names.map((n) => `${n} as e${i}_${n}`).join(', ')} } from '${e.specifier}'\nexport const used${i} = [${e.names.map((n) => `e${i}_${n}`).join(', ')}]`).join('\n')
+  // An entry that is an ES module only (the browser settings element) is imported from an ES
+  // module file: a CommonJS file under node16 resolution must use import() for it, as in Node;
+  // node10 (CommonJS resolution, no `exports`) cannot type an ES module entry at all.
+  const esmOnly = (e) => e.js.endsWith('.mjs')
+  const use = (list, offset) => list.map((e, k) => { const i = k + offset; return `import { ${e.names.map((n) => `${n} as e${i}_${n}`).join(', ')} } from '${e.specifier}'\nexport const used${i} = [${e.names.map((n) => `e${i}_${n}`).join(', ')}]` }).join('\n')
+  const source = use(entries.filter((e) => !esmOnly(e)), 0)
+  writeFileSync(join(project, 'use-esm.mts'), `${use(entries.filter(esmOnly), 100)}\n`)
   writeFileSync(join(project, 'use.ts'), `${source}\nimport type { ApiMessage, CondenseResult } from 'context-condense'\nexport const m: ApiMessage = { role: 'user', content: 'hi' }\nexport type R = CondenseResult\n`)
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   const typeRoots = join(root, 'node_modules', '@types')
   for (const [resolution, module] of [['node16', 'node16'], ['bundler', 'esnext'], ['node10', 'commonjs']]) {
-    const r = run(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--typeRoots', typeRoots, '--types', 'node', 'use.ts'])
+    const r = run(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--typeRoots', typeRoots, '--types', 'node', 'use.ts', ...(resolution === 'node10' ? [] : ['use-esm.mts'])])
     check(`tsc --moduleResolution ${resolution}: every entry's types found and used`, r.status === 0, r.stdout + r.stderr)
   }
 

@@ -35,15 +35,18 @@ pub const BUILT_IN: [&str; 4] = ["native", "lossless", "truncation", "smart"];
 pub struct Triggers {
     /// Condense when the context reaches this % of the window (5..100).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 5.0, max = 100.0))]
     pub trigger_percent: Option<f64>,
     /// Aim for this % of the window after condensing (providers that take a target).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 5.0, max = 100.0))]
     pub stop_percent: Option<f64>,
     /// Skip a condensation that saves fewer tokens than this (keeps the host's prompt cache).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_gain_tokens: Option<u64>,
     /// Skip a condensation that saves less than this % of the context.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 100.0))]
     pub min_gain_percent: Option<f64>,
 }
 
@@ -51,6 +54,7 @@ pub struct Triggers {
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoopGuard {
     /// Attempts in a row that made no progress before the task cools down. @default 3
+    #[schemars(range(min = 1))]
     pub max_attempts: u32,
     /// How long a task cools down, in milliseconds. @default 60000
     pub cool_down_ms: u64,
@@ -73,8 +77,10 @@ pub struct ManagerConfig {
     /// Condense automatically (Roo's `autoCondenseContext`). @default true
     pub auto_condense: bool,
     /// The global trigger, % of the window (Roo's `autoCondenseContextPercent`). @default 100
+    #[schemars(range(min = 5.0, max = 100.0))]
     pub threshold: f64,
     /// Per API profile: 5..100, or -1 to inherit the global threshold.
+    #[schemars(schema_with = "profile_thresholds_schema")]
     pub profile_thresholds: BTreeMap<String, f64>,
     /// Global trigger / stop / minimum-gain settings.
     pub triggers: Triggers,
@@ -106,6 +112,20 @@ impl Default for ManagerConfig {
             condensing_profile_id: None,
         }
     }
+}
+
+/// What a settings UI may write per profile: -1 (inherit) or a percentage from 5 to 100. Reading a
+/// config stays looser (any number, warned about at use), as Roo Code reads its own settings.
+fn profile_thresholds_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "object",
+        "additionalProperties": {
+            "anyOf": [
+                { "const": -1, "description": "Inherit the global threshold." },
+                { "type": "number", "minimum": MIN_CONDENSE_THRESHOLD, "maximum": MAX_CONDENSE_THRESHOLD }
+            ]
+        }
+    })
 }
 
 /// Reads a manager config, mapping Roo Code's earlier settings keys onto the new ones

@@ -274,6 +274,23 @@ pub fn smart_preset(name: String) -> Result<Value> {
     })
 }
 
+/// The prompts a summary is asked with when the config gives none: `conversation` (Native and
+/// Smart's batch mode) and `content` (Smart's per-content summarize operation). Settings UIs show
+/// them beside the custom prompt fields.
+#[napi(object)]
+pub struct DefaultPrompts {
+    pub conversation: String,
+    pub content: String,
+}
+
+#[napi]
+pub fn default_prompts() -> DefaultPrompts {
+    DefaultPrompts {
+        conversation: crate::providers::native::SUMMARY_PROMPT.to_string(),
+        content: crate::passes::content_ops::DEFAULT_SUMMARY_PROMPT.to_string(),
+    }
+}
+
 /// Tokens of one string.
 #[napi(catch_unwind)]
 pub fn count_text(text: String, encoding_name: Option<String>) -> Result<u32> {

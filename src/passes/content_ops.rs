@@ -378,7 +378,7 @@ pub struct OpsRun<'a, 's> {
     pub current_tokens: u64,
 }
 
-const DEFAULT_SUMMARY_PROMPT: &str = "You condense one piece of a coding agent's context so the agent can continue its task. Keep every fact the agent may need later: file paths, names of functions, types and variables, line numbers, commands and their outcome, error messages verbatim, values and decisions. Drop repetition and boilerplate. Answer with the condensed text only, no preamble.";
+pub const DEFAULT_SUMMARY_PROMPT: &str = "You condense one piece of a coding agent's context so the agent can continue its task. Keep every fact the agent may need later: file paths, names of functions, types and variables, line numbers, commands and their outcome, error messages verbatim, values and decisions. Drop repetition and boilerplate. Answer with the condensed text only, no preamble.";
 
 /// Runs the operations over the selected original messages (oldest first).
 pub fn run(draft: &mut Draft, view: &View, selected: &[usize], ops: &ContentOps, run: &mut OpsRun) -> OpsOutcome {

@@ -11,9 +11,12 @@ use crate::providers::lossless::LosslessConfig;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
+// The provider needs something to run: a preset, passes, or at least the lossless prelude.
+#[schemars(extend("anyOf" = [{ "required": ["preset"] }, { "required": ["passes"] }, { "required": ["losslessPrelude"] }]))]
 pub struct SmartConfig {
     /// A preset to start from: "conservative", "balanced", "aggressive" (or a use-case preset).
     /// Keys given beside it replace the preset's.
+    #[schemars(schema_with = "preset_schema")]
     pub preset: Option<String>,
     pub lossless_prelude: Option<Prelude>,
     pub passes: Option<Vec<PassConfig>>,
@@ -199,4 +202,16 @@ pub enum Execution {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Condition {
     pub token_threshold: u64,
+}
+
+/// `preset` names one of the engine's presets (or is null).
+fn preset_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut names: Vec<serde_json::Value> = super::presets::NAMES.iter().map(|n| serde_json::json!(n)).collect();
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({
+        "description": "A preset to start from: \"conservative\", \"balanced\", \"aggressive\" (or a use-case preset).\nKeys given beside it replace the preset's.",
+        "type": ["string", "null"],
+        "enum": names,
+        "default": null
+    })
 }

@@ -1,0 +1,305 @@
+// The settings panel (<context-condense-settings>, lib/settings/): its schema checker agrees with
+// Ajv on the engine's schemas, and in headless Chromium (the demo page, examples/settings/) every
+// provider's form comes from its schema, bad input is refused with its path, `change` carries
+// exactly what was chosen and the engine accepts it, presets export and import, the keyboard
+// alone is enough, and the previews are the engine's own numbers.
+import Ajv2020 from 'ajv/dist/2020'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startSettingsDemo } from '../examples/settings/server.mjs'
+import { CondensationManager, condense, configSchema, managerConfigSchema, smartPreset, type ApiMessage } from '../lib/index.js'
+import { settingsSchemas } from '../lib/settings/schemas.js'
+import { validate } from '../lib/settings/validate.mjs'
+
+const ROOT = join(__dirname, '..')
+const CHROMIUM = process.env.CONTEXT_CONDENSE_CHROMIUM || '/usr/bin/chromium'
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const HISTORY = JSON.parse(readFileSync(join(ROOT, 'fixtures/examples/xml-session.json'), 'utf8')) as ApiMessage[]
+const PROVIDERS = ['native', 'lossless', 'truncation', 'smart'] as const
+
+/** A small deterministic generator (the cases are the same on every run). */
+function rng(seed: number) {
+  let s = seed >>> 0
+  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+}
+
+/** Every path to a value inside `v`. */
+function paths(v: unknown, at: Array<string | number> = []): Array<Array<string | number>> {
+  const out = [at]
+  if (Array.isArray(v)) v.forEach((x, i) => out.push(...paths(x, [...at, i])))
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(...paths(x, [...at, k]))
+  return out
+}
+
+/** `base` with one place replaced, removed, or given an unknown key. */
+function mutate(base: unknown, next: () => number): unknown {
+  const copy = structuredClone(base)
+  const all = paths(copy).filter((p) => p.length > 0)
+  if (!all.length) return copy
+  const p = all[Math.floor(next() * all.length)]
+  let parent: any = copy
+  for (const k of p.slice(0, -1)) parent = parent[k]
+  const key = p[p.length - 1]
+  const values = [-1, 0, 3, 5, 50, 100, 101, 2.5, 2 ** 33, 'x', 'balanced', 'latest', 'truncate', '', null, true, [], {}, { operation: 'summarize' }, { type: 'custom', messageIndices: [1] }]
+  const r = next()
+  if (r < 0.15 && !Array.isArray(parent)) delete parent[key]
+  else if (r < 0.25 && !Array.isArray(parent)) parent.surprise = 1
+  else parent[key] = values[Math.floor(next() * values.length)]
+  return copy
+}
+
+describe('the panel checks settings as the engine\'s schemas say', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  const formats: Record<string, (n: number) => boolean> = {
+    uint: (n) => Number.isInteger(n) && n >= 0,
+    uint32: (n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 32 - 1,
+    uint64: (n) => Number.isInteger(n) && n >= 0,
+    double: (n) => Number.isFinite(n),
+  }
+  for (const [name, check] of Object.entries(formats)) ajv.addFormat(name, { type: 'number', validate: check })
+
+  const cases: Array<[string, Record<string, unknown>, unknown[]]> = [
+    ['smart', configSchema('smart'), [smartPreset('conservative'), smartPreset('balanced'), smartPreset('aggressive'), { preset: 'balanced', targetTokens: 1000 }]],
+    ['truncation', configSchema('truncation'), [{}, { preserveRecentCount: 4, toolResults: 'suppress', maxToolResultLines: 3 }]],
+    ['lossless', configSchema('lossless'), [{}, { keep: 'latest', deduplicateFileReads: false }]],
+    ['native', configSchema('native'), [{}, { customPrompt: 'Summarize.', keepLast: 2, pricing: { inputPrice: 3, outputPrice: 15 } }]],
+    ['manager', managerConfigSchema(), [{}, { provider: 'smart', threshold: 80, profileThresholds: { a: -1, b: 70 }, triggers: { triggerPercent: 90, minGainTokens: 100 }, loopGuard: { maxAttempts: 2, coolDownMs: 10 } }]],
+  ]
+  for (const [name, schema, bases] of cases) {
+    it(`agrees with Ajv on ${name} configs, valid and broken (400 cases)`, () => {
+      const ajvValidate = ajv.compile(schema)
+      const next = rng(name.length * 7919)
+      let invalid = 0
+      for (let n = 0; n < 400; n++) {
+        const value = n < bases.length ? bases[n] : mutate(bases[n % bases.length], next)
+        const ours = validate(schema, value)
+        const theirs = ajvValidate(value)
+        expect(ours.length === 0, `${JSON.stringify(value)}: ours ${JSON.stringify(ours)}, Ajv ${JSON.stringify(ajvValidate.errors)}`).toBe(theirs)
+        if (!theirs) {
+          invalid++
+          for (const p of ours) expect(p.path).toMatch(/^settings(\.|\[|$)/)
+        }
+      }
+      expect(invalid).toBeGreaterThan(50) // the mutations do break things
+    })
+  }
+
+  it('names the place of a problem as the engine does', () => {
+    expect(validate(configSchema('smart'), { passes: [{ id: 'a', mode: 'sideways' }] })).toEqual([
+      expect.objectContaining({ path: 'settings.passes[0].mode', message: expect.stringContaining('"batch", "individual"') }),
+    ])
+    expect(validate(managerConfigSchema(), { profileThresholds: { fast: 3 } })[0].path).toBe('settings.profileThresholds.fast')
+  })
+
+  it('refuses settings the engine would refuse, that the schemas now say (a Smart config with nothing to run, an unknown preset, a threshold out of 5..100)', async () => {
+    const smart = configSchema('smart')
+    expect(validate(smart, {}).length).toBeGreaterThan(0)
+    await expect(condense(HISTORY, { provider: 'smart', config: {} })).rejects.toThrow(/needs `preset`/)
+    expect(validate(smart, { preset: 'fastest' })[0].path).toBe('settings.preset')
+    await expect(condense(HISTORY, { provider: 'smart', config: { preset: 'fastest' as never } })).rejects.toThrow(/fastest/)
+    expect(validate(managerConfigSchema(), { triggers: { triggerPercent: 2 } })[0].path).toBe('settings.triggers.triggerPercent')
+    expect(() => new CondensationManager({ config: { triggers: { triggerPercent: 2 } } })).toThrow(/triggerPercent/)
+  })
+})
+
+let browser: Browser
+let demo: { url: string; close(): Promise<void> }
+beforeAll(async () => {
+  demo = await startSettingsDemo()
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+})
+afterAll(async () => {
+  await browser?.close()
+  await demo?.close()
+})
+
+/** A fresh demo page; `settings` replaces the demo's starting settings. */
+async function open(settings?: unknown): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } })
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(demo.url)
+  await page.waitForFunction(() => (window as any).panelReady)
+  if (settings) await page.evaluate((s) => { (document.getElementById('panel') as any).settings = s }, settings)
+  ;(page as any).pageErrors = errors
+  return page
+}
+const lastChange = (page: Page) => page.evaluate(() => (window as any).lastChange ?? null)
+const settle = (page: Page) => page.waitForTimeout(50)
+
+describe('the panel in Chromium', () => {
+  it('renders every provider\'s form from its schema, and a control for every manager setting', async () => {
+    const page = await open()
+    const schemas = settingsSchemas()
+    for (const id of PROVIDERS) {
+      await page.getByRole('radio', { name: schemas.providers.find((p) => p.id === id)!.name, exact: true }).check()
+      await settle(page)
+      const keys = Object.keys((schemas.providers.find((p) => p.id === id)!.schema as any).properties).filter((k) => !(id === 'smart' && k === 'preset'))
+      for (const k of keys) expect(await page.locator(`[data-path="settings.providers.${id}.${k}"]`).count(), `${id}.${k}`).toBeGreaterThan(0)
+      expect(await page.locator('h2', { hasText: `settings` }).first().textContent()).toContain(schemas.providers.find((p) => p.id === id)!.name)
+    }
+    // Smart's preset has its own radio group; every manager setting has a control.
+    expect(await page.getByRole('radiogroup', { name: 'Smart preset' }).count()).toBe(1)
+    for (const k of Object.keys((schemas.manager as any).properties)) {
+      const selector = k === 'providers' ? '[data-provider]' : `[data-path="settings.${k}"]`
+      expect(await page.locator(selector).count(), k).toBeGreaterThan(0)
+    }
+    expect((page as any).pageErrors).toEqual([])
+    await page.close()
+  })
+
+  it('sends exactly what was chosen, and the engine\'s manager takes it', async () => {
+    const page = await open({ provider: 'lossless', autoCondense: true, threshold: 80 })
+    await page.getByRole('checkbox', { name: 'Deduplicate file reads' }).uncheck()
+    await settle(page)
+    const chosen = await lastChange(page)
+    expect(chosen).toEqual({ provider: 'lossless', autoCondense: true, threshold: 80, providers: { lossless: { deduplicateFileReads: false } } })
+    expect(() => new CondensationManager({ config: chosen })).not.toThrow()
+    expect(new CondensationManager().validateConfig(chosen)).toEqual([])
+    await page.close()
+  })
+
+  it('refuses bad input with its path beside the field, and sends nothing', async () => {
+    const page = await open({ provider: 'truncation' })
+    const field = page.locator('[data-path="settings.providers.truncation.preserveRecentCount"]')
+    await field.getByRole('spinbutton').fill('-3')
+    await field.getByRole('spinbutton').press('Enter')
+    await settle(page)
+    await expect.poll(() => field.locator('.cc-error').first().textContent()).toContain('settings.providers.truncation.preserveRecentCount: must be at least 0')
+    expect(await field.getByRole('spinbutton').getAttribute('aria-invalid')).toBe('true')
+    const last = await lastChange(page)
+    expect(last?.providers?.truncation?.preserveRecentCount).not.toBe(-3)
+    expect(await page.getByRole('alert').textContent()).toContain('Not saved')
+    // The global threshold is a percentage from 5 to 100.
+    const threshold = page.locator('[data-path="settings.threshold"]').getByRole('spinbutton')
+    await threshold.fill('150')
+    await threshold.press('Enter')
+    await settle(page)
+    expect(await page.getByRole('alert').textContent()).toContain('settings.threshold: must be at most 100')
+    await page.close()
+  })
+
+  it('starts Smart from a preset, turns an edited preset into a custom config, and exports/imports it', async () => {
+    const page = await open({ provider: 'lossless' })
+    await page.getByRole('radio', { name: 'Smart', exact: true }).check()
+    await settle(page)
+    expect((await lastChange(page)).providers.smart).toEqual({ preset: 'balanced' })
+    await page.getByRole('radio', { name: 'Aggressive' }).check()
+    await settle(page)
+    expect((await lastChange(page)).providers.smart).toEqual({ preset: 'aggressive' })
+    // Edit one setting of the preset: the config becomes the preset spelled out, with the edit.
+    const keep = page.locator('[data-path="settings.providers.smart.passes[0].selection"]').getByRole('spinbutton').first()
+    await keep.fill('9')
+    await keep.press('Enter')
+    await settle(page)
+    const custom = (await lastChange(page)).providers.smart
+    const expected = structuredClone(smartPreset('aggressive')) as any
+    expected.passes[0].selection.keepRecentCount = 9
+    expect(custom).toEqual(expected)
+    expect(await page.getByRole('radio', { name: 'Custom' }).isChecked()).toBe(true)
+    // Export, then import into a fresh panel.
+    await page.getByText('Export or import as JSON').click()
+    await page.getByRole('button', { name: 'Export' }).click()
+    const json = await page.getByLabel('Smart configuration (JSON)').inputValue()
+    expect(JSON.parse(json)).toEqual(custom)
+    const fresh = await open({ provider: 'smart', providers: { smart: { preset: 'conservative' } } })
+    await fresh.getByText('Export or import as JSON').click()
+    await fresh.getByLabel('Smart configuration (JSON)').fill(json)
+    await fresh.getByRole('button', { name: 'Import' }).click()
+    await settle(fresh)
+    expect((await lastChange(fresh)).providers.smart).toEqual(custom)
+    // A config the schema refuses is not imported: its problem is shown with its path.
+    await fresh.getByText('Export or import as JSON').click()
+    await fresh.getByLabel('Smart configuration (JSON)').fill('{"passes":[{"id":"p","mode":"sideways"}]}')
+    await fresh.getByRole('button', { name: 'Import' }).click()
+    await settle(fresh)
+    expect(await fresh.locator('[data-error-for="import.smart"]').textContent()).toContain('settings.providers.smart.passes[0].mode')
+    expect((await lastChange(fresh)).providers.smart).toEqual(custom)
+    await page.close()
+    await fresh.close()
+  })
+
+  it('works from the keyboard alone', async () => {
+    const page = await open({ provider: 'native' })
+    // Tab from the top of the page reaches the provider choice; arrows move within it.
+    for (let n = 0; n < 10 && !(await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.name === 'cc-provider')); n++) await page.keyboard.press('Tab')
+    await page.keyboard.press('ArrowRight') // Native → Lossless
+    await settle(page)
+    expect((await lastChange(page)).provider).toBe('lossless')
+    // Tab on to the first Lossless setting and toggle it with Space.
+    let reached = false
+    for (let n = 0; n < 12 && !reached; n++) {
+      await page.keyboard.press('Tab')
+      reached = await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.id === 'cc-settings_providers_lossless_deduplicateFileReads-value')
+    }
+    expect(reached).toBe(true)
+    await page.keyboard.press('Space')
+    await settle(page)
+    expect((await lastChange(page)).providers.lossless).toEqual({ deduplicateFileReads: false })
+    // Focus stays on the control after the panel re-renders.
+    expect(await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.id)).toBe('cc-settings_providers_lossless_deduplicateFileReads-value')
+    await page.close()
+  })
+
+  it('sets a threshold per API profile, -1 to inherit', async () => {
+    const page = await open({ provider: 'native', threshold: 80 })
+    await page.getByRole('checkbox', { name: 'Inherit global for Fast (GPT mini)' }).uncheck()
+    await settle(page)
+    expect((await lastChange(page)).profileThresholds).toEqual({ fast: 80 })
+    const fast = page.getByRole('spinbutton', { name: 'Threshold for Fast (GPT mini) (%)' })
+    await fast.fill('3')
+    await fast.press('Enter')
+    await settle(page)
+    expect(await page.getByRole('alert').textContent()).toContain('settings.profileThresholds.fast')
+    await page.getByRole('spinbutton', { name: 'Threshold for Fast (GPT mini) (%)' }).fill('70')
+    await page.getByRole('spinbutton', { name: 'Threshold for Fast (GPT mini) (%)' }).press('Enter')
+    await settle(page)
+    expect((await lastChange(page)).profileThresholds).toEqual({ fast: 70 })
+    await page.getByRole('checkbox', { name: 'Inherit global for Fast (GPT mini)' }).check()
+    await settle(page)
+    expect((await lastChange(page)).profileThresholds).toEqual({ fast: -1 })
+    await page.close()
+  })
+
+  it('edits the summary prompt, shows its length and the default, and previews the engine\'s request', async () => {
+    const page = await open({ provider: 'native' })
+    const prompts = settingsSchemas().prompts
+    expect(await page.locator('.cc-prompt pre').first().textContent()).toBe(prompts.conversation)
+    expect(await page.locator('[data-prompt-length]').getAttribute('data-prompt-length')).toBe(String(prompts.conversation.length))
+    await page.getByRole('checkbox', { name: 'Set custom prompt' }).check()
+    await settle(page)
+    await page.getByLabel('Custom prompt', { exact: true }).fill('Summarize tersely.')
+    await page.getByLabel('Custom prompt', { exact: true }).blur()
+    await settle(page)
+    expect((await lastChange(page)).providers.native).toEqual({ customPrompt: 'Summarize tersely.' })
+    expect(await page.locator('[data-prompt-length]').getAttribute('data-prompt-length')).toBe('18')
+    await page.getByRole('button', { name: 'Preview the summary request' }).click()
+    await expect.poll(() => page.locator('.cc-request').textContent()).toContain('"systemPrompt": "Summarize tersely."')
+    const request = JSON.parse((await page.locator('.cc-request').textContent())!)
+    expect(request.messages.length).toBeGreaterThan(10) // the engine's request over the bundled history
+    await page.close()
+  })
+
+  it('previews each provider on the current task with the engine\'s numbers', async () => {
+    const page = await open({ provider: 'lossless' })
+    await page.getByRole('button', { name: 'Preview what each strategy removes' }).click()
+    await page.locator('tr[data-provider="lossless"]').waitFor()
+    const lossless = await condense(HISTORY, { provider: 'lossless' })
+    const cell = await page.locator('tr[data-provider="lossless"] td.num').first().textContent()
+    expect(cell).toBe(lossless.metrics.tokensAfter.toLocaleString('en-US'))
+    const truncation = await condense(HISTORY, { provider: 'truncation' })
+    expect(await page.locator('tr[data-provider="truncation"] td.num').first().textContent()).toBe(truncation.metrics.tokensAfter.toLocaleString('en-US'))
+    expect(await page.locator('tr[data-provider="native"]').textContent()).toContain('not run in the preview')
+    await page.close()
+  })
+
+  it('takes VS Code\'s theme variables when the page defines them', async () => {
+    const page = await open()
+    await page.evaluate(() => document.documentElement.style.setProperty('--vscode-foreground', 'rgb(1, 2, 3)'))
+    expect(await page.evaluate(() => getComputedStyle((document.getElementById('panel') as any).shadowRoot.querySelector('h2')).color)).toBe('rgb(1, 2, 3)')
+    await page.close()
+  })
+})

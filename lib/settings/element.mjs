@@ -1,0 +1,193 @@
+// <context-condense-settings>: the condensing settings panel a host's webview embeds. It is given
+// the engine's schemas (from `settingsSchemas()` on the Node side), the current settings (the
+// manager's configuration) and the host's API profiles; it renders every setting from those
+// schemas, checks each change against them and emits `change` with the new settings only when
+// they are valid (errors are shown beside their field, with their path). Framework-free, no
+// network, themed by VS Code's CSS variables when present. Never changes the objects it is given.
+
+import { el, field } from './form.mjs'
+import { STYLE } from './style.mjs'
+import {
+  condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice,
+} from './sections.mjs'
+import { validate } from './validate.mjs'
+
+/** Manager settings under "Advanced", in this order. */
+const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallback', 'loopGuard']
+
+const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
+
+// Outside a browser (Node loading the package's entries) there is no HTMLElement: the class still
+// loads, so the module can be imported anywhere, but only a browser can define and use it.
+const Base = typeof HTMLElement === 'undefined' ? class {} : HTMLElement
+
+export class ContextCondenseSettings extends Base {
+  constructor() {
+    super()
+    this.attachShadow({ mode: 'open' })
+    this._schemas = null
+    this._value = {}
+    this._profiles = []
+    this._errors = []
+    this.preview = null
+    this.previewRequest = null
+  }
+
+  /** `settingsSchemas()` from `context-condense/settings/schemas`, as JSON. */
+  get schemas() { return this._schemas }
+  set schemas(v) { this._schemas = v; this.render() }
+
+  /** The current settings (a copy): the manager configuration, `providers` holding each provider's config. */
+  get settings() { return clone(this._value) }
+  set settings(v) { this._value = clone(v ?? {}); this.render() }
+  get value() { return this._value }
+
+  /** The host's API profiles: `[{ id, name }]`. */
+  get profiles() { return this._profiles }
+  set profiles(v) { this._profiles = Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : []; this.render() }
+
+  /** The problems of the current settings (empty when valid). */
+  get errors() { return this._errors.slice() }
+
+  connectedCallback() { this.render() }
+
+  /** Problems of a provider's config under its schema, paths from `settings.providers.<id>`. */
+  checkProviderConfig(id, config) {
+    const p = this._schemas?.providers.find((x) => x.id === id)
+    return p ? validate(p.schema, config, `settings.providers.${id}`) : []
+  }
+
+  /** Every problem of `settings`: the manager's schema, then each known provider's. */
+  check(settings) {
+    if (!this._schemas) return []
+    const problems = validate(this._schemas.manager, settings, 'settings')
+    for (const [id, config] of Object.entries(settings.providers ?? {})) problems.push(...this.checkProviderConfig(id, config))
+    return problems
+  }
+
+  /** Takes new settings: shown at once; `change` only when they are valid, `invalid` otherwise. */
+  update(next) {
+    this._value = next
+    this._errors = this.check(next)
+    this.scheduleRender()
+    if (this._errors.length === 0) this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(next) }, bubbles: true, composed: true }))
+    else this.dispatchEvent(new CustomEvent('invalid', { detail: { errors: this._errors.slice() }, bubbles: true, composed: true }))
+  }
+
+  /** Switches provider at once; Smart with no configuration yet starts from the balanced preset. */
+  selectProvider(id) {
+    const next = { ...this._value, provider: id }
+    if (id === 'smart' && !next.providers?.smart) next.providers = { ...(next.providers ?? {}), smart: { preset: 'balanced' } }
+    this.update(next)
+  }
+
+  setProviderConfig(id, config) {
+    const providers = { ...(this._value.providers ?? {}) }
+    if (config === undefined) delete providers[id]
+    else providers[id] = config
+    this.update({ ...this._value, providers })
+  }
+
+  /** What the form shows for a provider: a preset's configuration spelled out, keys beside it on top. */
+  displayedConfig(id) {
+    const config = this._value.providers?.[id] ?? {}
+    if (id !== 'smart' || typeof config.preset !== 'string') return config
+    const preset = this._schemas.presets.find((p) => p.name === config.preset)
+    const { preset: _name, ...beside } = config
+    return preset ? { ...clone(preset.config), ...beside } : config
+  }
+
+  /** Renders after the event that caused a change has finished (so focus has settled). */
+  scheduleRender() {
+    if (this._pending) return
+    this._pending = true
+    setTimeout(() => { this._pending = false; this.render() }, 0)
+  }
+
+  render() {
+    if (!this.shadowRoot) return
+    const focus = this.focusKey()
+    const root = this.shadowRoot
+    root.replaceChildren(el('style', { text: STYLE }))
+    if (!this._schemas) {
+      root.append(el('div', { class: 'cc-help', text: 'Waiting for the settings schemas from the host.' }))
+      return
+    }
+    const errorsBox = el('div', { class: 'cc-errors', role: 'alert' },
+      this._errors.length ? [el('strong', { text: 'Not saved: ' }), el('ul', {}, this._errors.map((e) => el('li', { text: `${e.path}: ${e.message}` })))] : [])
+    root.append(errorsBox, providerChoice(this), this.providerSection(), this.whenSection(),
+      el('details', { class: 'cc-advanced', open: this._advancedOpen || undefined, ontoggle: (e) => { this._advancedOpen = e.target.open } },
+        el('summary', { text: 'Advanced: triggers, fallback, loop guard' }), ADVANCED_KEYS.map((k) => managerField(this, k))),
+      previewSection(this))
+    this.showErrors()
+    this.restoreFocus(focus)
+  }
+
+  providerSection() {
+    const id = this._value.provider ?? 'native'
+    const p = this._schemas.providers.find((x) => x.id === id)
+    if (!p) return el('section', {}, el('h2', { text: 'Provider settings' }), el('div', { class: 'cc-help', text: `"${id}" is provided by the host: it has no settings here.` }))
+    const shown = this.displayedConfig(id)
+    const form = field(p.schema, {
+      root: p.schema, key: id, label: '', path: `settings.providers.${id}`, omit: id === 'smart' ? ['preset'] : [],
+      get: () => this.displayedConfig(id),
+      set: (v) => this.setProviderConfig(id, v),
+    })
+    const prompt = p.schema.properties?.customPrompt ? promptTools(this, id, shown.customPrompt, this._schemas.prompts.conversation) : null
+    return el('section', { 'data-provider': id }, el('h2', { text: `${p.name} settings` }),
+      id === 'smart' ? presetChoice(this, this._value.providers?.smart ?? {}) : null,
+      form, prompt, exportImport(this, id))
+  }
+
+  whenSection() {
+    return el('section', {}, el('h2', { text: 'When to condense' }),
+      managerField(this, 'autoCondense'), managerField(this, 'threshold'), profileThresholds(this), condensingProfile(this))
+  }
+
+  /** Puts each problem beside its field (the nearest one that exists for its path). */
+  showErrors() {
+    const root = this.shadowRoot
+    for (const e of this._errors) {
+      let path = e.path
+      let slot = null
+      while (path && !(slot = root.querySelector(`[data-error-for="${CSS.escape(path)}"]`))) path = path.replace(/(\.[^.[\]]+|\[[^\]]*\])$/, '') || ''
+      if (!slot) continue
+      slot.textContent = slot.textContent ? `${slot.textContent}\n${e.path}: ${e.message}` : `${e.path}: ${e.message}`
+      slot.parentElement?.classList.add('cc-invalid')
+      const control = slot.parentElement?.querySelector('input,select,textarea')
+      control?.setAttribute('aria-invalid', 'true')
+    }
+  }
+
+  /** Where focus is, as a key that survives a re-render: the field's path and the control's place in it. */
+  focusKey() {
+    const active = this.shadowRoot?.activeElement
+    if (!active) return null
+    if (active.id) return { id: active.id }
+    const holder = active.closest('[data-path]')
+    if (!holder) return null
+    const controls = [...holder.querySelectorAll('input,select,textarea,button,summary')]
+    return { path: holder.getAttribute('data-path'), index: controls.indexOf(active) }
+  }
+
+  restoreFocus(key) {
+    if (!key) return
+    let target = null
+    if (key.id) target = this.shadowRoot.getElementById(key.id)
+    else {
+      const holder = this.shadowRoot.querySelector(`[data-path="${CSS.escape(key.path)}"]`)
+      target = holder ? holder.querySelectorAll('input,select,textarea,button,summary')[key.index] : null
+    }
+    target?.focus()
+  }
+}
+
+/** Defines the element once (a second import, or a host that defined it first, is left alone). */
+export function defineSettingsElement(name = 'context-condense-settings') {
+  if (typeof customElements === 'undefined') throw new Error('defineSettingsElement: needs a browser (customElements is not defined here)')
+  if (!customElements.get(name)) customElements.define(name, class extends ContextCondenseSettings {})
+  return customElements.get(name)
+}
+
+if (typeof customElements !== 'undefined') defineSettingsElement()
+export { validate }

@@ -1,0 +1,41 @@
+// Types of lib/settings/schemas.js: the Node side of the settings panel.
+import type { ApiMessage, ManagerConfig, SmartConfig, SummarizeCallback, SummarizeRequest } from '../index'
+
+export interface ProviderEntry {
+  id: 'native' | 'lossless' | 'truncation' | 'smart'
+  name: string
+  description: string
+  /** Whether it calls the host's model. */
+  summarizes: boolean
+  /** `configSchema(id)`. */
+  schema: Record<string, unknown>
+}
+
+/** Everything the panel renders from, as plain JSON (send it to the webview as it is). */
+export interface SettingsSchemas {
+  providers: ProviderEntry[]
+  /** `managerConfigSchema()`. */
+  manager: Record<string, unknown>
+  /** The presets the panel offers, each as the engine defines it (`smartPreset(name)`). */
+  presets: Array<{ name: string; config: SmartConfig }>
+  /** The prompts used when a config gives none. */
+  prompts: { conversation: string; content: string }
+}
+
+export interface PreviewRow {
+  provider: string
+  name: string
+  /** Null when the provider was not run (Native without a summarizer) or failed (see `note`). */
+  tokensAfter: number | null
+  messagesChanged?: number
+  note?: string
+}
+
+export interface PreviewResult {
+  tokensBefore: number
+  rows: PreviewRow[]
+}
+
+export function settingsSchemas(): SettingsSchemas
+export function previewOnHistory(messages: ApiMessage[], settings?: ManagerConfig, options?: { summarize?: SummarizeCallback }): Promise<PreviewResult>
+export function summaryRequestFor(messages: ApiMessage[], settings?: ManagerConfig): Promise<SummarizeRequest | null>

@@ -1,0 +1,75 @@
+// The Node side of the settings panel: collects what the panel renders from (every provider's
+// JSON Schema, the manager's, the Smart presets as the engine defines them, the default prompts)
+// into one JSON object a host sends to its webview, and runs the panel's previews on a history.
+// Reads the engine; holds no state and changes nothing it is given.
+'use strict'
+
+const { condense, configSchema, managerConfigSchema, smartPreset } = require('../index.js')
+const native = require('../native.js')
+
+/** The built-in providers, in the order the panel offers them, with what each does. */
+const PROVIDERS = [
+  { id: 'native', name: 'Native', summarizes: true, description: 'Your model summarizes the older conversation, as Roo Code does.' },
+  { id: 'lossless', name: 'Lossless', summarizes: false, description: 'Removes only repeats and superseded state; every reference can be expanded back.' },
+  { id: 'truncation', name: 'Truncation', summarizes: false, description: 'Shortens or drops old tool results and parameters; keeps the first message, recent ones and what you typed.' },
+  { id: 'smart', name: 'Smart', summarizes: true, description: 'Passes that keep, suppress, truncate or summarize each kind of content; start from a preset.' },
+]
+
+/** The presets the panel offers as starting points (the engine knows more use-case presets). */
+const PRESETS = ['conservative', 'balanced', 'aggressive']
+
+/** Everything the panel renders from, as plain JSON. */
+function settingsSchemas() {
+  return {
+    providers: PROVIDERS.map((p) => ({ ...p, schema: configSchema(p.id) })),
+    manager: managerConfigSchema(),
+    presets: PRESETS.map((name) => ({ name, config: smartPreset(name) })),
+    prompts: native.defaultPrompts(),
+  }
+}
+
+/**
+ * What each provider would do to `messages` under `settings` (the manager configuration):
+ * `{ tokensBefore, rows: [{ provider, name, tokensAfter, messagesChanged, note? }] }`. Native runs
+ * only when `options.summarize` is given (it calls the model); otherwise its row says so.
+ */
+async function previewOnHistory(messages, settings = {}, options = {}) {
+  const rows = []
+  let tokensBefore
+  for (const p of PROVIDERS) {
+    const config = settings.providers?.[p.id]
+    if (p.id === 'native' && !options.summarize) {
+      rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: 'Writes a summary with your model: not run in the preview.' })
+      continue
+    }
+    try {
+      const r = await condense(messages, { provider: p.id, ...(config ? { config } : {}), ...(options.summarize ? { summarize: options.summarize } : {}) })
+      tokensBefore = r.metrics.tokensBefore
+      rows.push({ provider: p.id, name: p.name, tokensAfter: r.error ? r.metrics.tokensBefore : r.metrics.tokensAfter, messagesChanged: r.metrics.messagesChanged, ...(r.error ? { note: r.error } : {}) })
+    } catch (e) {
+      rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: e.message })
+    }
+  }
+  return { tokensBefore: tokensBefore ?? 0, rows }
+}
+
+/**
+ * The first request Native would send the summarizer for `messages` under `settings`: the engine
+ * builds it and this captures it (the stand-in answer is discarded). Null when Native would not
+ * summarize (too few messages).
+ */
+async function summaryRequestFor(messages, settings = {}) {
+  let request = null
+  const config = settings.providers?.native
+  await condense(messages, {
+    provider: 'native',
+    ...(config ? { config } : {}),
+    summarize: (r) => {
+      request ??= r
+      return 'preview'
+    },
+  })
+  return request
+}
+
+module.exports = { settingsSchemas, previewOnHistory, summaryRequestFor }

@@ -1,0 +1,125 @@
+// Checks a value against the engine's JSON Schemas in the browser, where the addon is not. Covers
+// exactly the part of JSON Schema 2020-12 that the engine's schemas use (type, enum, const,
+// minimum/maximum, properties/required/additionalProperties, items, oneOf/anyOf, local $ref, the
+// numeric formats schemars writes); a keyword outside it is an error, so a schema that grows a new
+// keyword fails the tests instead of being half-checked. Never changes the value it checks.
+
+const KNOWN = new Set([
+  '$schema', '$defs', '$ref', 'title', 'description', 'default', 'type', 'enum', 'const', 'minimum', 'maximum',
+  'format', 'properties', 'required', 'additionalProperties', 'items', 'oneOf', 'anyOf',
+])
+
+/** Rust's integer widths as schemars names them. */
+const FORMATS = {
+  uint: (n) => Number.isInteger(n) && n >= 0,
+  uint8: (n) => Number.isInteger(n) && n >= 0 && n <= 255,
+  uint16: (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+  uint32: (n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 32 - 1,
+  uint64: (n) => Number.isInteger(n) && n >= 0,
+  double: (n) => Number.isFinite(n),
+}
+
+/** `settings.providers.smart.passes[0].mode` style paths, as the engine's own errors name places. */
+export function childPath(path, key) {
+  if (typeof key === 'number') return `${path}[${key}]`
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
+}
+
+/** The schema a local `$ref` names (`#/$defs/Name`). */
+export function resolve(schema, root) {
+  let s = schema
+  for (let hops = 0; s && typeof s.$ref === 'string'; hops++) {
+    if (hops > 32 || !s.$ref.startsWith('#/')) throw new Error(`unsupported $ref ${s.$ref}`)
+    let target = root
+    for (const part of s.$ref.slice(2).split('/')) target = target?.[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+    if (!target) throw new Error(`$ref ${s.$ref} names nothing`)
+    // Keywords beside the $ref (a description, a default) stay with it.
+    const { $ref, ...beside } = s
+    s = { ...target, ...beside }
+  }
+  return s
+}
+
+function typeOf(v) {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number'
+  return typeof v
+}
+
+function typeMatches(type, v) {
+  const t = typeOf(v)
+  return type === t || (type === 'number' && t === 'integer')
+}
+
+function show(v) {
+  const text = JSON.stringify(v)
+  return text === undefined ? String(v) : text.length > 40 ? `${text.slice(0, 37)}...` : text
+}
+
+/**
+ * Every problem of `value` under `schema` (whose `$defs` the refs name), each as
+ * `{ path, message, schemaPath }`; an empty list when it is valid.
+ */
+export function validate(schema, value, path = 'settings', root = schema, schemaPath = '#') {
+  const errors = []
+  const s = resolve(schema, root)
+  if (s === true || s === undefined) return errors
+  if (s === false) return [{ path, message: 'not allowed here', schemaPath }]
+  for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new Error(`${schemaPath}: schema keyword "${k}" is not supported`)
+  const at = (message, keyword) => errors.push({ path, message, schemaPath: `${schemaPath}/${keyword}` })
+  if (s.type !== undefined) {
+    const types = Array.isArray(s.type) ? s.type : [s.type]
+    if (!types.some((t) => typeMatches(t, value))) {
+      at(`expected ${types.join(' or ')}, got ${show(value)}`, 'type')
+      return errors
+    }
+  }
+  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) at(`expected ${show(s.const)}, got ${show(value)}`, 'const')
+  if (s.enum && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) at(`expected one of ${s.enum.map(show).join(', ')}, got ${show(value)}`, 'enum')
+  if (typeof value === 'number') {
+    if (s.minimum !== undefined && value < s.minimum) at(`must be at least ${s.minimum}, got ${value}`, 'minimum')
+    if (s.maximum !== undefined && value > s.maximum) at(`must be at most ${s.maximum}, got ${value}`, 'maximum')
+    if (s.format && FORMATS[s.format] && !FORMATS[s.format](value)) at(`expected a ${s.format === 'double' ? 'finite number' : `whole number that fits ${s.format}`}, got ${value}`, 'format')
+  }
+  if (typeOf(value) === 'object') {
+    const props = s.properties ?? {}
+    for (const r of s.required ?? []) if (!(r in value)) at(`${r} is required`, 'required')
+    for (const [k, v] of Object.entries(value)) {
+      if (k in props) errors.push(...validate(props[k], v, childPath(path, k), root, `${schemaPath}/properties/${k}`))
+      else if (s.additionalProperties === false) errors.push({ path: childPath(path, k), message: `unknown key, expected one of ${Object.keys(props).join(', ')}`, schemaPath: `${schemaPath}/additionalProperties` })
+      else if (s.additionalProperties && s.additionalProperties !== true) errors.push(...validate(s.additionalProperties, v, childPath(path, k), root, `${schemaPath}/additionalProperties`))
+    }
+  }
+  if (Array.isArray(value) && s.items !== undefined) value.forEach((v, i) => errors.push(...validate(s.items, v, childPath(path, i), root, `${schemaPath}/items`)))
+  for (const keyword of ['oneOf', 'anyOf']) {
+    if (!s[keyword]) continue
+    const results = s[keyword].map((branch, i) => validate(branch, value, path, root, `${schemaPath}/${keyword}/${i}`))
+    const passing = results.filter((r) => r.length === 0).length
+    if (keyword === 'anyOf' ? passing > 0 : passing === 1) continue
+    if (passing > 1) {
+      at(`matches ${passing} of the allowed forms, expected exactly one`, keyword)
+      continue
+    }
+    // Report the branch that came closest: the one whose problems lie deepest, then the fewest.
+    const depth = (r) => Math.max(...r.map((e) => e.path.length))
+    const best = results.reduce((a, b) => (depth(b) > depth(a) || (depth(b) === depth(a) && b.length < a.length) ? b : a))
+    if (depth(best) > path.length) errors.push(...best)
+    else at(describeChoices(s[keyword], root, value), keyword)
+  }
+  return errors
+}
+
+/** "expected one of ..." for a failed choice whose branches all failed at the top. */
+function describeChoices(branches, root, value) {
+  const forms = branches.map((b) => {
+    const r = resolve(b, root)
+    if (r.const !== undefined) return show(r.const)
+    if (r.enum) return r.enum.map(show).join(', ')
+    if (r.type === 'object' && r.properties?.type?.const) return `{ type: ${show(r.properties.type.const)}, ... }`
+    const types = Array.isArray(r.type) ? r.type : r.type ? [r.type] : []
+    const range = r.minimum !== undefined || r.maximum !== undefined ? ` from ${r.minimum ?? '-inf'} to ${r.maximum ?? 'inf'}` : ''
+    return types.length ? `${types.join(' or ')}${range}` : 'another form'
+  })
+  return `expected ${forms.join(' or ')}, got ${show(value)}`
+}
