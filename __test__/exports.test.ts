@@ -19,7 +19,7 @@ describe('named exports at run time match the types', () => {
   const entries = packageEntries()
 
   it('covers the main entry and each sub-path', () => {
-    expect(entries.map((e) => e.specifier)).toEqual(['context-condense', 'context-condense/roo', 'context-condense/roo-2025', 'context-condense/roo-2026-01', 'context-condense/openai-client', 'context-condense/openai-format'])
+    expect(entries.map((e) => e.specifier)).toEqual(['context-condense', 'context-condense/roo', 'context-condense/roo-2025', 'context-condense/roo-2026-01', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/settings', 'context-condense/settings/schemas'])
   })
 
   it.each(entries)('$specifier: every value export of its .d.ts, through require and import', ({ specifier, types }) => {

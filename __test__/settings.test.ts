@@ -284,7 +284,7 @@ describe('the panel in Chromium', () => {
   })
 
   it('previews each provider on the current task with the engine\'s numbers', async () => {
-    const page = await open({ provider: 'lossless' })
+    const page = await open() // as the demo sets it up: the preview function given last
     await page.getByRole('button', { name: 'Preview what each strategy removes' }).click()
     await page.locator('tr[data-provider="lossless"]').waitFor()
     const lossless = await condense(HISTORY, { provider: 'lossless' })
@@ -293,6 +293,26 @@ describe('the panel in Chromium', () => {
     const truncation = await condense(HISTORY, { provider: 'truncation' })
     expect(await page.locator('tr[data-provider="truncation"] td.num').first().textContent()).toBe(truncation.metrics.tokensAfter.toLocaleString('en-US'))
     expect(await page.locator('tr[data-provider="native"]').textContent()).toContain('not run in the preview')
+    await page.close()
+  })
+
+  it('runs under a webview\'s strict Content-Security-Policy (no inline script or style allowed), styled', async () => {
+    const page = await browser.newPage()
+    const violations: string[] = []
+    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'"
+    await page.route(`${demo.url}csp`, (r) => r.fulfill({ contentType: 'text/html', headers: { 'content-security-policy': csp }, body: '<!doctype html><context-condense-settings id="panel"></context-condense-settings><script type="module" src="/csp.mjs"></script>' }))
+    await page.route(`${demo.url}csp.mjs`, (r) => r.fulfill({ contentType: 'text/javascript', body: "import '/lib/settings/element.mjs'\nconst p = document.getElementById('panel')\np.schemas = await (await fetch('/schemas.json')).json()\np.settings = { provider: 'lossless' }\nwindow.panelReady = true\n" }))
+    await page.goto(`${demo.url}csp`)
+    await page.waitForFunction(() => (window as any).panelReady)
+    await page.waitForTimeout(100)
+    // The stylesheet applies: empty error slots are hidden, the provider cards are a grid.
+    const styles = await page.evaluate(() => {
+      const root = (document.getElementById('panel') as any).shadowRoot
+      return [getComputedStyle(root.querySelector('.cc-error')).display, getComputedStyle(root.querySelector('.cc-providers')).display]
+    })
+    expect(styles).toEqual(['none', 'grid'])
+    expect(violations).toEqual([])
     await page.close()
   })
 

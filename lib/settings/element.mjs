@@ -29,9 +29,13 @@ export class ContextCondenseSettings extends Base {
     this._value = {}
     this._profiles = []
     this._errors = []
-    this.preview = null
+    this._preview = null
     this.previewRequest = null
   }
+
+  /** `async (settings) => ({ tokensBefore, rows })`: runs the providers on the current task. */
+  get preview() { return this._preview }
+  set preview(fn) { this._preview = typeof fn === 'function' ? fn : null; this.render() }
 
   /** `settingsSchemas()` from `context-condense/settings/schemas`, as JSON. */
   get schemas() { return this._schemas }
@@ -108,7 +112,14 @@ export class ContextCondenseSettings extends Base {
     if (!this.shadowRoot) return
     const focus = this.focusKey()
     const root = this.shadowRoot
-    root.replaceChildren(el('style', { text: STYLE }))
+    // A constructed stylesheet where the browser has them: a webview's Content-Security-Policy
+    // governs <style> elements but not these.
+    if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function') {
+      this._sheet ??= new CSSStyleSheet()
+      if (!this._sheet.cssRules.length) this._sheet.replaceSync(STYLE)
+      root.adoptedStyleSheets = [this._sheet]
+      root.replaceChildren()
+    } else root.replaceChildren(el('style', { text: STYLE }))
     if (!this._schemas) {
       root.append(el('div', { class: 'cc-help', text: 'Waiting for the settings schemas from the host.' }))
       return

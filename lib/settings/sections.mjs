@@ -170,6 +170,13 @@ export function managerField(panel, key) {
   })
 }
 
+/** A bar `width` wide, set through the CSSOM (a style attribute would need 'unsafe-inline'). */
+function bar(width) {
+  const b = el('div', { class: 'cc-bar' })
+  b.style.width = width
+  return b
+}
+
 const fmt = (n) => (typeof n === 'number' ? n.toLocaleString('en-US') : '—')
 
 /** What each provider would remove on the current task, with before/after bars. */
@@ -187,7 +194,7 @@ export function previewSection(panel) {
           el('th', { scope: 'row', text: r.name ?? humanize(r.provider) }),
           el('td', { class: 'num', text: fmt(after) }), el('td', { class: 'num', text: pct }),
           el('td', {}, el('div', { class: 'cc-bars', title: r.note ?? '' },
-            el('div', { class: 'cc-bar before', style: 'width:100%' }), el('div', { class: 'cc-bar', style: `width:${width}` })),
+            el('div', { class: 'cc-bar before' }), bar(width)),
             r.note ? el('div', { class: 'cc-help', text: r.note }) : null))
       }))))
   }

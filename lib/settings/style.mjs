@@ -38,7 +38,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .25em .5em; border-bottom: 1px solid var(--vscode-panel-border, #d0d7de); vertical-align: middle; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .cc-bar { height: .8em; background: var(--vscode-charts-blue, #3b82f6); border-radius: 2px; }
-.cc-bar.before { background: var(--vscode-charts-gray, #9aa4af); }
+.cc-bar.before { width: 100%; background: var(--vscode-charts-gray, #9aa4af); }
 .cc-bars { display: grid; gap: 2px; min-width: 8em; }
 pre { white-space: pre-wrap; word-break: break-word; max-height: 20em; overflow: auto; background: var(--vscode-textCodeBlock-background, #f3f5f7); padding: .5em; }
 details > summary { cursor: pointer; margin: .4em 0; }
