@@ -13,9 +13,21 @@ import { loadFixture, itReal } from './helpers.js'
 
 const base = (): ApiMessage[] => [
   { role: 'user', content: [{ type: 'text', text: '<task>\nFix the bug.\n</task>' }] },
-  { role: 'assistant', content: [{ type: 'text', text: 'Reading it.' }, { type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.ts' } }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Reading it.' },
+      { type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'a.ts' } },
+    ],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'const a = 1\n'.repeat(400) }] },
-  { role: 'assistant', content: [{ type: 'text', text: 'Reading it again.' }, { type: 'tool_use', id: 't2', name: 'read_file', input: { path: 'a.ts' } }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Reading it again.' },
+      { type: 'tool_use', id: 't2', name: 'read_file', input: { path: 'a.ts' } },
+    ],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't2', content: 'const a = 1\n'.repeat(400) }] },
   { role: 'assistant', content: 'Done.' },
 ]
@@ -46,7 +58,11 @@ describe('bad input: the shape of the history', () => {
     ['a missing role', [{ content: 'x' }], 'messages[0].role: missing role'],
     ['an unknown role', [{ role: 'system', content: 'x' }], 'messages[0].role: expected "user" or "assistant", got "system"'],
     ['content of the wrong type', [{ role: 'user', content: 5 }], 'messages[0].content: expected a string or an array of blocks, got a number'],
-    ['a block without type', [{ role: 'user', content: [{ type: 'text', text: 'a' }, { text: 'x' }] }], 'messages[0].content[1].type: a content block needs a string "type"'],
+    [
+      'a block without type',
+      [{ role: 'user', content: [{ type: 'text', text: 'a' }, { text: 'x' }] }],
+      'messages[0].content[1].type: a content block needs a string "type"',
+    ],
   ]
   for (const [what, input, error] of structural) {
     it(`${what}: an error naming the place, messages unchanged`, async () => {
@@ -93,7 +109,11 @@ describe('bad input: tool pairing', () => {
 
   it('condensed without making them worse', async () => {
     const input = broken()
-    for (const options of [{ provider: 'lossless' }, { provider: 'truncation', config: { preserveRecentCount: 1 } }, { provider: 'smart', config: { preset: 'aggressive' } }] as const) {
+    for (const options of [
+      { provider: 'lossless' },
+      { provider: 'truncation', config: { preserveRecentCount: 1 } },
+      { provider: 'smart', config: { preset: 'aggressive' } },
+    ] as const) {
       const o = await unchanged(input, options)
       expect(o.ok).toBe(true)
       if (!o.ok) continue
@@ -121,8 +141,20 @@ describe('bad input: tool pairing', () => {
   it('repairConversation adds synthetic results for unanswered calls and leaves a pending last call', () => {
     const h: ApiMessage[] = [
       { role: 'user', content: 'go' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'x', input: {} }, { type: 'tool_use', id: 'b', name: 'x', input: {} }] },
-      { role: 'user', content: [{ type: 'text', text: 'env' }, { type: 'tool_result', tool_use_id: 'a', content: 'ok' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'a', name: 'x', input: {} },
+          { type: 'tool_use', id: 'b', name: 'x', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'env' },
+          { type: 'tool_result', tool_use_id: 'a', content: 'ok' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'c', name: 'x', input: {} }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'd', name: 'x', input: {} }] },
     ]
@@ -151,7 +183,9 @@ describe('bad input: values JSON cannot carry, sizes and odd fields', () => {
     for (let i = 0; i < 10_000; i++) cur = (cur.a = {}) as Record<string, unknown>
     ;(input[1].content as Array<{ input?: unknown }>)[1].input = deep
     const o = await condense(input, { provider: 'smart', config: { preset: 'balanced' } })
-    expect(o.error).toBe('messages[1].content[1].input.a… (124 levels deeper): nested more than 128 levels deep (the JSON limit); the messages were left unchanged')
+    expect(o.error).toBe(
+      'messages[1].content[1].input.a… (124 levels deeper): nested more than 128 levels deep (the JSON limit); the messages were left unchanged',
+    )
     expect(o.messages[1]).toBe(input[1])
     expect(validateConversation(input)).toEqual([
       { path: 'messages[1].content[1].input.a… (124 levels deeper)', code: 'unsupported_value', message: 'nested more than 128 levels deep (the JSON limit)' },
@@ -163,7 +197,9 @@ describe('bad input: values JSON cannot carry, sizes and odd fields', () => {
     const cyclic = base()
     const input = (cyclic[1].content as Array<{ input: Record<string, unknown> }>)[1].input
     input.self = input
-    expect((await condense(cyclic, { provider: 'lossless' })).error).toBe('messages[1].content[1].input.self: the value contains itself (a cycle); the messages were left unchanged')
+    expect((await condense(cyclic, { provider: 'lossless' })).error).toBe(
+      'messages[1].content[1].input.self: the value contains itself (a cycle); the messages were left unchanged',
+    )
     const nan = base()
     ;(nan[3] as { ts?: number }).ts = NaN
     const o = await condense(nan, { provider: 'lossless' })
@@ -225,18 +261,34 @@ describe('bad input: options', () => {
     ['an unknown provider', { provider: 'magic' }, /unknown provider "magic"|magic/],
     ['an unknown key', { provider: 'lossless', bogus: 1 }, /^invalid options: options\.bogus: unknown field `bogus`/],
     ['an unknown config key', { provider: 'lossless', config: { dedup: true } }, /^invalid options: options\.config\.dedup: unknown field `dedup`/],
-    ['a negative count', { provider: 'truncation', config: { preserveRecentCount: -1 } }, /^invalid options: options\.config\.preserveRecentCount: invalid value: integer `-1`/],
+    [
+      'a negative count',
+      { provider: 'truncation', config: { preserveRecentCount: -1 } },
+      /^invalid options: options\.config\.preserveRecentCount: invalid value: integer `-1`/,
+    ],
     ['NaN', { provider: 'truncation', config: { preserveRecentCount: NaN } }, /^condense: options\.config\.preserveRecentCount: NaN is not a JSON number$/],
     ['Infinity tokens', { provider: 'lossless', prevContextTokens: Infinity }, /^condense: options\.prevContextTokens: Infinity is not a JSON number$/],
     ['negative tokens', { provider: 'lossless', prevContextTokens: -5 }, /^invalid options: options\.prevContextTokens: expected a whole number >= 0, got -5$/],
-    ['a percentage out of range', { provider: 'smart', config: { preset: 'balanced', targetReductionPercent: 150 } }, /^invalid options: options\.config\.targetReductionPercent: expected a percentage from 0 to 100, got 150$/],
-    ['a negative price', { provider: 'native', config: { pricing: { inputPrice: -3 } } }, /^invalid options: options\.config\.pricing\.inputPrice: expected a price >= 0/],
+    [
+      'a percentage out of range',
+      { provider: 'smart', config: { preset: 'balanced', targetReductionPercent: 150 } },
+      /^invalid options: options\.config\.targetReductionPercent: expected a percentage from 0 to 100, got 150$/,
+    ],
+    [
+      'a negative price',
+      { provider: 'native', config: { pricing: { inputPrice: -3 } } },
+      /^invalid options: options\.config\.pricing\.inputPrice: expected a price >= 0/,
+    ],
     ['an unknown preset', { provider: 'smart', config: { preset: 'turbo' } }, /^invalid options: options\.config\.preset: unknown preset "turbo"/],
     ['a bad encoding', { provider: 'lossless', encoding: 'gpt2' }, /options\.encoding/],
     ['a bad repair flag', { provider: 'lossless', repair: 'yes' }, /^condense: options\.repair: expected true or false, got string "yes"$/],
     ['a bad signal', { provider: 'lossless', signal: {} }, /^condense: options\.signal: expected an AbortSignal, got an object$/],
     ['a bad summarize', { provider: 'native', summarize: 'gpt' }, /^condense: options\.summarize: expected an async function, got string "gpt"$/],
-    ['a bad concurrency', { provider: 'native', summarizeOptions: { concurrency: 0 } }, /^condense: options\.summarizeOptions\.concurrency: expected a whole number >= 1, got number 0$/],
+    [
+      'a bad concurrency',
+      { provider: 'native', summarizeOptions: { concurrency: 0 } },
+      /^condense: options\.summarizeOptions\.concurrency: expected a whole number >= 1, got number 0$/,
+    ],
   ]
   for (const [what, options, error] of cases) {
     it(`${what}: rejects with an error naming the option`, async () => {
@@ -286,7 +338,14 @@ describe('the callback under fire', () => {
   it('Smart with a failing callback falls back to truncation and says so', async () => {
     const h = generateHistory({ seed: 11, format: 'native', targetTokens: 60_000 }) as ApiMessage[]
     const snapshot = structuredClone(h)
-    const r = await condense(h, { provider: 'smart', config: { preset: 'quality' }, summarize: async () => { throw new Error('model down') }, summarizeOptions: { retries: 0 } })
+    const r = await condense(h, {
+      provider: 'smart',
+      config: { preset: 'quality' },
+      summarize: async () => {
+        throw new Error('model down')
+      },
+      summarizeOptions: { retries: 0 },
+    })
     expect(h).toEqual(snapshot)
     expect(r.error).toBe(undefined)
     expect(r.metrics.passes.reduce((n, p) => n + p.summarizeFallbacks, 0)).toBeGreaterThan(0)
@@ -338,7 +397,11 @@ describe('panics', () => {
   `
   for (const stage of ['sync', 'task', 'callback']) {
     it(`a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`, () => {
-      const out = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: stage }, encoding: 'utf8', timeout: 30_000 })
+      const out = spawnSync(process.execPath, ['-e', script], {
+        env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: stage },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
       expect(out.status).toBe(0)
       const lines = out.stdout.trim().split('\n')
       expect(JSON.parse(lines[0])).toEqual({ ok: false, message: expect.stringContaining(`panic probe: ${stage}`) })

@@ -4,7 +4,21 @@
 // summarizer against a mock OpenAI-compatible server (whole and streamed replies, failures,
 // timeouts), progress, and Ctrl-C.
 import { spawn } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, watch, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  watch,
+  writeFileSync,
+} from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -30,7 +44,10 @@ interface Run {
 }
 
 /** Runs the CLI (asynchronously: the mock server answers from this process meanwhile). */
-function cli(args: string[], opts: { input?: string; env?: Record<string, string | undefined>; onSpawn?: (child: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
+function cli(
+  args: string[],
+  opts: { input?: string; env?: Record<string, string | undefined>; onSpawn?: (child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env: Record<string, string | undefined> = { ...process.env, CONTEXT_CONDENSE_API_KEY: undefined, OPENAI_API_KEY: undefined, ...opts.env }
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k]
@@ -53,7 +70,12 @@ const out = (name: string) => join(tmp, name)
 /** Metrics without timings (they differ from run to run). */
 function withoutTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTimes)
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'durationMs').map(([k, v]) => [k, withoutTimes(v)]))
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'durationMs')
+        .map(([k, v]) => [k, withoutTimes(v)]),
+    )
   return value
 }
 const withoutTime = (report: string) => report.replace(/\n - Time: .*$/m, '')
@@ -135,7 +157,9 @@ describe('the same figures as the library on the seven real histories', () => {
         ...['conservative', 'balanced', 'aggressive', 'speed', 'quality', 'cost'].map((preset) => ({ provider: 'smart', preset })),
         { provider: 'native' },
       ]
-      expect(json.providers.map((p: { provider: string; preset?: string }) => ({ provider: p.provider, ...(p.preset ? { preset: p.preset } : {}) }))).toEqual(specs)
+      expect(json.providers.map((p: { provider: string; preset?: string }) => ({ provider: p.provider, ...(p.preset ? { preset: p.preset } : {}) }))).toEqual(
+        specs,
+      )
       for (const [i, spec] of specs.entries()) {
         const lib = await condense(messages, { provider: spec.provider, ...(spec.preset ? { config: { preset: spec.preset } } : {}) } as CondenseOptions)
         const row = json.providers[i]
@@ -152,9 +176,18 @@ describe('the same figures as the library on the seven real histories', () => {
       // Lossless's row is what analyze says Lossless removes.
       expect(json.providers[0].tokensSaved).toBe(json.analysis.losslessTokensSaved)
       // Native without a model: not run; the manager's stand-in estimate beside it.
-      const estimate = await new CondensationManager({ config: { provider: 'native' } }).estimateReduction(messages, { provider: 'native', summarize: async () => '' })
+      const estimate = await new CondensationManager({ config: { provider: 'native' } }).estimateReduction(messages, {
+        provider: 'native',
+        summarize: async () => '',
+      })
       expect(json.providers[8].error).toBe("No summarize callback was given: the native provider summarizes with the host's model")
-      expect(json.providers[8].estimate).toEqual({ tokensAfter: estimate.tokensAfter, tokensSaved: estimate.tokensSaved, reductionPercent: estimate.reductionPercent, llmCalls: estimate.llmCalls, exact: false })
+      expect(json.providers[8].estimate).toEqual({
+        tokensAfter: estimate.tokensAfter,
+        tokensSaved: estimate.tokensSaved,
+        reductionPercent: estimate.reductionPercent,
+        llmCalls: estimate.llmCalls,
+        exact: false,
+      })
     })
 
     const [args, options] = condenseRuns[k]
@@ -300,10 +333,14 @@ describe('condense: what it writes, and where', () => {
     for (const force of [[], ['--force']]) {
       const r = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', dir, ...force])
       expect(r.code).toBe(2)
-      expect(r.stderr).toBe(`context-condense: --out ${dir} is a folder, not a file\n  pass the path of a file to write, such as ${join(dir, 'condensed.json')}\n`)
+      expect(r.stderr).toBe(
+        `context-condense: --out ${dir} is a folder, not a file\n  pass the path of a file to write, such as ${join(dir, 'condensed.json')}\n`,
+      )
       const h = await cli(['report', fixtureFolder(name), '--html', dir, ...force])
       expect(h.code).toBe(2)
-      expect(h.stderr).toBe(`context-condense: --html ${dir} is a folder, not a file\n  pass the path of a file to write, such as ${join(dir, 'report.html')}\n`)
+      expect(h.stderr).toBe(
+        `context-condense: --html ${dir} is a folder, not a file\n  pass the path of a file to write, such as ${join(dir, 'report.html')}\n`,
+      )
     }
     // Through a link to a folder too.
     const link = out('link-to-folder')
@@ -343,7 +380,9 @@ describe('condense: what it writes, and where', () => {
     ]
     const plain = await cli(['condense', '-', '-p', 'lossless', '--dry-run'], { input: JSON.stringify(input) })
     expect(plain.code).toBe(0)
-    expect(plain.stderr).toContain('context-condense: warning: 1 problem the provider APIs would reject, condensed around (--repair fixes tool pairing): messages[1].content[0]')
+    expect(plain.stderr).toContain(
+      'context-condense: warning: 1 problem the provider APIs would reject, condensed around (--repair fixes tool pairing): messages[1].content[0]',
+    )
     const r = await cli(['condense', '-', '-p', 'lossless', '--repair', '--json'], { input: JSON.stringify(input) })
     expect(r.code).toBe(0)
     const json = JSON.parse(r.stdout)
@@ -355,7 +394,10 @@ describe('condense: what it writes, and where', () => {
 
 describe('OpenAI-format histories', () => {
   /** A generated history in OpenAI form (system prompt, tool_calls, tool messages). */
-  const openai = [{ role: 'system', content: 'You are Roo.' }, ...fromAnthropic(generateHistory({ seed: 4, format: 'native', targetTokens: 20_000, thinking: false }) as never)]
+  const openai = [
+    { role: 'system', content: 'You are Roo.' },
+    ...fromAnthropic(generateHistory({ seed: 4, format: 'native', targetTokens: 20_000, thinking: false }) as never),
+  ]
 
   it('detected, condensed, and written back in OpenAI format', async () => {
     const file = out('openai-in.json')
@@ -385,7 +427,9 @@ describe('OpenAI-format histories', () => {
   it('--format anthropic on an OpenAI history: the engine cannot read it; exit 3 with the paths and the fix', async () => {
     const r = await cli(['analyze', '-', '--format', 'anthropic'], { input: JSON.stringify(openai) })
     expect(r.code).toBe(3)
-    expect(r.stderr).toContain('context-condense: standard input is not a history the engine can read (anthropic format):\n  messages[0].role: expected "user" or "assistant", got "system"\n')
+    expect(r.stderr).toContain(
+      'context-condense: standard input is not a history the engine can read (anthropic format):\n  messages[0].role: expected "user" or "assistant", got "system"\n',
+    )
   })
 })
 
@@ -397,26 +441,153 @@ describe('exit codes and what the messages say', () => {
   const historyFile = () => generated
   const emptyFolder = mkdtempSync(join(tmp, 'no-history-'))
   const cases: Array<[string, string[], { input?: string; code: number; stderr: string | RegExp }]> = [
-    ['unknown command', ['frobnicate'], { code: 2, stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense, report or preset\n  see context-condense --help\n' }],
-    ['unknown option', ['condense', historyFile(), '-p', 'lossless', '--frob'], { code: 2, stderr: "context-condense: condense: Unknown option '--frob'\n  see context-condense help condense\n" }],
-    ['no history', ['analyze'], { code: 2, stderr: 'context-condense: analyze: expected one history (a file, a Roo Code task folder, or -), got 0\n  see context-condense --help\n' }],
-    ['no provider', ['condense', historyFile()], { code: 2, stderr: 'context-condense: condense: --provider is required\n  pass --provider lossless|truncation|smart|native (context-condense analyze shows what each saves)\n' }],
-    ['unknown provider', ['condense', historyFile(), '-p', 'fast'], { code: 2, stderr: 'context-condense: --provider: unknown value "fast"; expected lossless, truncation, smart, native\n  see context-condense --help\n' }],
-    ['preset without smart', ['condense', historyFile(), '-p', 'lossless', '--preset', 'balanced'], { code: 2, stderr: 'context-condense: --preset applies to --provider smart, not lossless\n  see context-condense --help\n' }],
-    ['smart without preset', ['condense', historyFile(), '-p', 'smart'], { code: 2, stderr: 'context-condense: --provider smart needs --preset or a --config with "passes"\n  pass --preset conservative|balanced|aggressive|speed|quality|cost (context-condense preset <name> prints one to edit)\n' }],
-    ['--dry-run with --out', ['condense', historyFile(), '-p', 'lossless', '--dry-run', '-o', 'x.json'], { code: 2, stderr: 'context-condense: --dry-run writes nothing; drop --out or --dry-run\n  see context-condense --help\n' }],
-    ['--model without --llm-url', ['condense', historyFile(), '-p', 'native', '--model', 'm'], { code: 2, stderr: 'context-condense: --model needs --llm-url\n  pass --llm-url URL (an OpenAI-compatible endpoint), or drop it\n' }],
-    ['a bad --timeout', ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', 'soon'], { code: 2, stderr: 'context-condense: --timeout: expected a number of seconds > 0, got "soon"\n  see context-condense --help\n' }],
-    ['a bad --llm-url', ['condense', historyFile(), '-p', 'native', '--llm-url', 'localhost:11434'], { code: 2, stderr: 'context-condense: --llm-url: expected an http or https URL, got "localhost:11434"\n  see context-condense --help\n' }],
-    ['an unset --api-key-env', ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'CC_TEST_NO_SUCH_VAR'], { code: 2, stderr: 'context-condense: --api-key-env CC_TEST_NO_SUCH_VAR: that environment variable is not set\n  export CC_TEST_NO_SUCH_VAR=<your key>, or drop --api-key-env for a server that needs no key\n' }],
-    ['a missing file', ['analyze', '/no/such/history.json'], { code: 3, stderr: 'context-condense: cannot read /no/such/history.json: no such file or folder\n  check the path; a Roo Code task folder holds api_conversation_history.json\n' }],
-    ['a folder without a history', ['analyze', emptyFolder], { code: 3, stderr: `context-condense: ${emptyFolder} is a folder without api_conversation_history.json\n  pass a Roo Code task folder (…/tasks/<task id>) or the history file itself\n` }],
-    ['not JSON', ['analyze', '-'], { input: '[\n  {"role": "user",\n   "content": "x",}\n]', code: 3, stderr: /^context-condense: standard input is not JSON: .*\(line 3, column 19\)\n  pass the JSON history itself \(Roo Code keeps it in api_conversation_history\.json\)\n$/ }],
-    ['empty input', ['analyze', '-'], { input: '', code: 3, stderr: 'context-condense: standard input is not JSON: it is empty\n  pass the JSON history itself (Roo Code keeps it in api_conversation_history.json)\n' }],
-    ['not a history', ['analyze', '-'], { input: '{"role":"user"}', code: 3, stderr: 'context-condense: standard input holds an object, not a history\n  expected a JSON array of messages, or an object with a "messages" array\n' }],
-    ['ui_messages.json', ['analyze', '-'], { input: '[{"ts":1,"type":"say","say":"text","text":"hi"}]', code: 3, stderr: "context-condense: standard input looks like Roo Code's ui_messages.json, not the conversation sent to the model\n  pass api_conversation_history.json (or the task folder) instead\n" }],
-    ['messages the engine cannot read', ['condense', '-', '-p', 'lossless'], { input: '[{"role":"user","content":"a"},null,{"role":"user","content":5}]', code: 3, stderr: 'context-condense: standard input is not a history the engine can read (anthropic format, detected):\n  messages[1]: expected a message object, got null\n  messages[2].content: expected a string or an array of blocks, got a number\n  fix these messages, or pass --format openai if the format is wrong\n' }],
-    ['native without a model', ['condense', historyFile(), '-p', 'native', '-o', 'never.json'], { code: 1, stderr: "context-condense: not condensed: No summarize callback was given: the native provider summarizes with the host's model\n  native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written\n" }],
+    [
+      'unknown command',
+      ['frobnicate'],
+      { code: 2, stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense, report or preset\n  see context-condense --help\n' },
+    ],
+    [
+      'unknown option',
+      ['condense', historyFile(), '-p', 'lossless', '--frob'],
+      { code: 2, stderr: "context-condense: condense: Unknown option '--frob'\n  see context-condense help condense\n" },
+    ],
+    [
+      'no history',
+      ['analyze'],
+      { code: 2, stderr: 'context-condense: analyze: expected one history (a file, a Roo Code task folder, or -), got 0\n  see context-condense --help\n' },
+    ],
+    [
+      'no provider',
+      ['condense', historyFile()],
+      {
+        code: 2,
+        stderr:
+          'context-condense: condense: --provider is required\n  pass --provider lossless|truncation|smart|native (context-condense analyze shows what each saves)\n',
+      },
+    ],
+    [
+      'unknown provider',
+      ['condense', historyFile(), '-p', 'fast'],
+      { code: 2, stderr: 'context-condense: --provider: unknown value "fast"; expected lossless, truncation, smart, native\n  see context-condense --help\n' },
+    ],
+    [
+      'preset without smart',
+      ['condense', historyFile(), '-p', 'lossless', '--preset', 'balanced'],
+      { code: 2, stderr: 'context-condense: --preset applies to --provider smart, not lossless\n  see context-condense --help\n' },
+    ],
+    [
+      'smart without preset',
+      ['condense', historyFile(), '-p', 'smart'],
+      {
+        code: 2,
+        stderr:
+          'context-condense: --provider smart needs --preset or a --config with "passes"\n  pass --preset conservative|balanced|aggressive|speed|quality|cost (context-condense preset <name> prints one to edit)\n',
+      },
+    ],
+    [
+      '--dry-run with --out',
+      ['condense', historyFile(), '-p', 'lossless', '--dry-run', '-o', 'x.json'],
+      { code: 2, stderr: 'context-condense: --dry-run writes nothing; drop --out or --dry-run\n  see context-condense --help\n' },
+    ],
+    [
+      '--model without --llm-url',
+      ['condense', historyFile(), '-p', 'native', '--model', 'm'],
+      { code: 2, stderr: 'context-condense: --model needs --llm-url\n  pass --llm-url URL (an OpenAI-compatible endpoint), or drop it\n' },
+    ],
+    [
+      'a bad --timeout',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', 'soon'],
+      { code: 2, stderr: 'context-condense: --timeout: expected a number of seconds > 0, got "soon"\n  see context-condense --help\n' },
+    ],
+    [
+      'a bad --llm-url',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'localhost:11434'],
+      { code: 2, stderr: 'context-condense: --llm-url: expected an http or https URL, got "localhost:11434"\n  see context-condense --help\n' },
+    ],
+    [
+      'an unset --api-key-env',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--api-key-env', 'CC_TEST_NO_SUCH_VAR'],
+      {
+        code: 2,
+        stderr:
+          'context-condense: --api-key-env CC_TEST_NO_SUCH_VAR: that environment variable is not set\n  export CC_TEST_NO_SUCH_VAR=<your key>, or drop --api-key-env for a server that needs no key\n',
+      },
+    ],
+    [
+      'a missing file',
+      ['analyze', '/no/such/history.json'],
+      {
+        code: 3,
+        stderr:
+          'context-condense: cannot read /no/such/history.json: no such file or folder\n  check the path; a Roo Code task folder holds api_conversation_history.json\n',
+      },
+    ],
+    [
+      'a folder without a history',
+      ['analyze', emptyFolder],
+      {
+        code: 3,
+        stderr: `context-condense: ${emptyFolder} is a folder without api_conversation_history.json\n  pass a Roo Code task folder (…/tasks/<task id>) or the history file itself\n`,
+      },
+    ],
+    [
+      'not JSON',
+      ['analyze', '-'],
+      {
+        input: '[\n  {"role": "user",\n   "content": "x",}\n]',
+        code: 3,
+        stderr:
+          /^context-condense: standard input is not JSON: .*\(line 3, column 19\)\n {2}pass the JSON history itself \(Roo Code keeps it in api_conversation_history\.json\)\n$/,
+      },
+    ],
+    [
+      'empty input',
+      ['analyze', '-'],
+      {
+        input: '',
+        code: 3,
+        stderr:
+          'context-condense: standard input is not JSON: it is empty\n  pass the JSON history itself (Roo Code keeps it in api_conversation_history.json)\n',
+      },
+    ],
+    [
+      'not a history',
+      ['analyze', '-'],
+      {
+        input: '{"role":"user"}',
+        code: 3,
+        stderr: 'context-condense: standard input holds an object, not a history\n  expected a JSON array of messages, or an object with a "messages" array\n',
+      },
+    ],
+    [
+      'ui_messages.json',
+      ['analyze', '-'],
+      {
+        input: '[{"ts":1,"type":"say","say":"text","text":"hi"}]',
+        code: 3,
+        stderr:
+          "context-condense: standard input looks like Roo Code's ui_messages.json, not the conversation sent to the model\n  pass api_conversation_history.json (or the task folder) instead\n",
+      },
+    ],
+    [
+      'messages the engine cannot read',
+      ['condense', '-', '-p', 'lossless'],
+      {
+        input: '[{"role":"user","content":"a"},null,{"role":"user","content":5}]',
+        code: 3,
+        stderr:
+          'context-condense: standard input is not a history the engine can read (anthropic format, detected):\n  messages[1]: expected a message object, got null\n  messages[2].content: expected a string or an array of blocks, got a number\n  fix these messages, or pass --format openai if the format is wrong\n',
+      },
+    ],
+    [
+      'native without a model',
+      ['condense', historyFile(), '-p', 'native', '-o', 'never.json'],
+      {
+        code: 1,
+        stderr:
+          "context-condense: not condensed: No summarize callback was given: the native provider summarizes with the host's model\n  native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written\n",
+      },
+    ],
   ]
   for (const [label, args, want] of cases) {
     it(`${label}: exit ${want.code}`, async () => {
@@ -444,7 +615,7 @@ describe('exit codes and what the messages say', () => {
     writeFileSync(notJson, '{ preset: balanced }')
     const r2 = await cli(['condense', fixtureFile(name), '-p', 'smart', '-c', notJson])
     expect(r2.code).toBe(2)
-    expect(r2.stderr).toMatch(/^context-condense: --config: .*not-json-config\.json is not JSON: .*\(line 1, column 3\)\n  the config file must be JSON\n$/)
+    expect(r2.stderr).toMatch(/^context-condense: --config: .*not-json-config\.json is not JSON: .*\(line 1, column 3\)\n {2}the config file must be JSON\n$/)
     const extra = out('target-config.json')
     writeFileSync(extra, JSON.stringify({ targetTokens: 15_000 }))
     const r3 = await cli(['condense', fixtureFile(name), '-p', 'smart', '--preset', 'aggressive', '-c', extra, '--json', '--dry-run'])
@@ -467,7 +638,12 @@ describe('exit codes and what the messages say', () => {
     })
     const u = await cli(['analyze', '--json'])
     expect(u.code).toBe(2)
-    expect(JSON.parse(u.stdout)).toEqual({ ok: false, exitCode: 2, error: 'analyze: expected one history (a file, a Roo Code task folder, or -), got 0', hint: 'see context-condense --help' })
+    expect(JSON.parse(u.stdout)).toEqual({
+      ok: false,
+      exitCode: 2,
+      error: 'analyze: expected one history (a file, a Roo Code task folder, or -), got 0',
+      hint: 'see context-condense --help',
+    })
   })
 
   it('preset prints a Smart preset to edit', async () => {
@@ -487,7 +663,9 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
   itReal('native, whole replies: the summary from the server, the key from CONTEXT_CONDENSE_API_KEY, the figures of the library', async () => {
     const s = await serve(() => ({ json: completion(SUMMARY, { prompt_tokens: 1000, completion_tokens: 40 }) }))
     const file = out('native.json')
-    const r = await cli(['condense', fixtureFolder(name), '-p', 'native', '--llm-url', s.url, '--model', 'llama3.1:8b', '-o', file], { env: { CONTEXT_CONDENSE_API_KEY: 'sk-local-1' } })
+    const r = await cli(['condense', fixtureFolder(name), '-p', 'native', '--llm-url', s.url, '--model', 'llama3.1:8b', '-o', file], {
+      env: { CONTEXT_CONDENSE_API_KEY: 'sk-local-1' },
+    })
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const lib: CondenseResult = await libNative()
@@ -501,8 +679,14 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
   })
 
   itReal('native, streamed replies (--stream), the key from --api-key-env, --json figures equal the library', async () => {
-    const s = await serve(() => ({ sse: sseEvents(['SUMMARY: the user asked for mixed edits ', 'and reads; everything passes.'], { prompt_tokens: 1000, completion_tokens: 40 }), gapMs: 5 }))
-    const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--llm-url', `${s.url}/chat/completions`, '--stream', '--api-key-env', 'MY_LLM_KEY', '--json'], { env: { MY_LLM_KEY: 'sk-stream' } })
+    const s = await serve(() => ({
+      sse: sseEvents(['SUMMARY: the user asked for mixed edits ', 'and reads; everything passes.'], { prompt_tokens: 1000, completion_tokens: 40 }),
+      gapMs: 5,
+    }))
+    const r = await cli(
+      ['condense', fixtureFile(name), '-p', 'native', '--llm-url', `${s.url}/chat/completions`, '--stream', '--api-key-env', 'MY_LLM_KEY', '--json'],
+      { env: { MY_LLM_KEY: 'sk-stream' } },
+    )
     expect(r.code).toBe(0)
     const json = JSON.parse(r.stdout)
     const lib = await libNative()
@@ -541,7 +725,9 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
 
   itReal('Smart with a failing endpoint: exit 4 too, not a silent truncation', async () => {
     const s = await serve(() => ({ status: 401, json: { error: { message: 'invalid key' } } }))
-    const r = await cli(['condense', fixtureFile('heavy-uncondensed'), '-p', 'smart', '--preset', 'quality', '--llm-url', s.url, '--retries', '0', '--json'], { env: { OPENAI_API_KEY: 'sk-wrong' } })
+    const r = await cli(['condense', fixtureFile('heavy-uncondensed'), '-p', 'smart', '--preset', 'quality', '--llm-url', s.url, '--retries', '0', '--json'], {
+      env: { OPENAI_API_KEY: 'sk-wrong' },
+    })
     expect(r.code).toBe(4)
     const json = JSON.parse(r.stdout)
     expect(json.exitCode).toBe(4)
@@ -574,7 +760,9 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     await new Promise<void>((r) => probe.close(() => r()))
     const r = await cli(['condense', fixtureFile(name), '-p', 'native', '--llm-url', `http://127.0.0.1:${port}/v1`, '--retries', '0'])
     expect(r.code).toBe(4)
-    expect(r.stderr.split('\n')[0]).toBe(`context-condense: the LLM endpoint failed: cannot reach http://127.0.0.1:${port}/v1/chat/completions: connection refused (is the server running, on this port?)`)
+    expect(r.stderr.split('\n')[0]).toBe(
+      `context-condense: the LLM endpoint failed: cannot reach http://127.0.0.1:${port}/v1/chat/completions: connection refused (is the server running, on this port?)`,
+    )
   })
 })
 

@@ -19,18 +19,34 @@ describe('named exports at run time match the types', () => {
   const entries = packageEntries()
 
   it('covers the main entry and each sub-path', () => {
-    expect(entries.map((e) => e.specifier)).toEqual(['context-condense', 'context-condense/roo', 'context-condense/roo-2025', 'context-condense/roo-2026-01', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/settings', 'context-condense/settings/schemas'])
+    expect(entries.map((e) => e.specifier)).toEqual([
+      'context-condense',
+      'context-condense/roo',
+      'context-condense/roo-2025',
+      'context-condense/roo-2026-01',
+      'context-condense/openai-client',
+      'context-condense/openai-format',
+      'context-condense/settings',
+      'context-condense/settings/schemas',
+    ])
   })
 
   it.each(entries)('$specifier: every value export of its .d.ts, through require and import', ({ specifier, types }) => {
     const names = valueExports(join(root, types))
     expect(names.length).toBeGreaterThan(2)
-    const cjs = node(['-e', `const m = require(${JSON.stringify(specifier)}); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => m[n] === undefined)))`])
+    const cjs = node([
+      '-e',
+      `const m = require(${JSON.stringify(specifier)}); console.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => m[n] === undefined)))`,
+    ])
     expect(cjs.stderr).toBe('')
     expect(JSON.parse(cjs.stdout), `${specifier}: missing through require`).toEqual([])
     // A static named import fails to link when Node does not find a name; the dynamic import's
     // keys show which.
-    const esm = node(['--input-type=module', '-e', `import { ${names.join(', ')} } from ${JSON.stringify(specifier)}\nconst m = await import(${JSON.stringify(specifier)})\nconsole.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => !(n in m) || m[n] === undefined)))`])
+    const esm = node([
+      '--input-type=module',
+      '-e',
+      `import { ${names.join(', ')} } from ${JSON.stringify(specifier)}\nconst m = await import(${JSON.stringify(specifier)})\nconsole.log(JSON.stringify(${JSON.stringify(names)}.filter((n) => !(n in m) || m[n] === undefined)))`,
+    ])
     expect(esm.stderr).toBe('')
     expect(JSON.parse(esm.stdout), `${specifier}: missing through import`).toEqual([])
   })

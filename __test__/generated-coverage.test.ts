@@ -32,8 +32,14 @@ const summary = async (r: { messages: unknown[] }) => ({ text: `SUMMARY of ${r.m
 
 const PROVIDERS: Array<[string, CondenseOptions]> = [
   ['truncation', { provider: 'truncation' }],
-  ...(['conservative', 'balanced', 'aggressive', 'speed', 'quality', 'cost'] as const).map((preset): [string, CondenseOptions] => [`smart ${preset}`, { provider: 'smart', config: { preset } }]),
-  ...(['balanced', 'quality'] as const).map((preset): [string, CondenseOptions] => [`smart ${preset} with a callback`, { provider: 'smart', config: { preset }, summarize: summary }]),
+  ...(['conservative', 'balanced', 'aggressive', 'speed', 'quality', 'cost'] as const).map((preset): [string, CondenseOptions] => [
+    `smart ${preset}`,
+    { provider: 'smart', config: { preset } },
+  ]),
+  ...(['balanced', 'quality'] as const).map((preset): [string, CondenseOptions] => [
+    `smart ${preset} with a callback`,
+    { provider: 'smart', config: { preset }, summarize: summary },
+  ]),
   ['native', { provider: 'native', summarize: summary }],
 ]
 
@@ -78,7 +84,9 @@ describe.each(HISTORIES)('generated history (%s)', (_label, make) => {
     // Every is_error tool result is kept word for word by everything but the aggressive preset.
     if (options.provider === 'truncation' || !/aggressive/.test(_name)) {
       const errors = (ms: ApiMessage[]) =>
-        ms.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result' && b.is_error === true).map((b) => JSON.stringify(b)) : []))
+        ms.flatMap((m) =>
+          Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result' && b.is_error === true).map((b) => JSON.stringify(b)) : [],
+        )
       expect(errors(r.messages)).toEqual(errors(input))
     }
   })
@@ -165,7 +173,12 @@ describe('the command line on a generated history', () => {
   const history = generateHistory({ seed: 34, format: 'native', targetTokens: 40_000, thinking: true }) as ApiMessage[]
   const file = join(tmp, 'api_conversation_history.json')
   writeFileSync(file, JSON.stringify(history, null, '\t'))
-  const cli = (args: string[]) => spawnSync(process.execPath, [join(__dirname, '..', 'bin', 'context-condense.mjs'), ...args], { cwd: tmp, encoding: 'utf8', env: { ...process.env, CONTEXT_CONDENSE_API_KEY: '', OPENAI_API_KEY: '' } })
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [join(__dirname, '..', 'bin', 'context-condense.mjs'), ...args], {
+      cwd: tmp,
+      encoding: 'utf8',
+      env: { ...process.env, CONTEXT_CONDENSE_API_KEY: '', OPENAI_API_KEY: '' },
+    })
 
   it('analyze --json gives what the library gives', () => {
     const r = cli(['analyze', file, '--json'])

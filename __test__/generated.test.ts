@@ -6,9 +6,7 @@ import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, countTokens, expandReferences, validateConversation, type ApiMessage } from '../lib/index.js'
 import { assertInvariants } from './helpers.js'
 
-const CASES = [1, 2, 3, 4].flatMap((seed) =>
-  (['xml', 'native'] as const).map((format) => ({ seed, format, targetTokens: 40_000 + seed * 15_000 })),
-)
+const CASES = [1, 2, 3, 4].flatMap((seed) => (['xml', 'native'] as const).map((format) => ({ seed, format, targetTokens: 40_000 + seed * 15_000 })))
 
 describe('Lossless on generated histories', () => {
   it.each(CASES)('seed $seed, $format: invariants, and assistant turns (thinking included) untouched', async (c) => {

@@ -6,12 +6,19 @@ import { describe, expect, it } from 'vitest'
 
 import { analyze, analyzeAsync, condense, countTokens, expandReferences, validateConversation, type ApiMessage } from '../lib/index.js'
 
-const numbered = (n: number, salt = '') => Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(3)} | export const step${i}${salt} = (x: number) => x * ${i}`).join('\n') + '\n'
+const numbered = (n: number, salt = '') =>
+  Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(3)} | export const step${i}${salt} = (x: number) => x * ${i}`).join('\n') + '\n'
 
 /** A native-format read of `path` answering tool call `id`. */
 function read(id: string, path: string, body: string): ApiMessage[] {
   return [
-    { role: 'assistant', content: [{ type: 'text', text: `Reading ${path}.` }, { type: 'tool_use', id, name: 'read_file', input: { path } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Reading ${path}.` },
+        { type: 'tool_use', id, name: 'read_file', input: { path } },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `File: ${path}\nLines 1-40:\n${body}` }] },
   ]
 }
@@ -47,7 +54,13 @@ describe('lone surrogates and the escape character come back exactly', () => {
   })
 
   it('summaries and requests: the callback sees the host form, its answer comes back as written', async () => {
-    const h: ApiMessage[] = [task('\uD800 first'), ...read('t1', 'a.ts', numbered(40)), { role: 'assistant', content: 'ok \uDC00' }, { role: 'user', content: 'go on' }, { role: 'assistant', content: 'fine' }]
+    const h: ApiMessage[] = [
+      task('\uD800 first'),
+      ...read('t1', 'a.ts', numbered(40)),
+      { role: 'assistant', content: 'ok \uDC00' },
+      { role: 'user', content: 'go on' },
+      { role: 'assistant', content: 'fine' },
+    ]
     const seen: string[] = []
     const r = await condense(h, {
       provider: 'native',
@@ -113,9 +126,13 @@ describe('histories larger than one Node-API conversion', () => {
   it('one message of more than a million values: refused, naming it', async () => {
     const h: ApiMessage[] = [task(), { role: 'assistant', content: 'ok', meta: Array.from({ length: 1_100_000 }, () => 0) } as ApiMessage]
     const r = await condense(h, { provider: 'lossless' })
-    expect(r.error).toBe('messages[1]: holds more than a million JSON values, more than one message can carry into the engine; the messages were left unchanged')
+    expect(r.error).toBe(
+      'messages[1]: holds more than a million JSON values, more than one message can carry into the engine; the messages were left unchanged',
+    )
     expect(() => expandReferences(h)).toThrow(/^expandReferences: messages\[1\]: holds more than a million JSON values/)
-    expect(validateConversation(h)).toEqual([{ path: 'messages[1]', code: 'unsupported_value', message: 'holds more than a million JSON values, more than one message can carry into the engine' }])
+    expect(validateConversation(h)).toEqual([
+      { path: 'messages[1]', code: 'unsupported_value', message: 'holds more than a million JSON values, more than one message can carry into the engine' },
+    ])
   })
 })
 
@@ -128,7 +145,13 @@ describe('values JSON cannot carry: the same answer at every entry point', () =>
   }
   const withInput = (input: unknown): ApiMessage[] => [
     task(),
-    { role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 't1', name: 'f', input }] } as ApiMessage,
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'x' },
+        { type: 'tool_use', id: 't1', name: 'f', input },
+      ],
+    } as ApiMessage,
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] },
   ]
 
@@ -148,23 +171,31 @@ describe('values JSON cannot carry: the same answer at every entry point', () =>
       expect({ depth, counted }).toEqual({ depth, counted: !refused })
       verdicts.push(refused)
       expect(validateConversation(h).some((p) => p.code === 'unsupported_value')).toBe(refused)
-      if (refused) expect(() => expandReferences(h)).toThrow(/^expandReferences: messages\[1\]\.content\[1\]\.input\.a… \(\d+ levels deeper\): nested more than 128/)
+      if (refused)
+        expect(() => expandReferences(h)).toThrow(/^expandReferences: messages\[1\]\.content\[1\]\.input\.a… \(\d+ levels deeper\): nested more than 128/)
     }
     expect(verdicts).toEqual([false, false, true, true, true])
   })
 
   it('10,000 levels: expandReferences names the path', () => {
-    expect(() => expandReferences(withInput(nested(10_000)))).toThrow(/^expandReferences: messages\[1\]\.content\[1\]\.input\.a… \(\d+ levels deeper\): nested more than 128 levels deep \(the JSON limit\)$/)
+    expect(() => expandReferences(withInput(nested(10_000)))).toThrow(
+      /^expandReferences: messages\[1\]\.content\[1\]\.input\.a… \(\d+ levels deeper\): nested more than 128 levels deep \(the JSON limit\)$/,
+    )
   })
 
   it('sparse arrays and undefined in arrays: named, not a conversion message', async () => {
     // eslint-disable-next-line no-sparse-arrays
+    // biome-ignore lint/suspicious/noSparseArray: a hole in content is what this case is about
     const sparse = [task(), { role: 'assistant', content: [, { type: 'text', text: 'x' }] }] as unknown as ApiMessage[]
     const r = await condense(sparse, { provider: 'lossless' })
     expect(r.error).toBe('messages[1].content[0]: an empty slot in an array (a sparse array) is not JSON; the messages were left unchanged')
-    expect(validateConversation(sparse)).toEqual([{ path: 'messages[1].content[0]', code: 'unsupported_value', message: 'an empty slot in an array (a sparse array) is not JSON' }])
+    expect(validateConversation(sparse)).toEqual([
+      { path: 'messages[1].content[0]', code: 'unsupported_value', message: 'an empty slot in an array (a sparse array) is not JSON' },
+    ])
     const undef = [task(), { role: 'assistant', content: [{ type: 'text', text: 'x' }, undefined] }] as unknown as ApiMessage[]
-    expect((await condense(undef, { provider: 'lossless' })).error).toBe('messages[1].content[1]: undefined in an array is not JSON; the messages were left unchanged')
+    expect((await condense(undef, { provider: 'lossless' })).error).toBe(
+      'messages[1].content[1]: undefined in an array is not JSON; the messages were left unchanged',
+    )
   })
 })
 

@@ -114,7 +114,10 @@ describe('options and data problems', () => {
   })
 
   it('returns problems in the data as an error, with the messages untouched', async () => {
-    const bad = [{ role: 'user', content: 'a' }, { role: 'assistant', content: [{ text: 'no type' }] }] as unknown as ApiMessage[]
+    const bad = [
+      { role: 'user', content: 'a' },
+      { role: 'assistant', content: [{ text: 'no type' }] },
+    ] as unknown as ApiMessage[]
     const snapshot = structuredClone(bad)
     const result = await condense(bad, { provider: 'lossless' })
     expect(result.error).toMatch(/^messages\[1\]\.content\[0\]\.type: /)
@@ -124,9 +127,7 @@ describe('options and data problems', () => {
 
   itReal('keeps unknown fields and block types exactly', async () => {
     const input = loadFixture('synthetic-3-tool-dedup').map((m, i) =>
-      i % 2 === 0 && Array.isArray(m.content)
-        ? { ...m, custom: { i }, content: [...m.content, { type: 'future_block', payload: [1, { x: 2 }] }] }
-        : m,
+      i % 2 === 0 && Array.isArray(m.content) ? { ...m, custom: { i }, content: [...m.content, { type: 'future_block', payload: [1, { x: 2 }] }] } : m,
     )
     const result = await condense(input, { provider: 'lossless' })
     result.messages.forEach((m, i) => {

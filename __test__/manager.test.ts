@@ -26,7 +26,8 @@ describe('thresholds and the trigger', () => {
 
   it('condenses at the threshold or past the allowed size (10 % buffer, reserved output)', () => {
     const m = new CondensationManager({ config: { threshold: 75 } })
-    const at = (totalTokens: number, lastMessageTokens: number, maxTokens?: number) => m.decide({ totalTokens, lastMessageTokens, contextWindow: 100_000, maxTokens })
+    const at = (totalTokens: number, lastMessageTokens: number, maxTokens?: number) =>
+      m.decide({ totalTokens, lastMessageTokens, contextWindow: 100_000, maxTokens })
     expect(at(70_000, 4_999, 10_000)).toMatchObject({ condense: false, reason: 'below-threshold', prevContextTokens: 74_999, allowedTokens: 80_000 })
     expect(at(70_000, 5_000, 10_000)).toMatchObject({ condense: true, reason: 'threshold' })
     expect(at(79_000, 1_001, 10_000)).toMatchObject({ condense: true, reason: 'overflow', overflow: true })
@@ -57,7 +58,16 @@ describe('thresholds and the trigger', () => {
 describe('config', () => {
   it('validateConfig returns every problem with its path', () => {
     const m = new CondensationManager()
-    expect(m.validateConfig({ threshold: 2, provider: 'magic', triggers: { stopPercent: 500 }, providers: { smart: { preset: 'turbo' }, native: { pricing: { inputPrice: -1 } } } }).map((p) => p.path)).toEqual([
+    expect(
+      m
+        .validateConfig({
+          threshold: 2,
+          provider: 'magic',
+          triggers: { stopPercent: 500 },
+          providers: { smart: { preset: 'turbo' }, native: { pricing: { inputPrice: -1 } } },
+        })
+        .map((p) => p.path),
+    ).toEqual([
       'config.threshold',
       'config.triggers.stopPercent',
       'config.providers.smart.preset',
@@ -71,10 +81,22 @@ describe('config', () => {
 
   it('maps Roo Code’s settings keys, and round-trips as JSON', () => {
     const m = new CondensationManager({
-      config: { autoCondenseContext: true, autoCondenseContextPercent: 65, profileThresholds: { p: 40 }, customCondensingPrompt: 'Be brief.', condensingApiConfigId: 'cheap' },
+      config: {
+        autoCondenseContext: true,
+        autoCondenseContextPercent: 65,
+        profileThresholds: { p: 40 },
+        customCondensingPrompt: 'Be brief.',
+        condensingApiConfigId: 'cheap',
+      },
     })
     const json = m.exportConfig()
-    expect(JSON.parse(json)).toMatchObject({ autoCondense: true, threshold: 65, profileThresholds: { p: 40 }, providers: { native: { customPrompt: 'Be brief.' } }, condensingProfileId: 'cheap' })
+    expect(JSON.parse(json)).toMatchObject({
+      autoCondense: true,
+      threshold: 65,
+      profileThresholds: { p: 40 },
+      providers: { native: { customPrompt: 'Be brief.' } },
+      condensingProfileId: 'cheap',
+    })
     const other = new CondensationManager()
     other.importConfig(json)
     expect(other.exportConfig()).toBe(json)
@@ -84,12 +106,19 @@ describe('config', () => {
 
   it('lists providers with capabilities and schemas, JavaScript ones included', () => {
     const m = new CondensationManager()
-    m.registerProvider({ id: 'drop-images', name: 'Drop images', description: 'Replaces images with a note.', condense: async (messages: ApiMessage[]) => ({ messages }) })
+    m.registerProvider({
+      id: 'drop-images',
+      name: 'Drop images',
+      description: 'Replaces images with a note.',
+      condense: async (messages: ApiMessage[]) => ({ messages }),
+    })
     const list = m.listProviders()
     expect(list.map((p) => p.id)).toEqual(['native', 'lossless', 'truncation', 'smart', 'drop-images'])
     expect(list[3].capabilities.supportsMultiPass).toBe(true)
     expect((list[3].configSchema as { properties: Record<string, unknown> }).properties).toHaveProperty('passes')
-    expect(() => m.registerProvider({ id: 'lossless', name: 'x', description: 'x', condense: async (x: ApiMessage[]) => ({ messages: x }) })).toThrow(/built-in/)
+    expect(() => m.registerProvider({ id: 'lossless', name: 'x', description: 'x', condense: async (x: ApiMessage[]) => ({ messages: x }) })).toThrow(
+      /built-in/,
+    )
     expect(() => m.registerProvider({ id: 'x', name: 'x', description: 'x' } as never)).toThrow(/provider\.condense: expected a function/)
   })
 })
@@ -123,9 +152,19 @@ describe('condenseIfNeeded', () => {
   itReal('falls back: a failing provider, then Native with the callback', async () => {
     const h = loadFixture('natural-mini-uncondensed')
     const m = new CondensationManager({ config: { provider: 'broken', threshold: 5 }, summarize: summary() })
-    m.registerProvider({ id: 'broken', name: 'Broken', description: 'Always throws.', condense: async () => { throw new Error('kaput') } })
+    m.registerProvider({
+      id: 'broken',
+      name: 'Broken',
+      description: 'Always throws.',
+      condense: async () => {
+        throw new Error('kaput')
+      },
+    })
     const r = await m.condenseIfNeeded(h, { contextWindow: 200_000 })
-    expect(r.attempts).toEqual([{ provider: 'broken', error: 'provider "broken" threw: kaput' }, { provider: 'native', tokensSaved: r.prevContextTokens - r.newContextTokens }])
+    expect(r.attempts).toEqual([
+      { provider: 'broken', error: 'provider "broken" threw: kaput' },
+      { provider: 'native', tokensSaved: r.prevContextTokens - r.newContextTokens },
+    ])
     expect(r.provider).toBe('native')
     expect(r.messages.some((x) => x.isSummary)).toBe(true)
   })
@@ -135,7 +174,14 @@ describe('condenseIfNeeded', () => {
     const telemetry = { captureContextCondensed: vi.fn(), captureSlidingWindowTruncation: vi.fn() }
     const m = new CondensationManager({ config: { provider: 'grower' }, telemetry })
     // A provider that makes the context bigger: the growth guard refuses its result.
-    m.registerProvider({ id: 'grower', name: 'Grower', description: 'Adds text.', condense: async (messages: ApiMessage[]) => ({ messages: [...messages.slice(0, -1), { ...messages[messages.length - 1], content: 'padding '.repeat(5000) }] }) })
+    m.registerProvider({
+      id: 'grower',
+      name: 'Grower',
+      description: 'Adds text.',
+      condense: async (messages: ApiMessage[]) => ({
+        messages: [...messages.slice(0, -1), { ...messages[messages.length - 1], content: 'padding '.repeat(5000) }],
+      }),
+    })
     const tokens = countTokens(h)
     const r = await m.condenseIfNeeded(h, { contextWindow: Math.floor(tokens * 0.9), maxTokens: 1000, taskId: 'task-7' })
     expect(r.attempts[0].error).toMatch(/^Context size increased during condensing/)
@@ -150,7 +196,12 @@ describe('condenseIfNeeded', () => {
   itReal('an invalid result from a JavaScript provider is refused', async () => {
     const h = loadFixture('natural-mini-uncondensed')
     const m = new CondensationManager({ config: { provider: 'breaker', threshold: 5, fallback: false } })
-    m.registerProvider({ id: 'breaker', name: 'Breaker', description: 'Drops a tool result.', condense: async (messages: ApiMessage[]) => ({ messages: messages.slice(0, 2) }) })
+    m.registerProvider({
+      id: 'breaker',
+      name: 'Breaker',
+      description: 'Drops a tool result.',
+      condense: async (messages: ApiMessage[]) => ({ messages: messages.slice(0, 2) }),
+    })
     const withTools = generateHistory({ seed: 4, format: 'native', targetTokens: 20_000 }) as ApiMessage[]
     const r = await m.condenseIfNeeded(withTools, { contextWindow: 200_000 })
     expect(r.condensed).toBe(false)
@@ -173,7 +224,10 @@ describe('condenseIfNeeded', () => {
   itReal('the loop guard: three attempts without progress, then a cool-down', async () => {
     const h = loadFixture('synthetic-2-heavy-read')
     let now = 1_000_000
-    const m = new CondensationManager({ config: { provider: 'lossless', threshold: 5, triggers: { minGainPercent: 50 }, loopGuard: { maxAttempts: 3, coolDownMs: 30_000 } }, now: () => now })
+    const m = new CondensationManager({
+      config: { provider: 'lossless', threshold: 5, triggers: { minGainPercent: 50 }, loopGuard: { maxAttempts: 3, coolDownMs: 30_000 } },
+      now: () => now,
+    })
     const provider = vi.spyOn(m as never as { _run: () => unknown }, '_run')
     for (let i = 0; i < 3; i++) expect((await m.condenseIfNeeded(h, { contextWindow: 1_000_000, taskId: 'a' })).skipped).toBe('min-gain')
     expect(provider).toHaveBeenCalledTimes(3)
@@ -190,38 +244,42 @@ describe('condenseIfNeeded', () => {
 })
 
 describe('estimates', () => {
-  itReal('estimateReduction is exact without model calls and within 20 % with them; estimateCost within 20 %', async () => {
-    const pricing = { inputPrice: 3, outputPrice: 15 }
-    let compared = 0
-    for (const name of FIXTURES) {
-      const h = loadFixture(name)
-      for (const provider of ['lossless', 'truncation', 'smart'] as const) {
-        const m = new CondensationManager({ config: { provider, threshold: 5 } })
+  itReal(
+    'estimateReduction is exact without model calls and within 20 % with them; estimateCost within 20 %',
+    async () => {
+      const pricing = { inputPrice: 3, outputPrice: 15 }
+      let compared = 0
+      for (const name of FIXTURES) {
+        const h = loadFixture(name)
+        for (const provider of ['lossless', 'truncation', 'smart'] as const) {
+          const m = new CondensationManager({ config: { provider, threshold: 5 } })
+          const e = await m.estimateReduction(h)
+          const r = await m.condenseIfNeeded(h, { contextWindow: 1_000_000, force: true })
+          expect(e.exact, `${provider} ${name}`).toBe(true)
+          expect(e.tokensAfter, `${provider} ${name}`).toBe(r.condensed ? r.newContextTokens : r.prevContextTokens)
+        }
+        // Native with a model: the run's summary is about the size a model writes (a tenth of the
+        // span, 400 to 4,000 tokens) and it reports the tokens it used.
+        let reported = { input: 0, output: 0 }
+        const model = async (req: { systemPrompt: string; messages: Array<{ content: string }> }) => {
+          const input = countTokens(req.systemPrompt) + req.messages.reduce((n, x) => n + countTokens(x.content), 0)
+          const words = Math.min(4000, Math.max(400, Math.round((input / 10) * 0.9)))
+          reported = { input, output: words }
+          return { text: 'The user asked for a refactor; files changed.'.padEnd(words * 5, ' word'), inputTokens: input, outputTokens: words }
+        }
+        const m = new CondensationManager({ config: { provider: 'native', threshold: 5, providers: { native: { pricing } } }, summarize: model })
         const e = await m.estimateReduction(h)
-        const r = await m.condenseIfNeeded(h, { contextWindow: 1_000_000, force: true })
-        expect(e.exact, `${provider} ${name}`).toBe(true)
-        expect(e.tokensAfter, `${provider} ${name}`).toBe(r.condensed ? r.newContextTokens : r.prevContextTokens)
+        const cost = await m.estimateCost(h)
+        const r = await m.condenseIfNeeded(h, { contextWindow: 1_000_000 })
+        if (!r.condensed) continue
+        expect(Math.abs(e.tokensAfter - r.newContextTokens) / r.newContextTokens, `native ${name} tokens`).toBeLessThanOrEqual(0.2)
+        expect(Math.abs(cost - r.cost) / r.cost, `native ${name} cost`).toBeLessThanOrEqual(0.2)
+        expect(reported.input).toBeGreaterThan(0)
+        compared++
       }
-      // Native with a model: the run's summary is about the size a model writes (a tenth of the
-      // span, 400 to 4,000 tokens) and it reports the tokens it used.
-      let reported = { input: 0, output: 0 }
-      const model = async (req: { systemPrompt: string; messages: Array<{ content: string }> }) => {
-        const input = countTokens(req.systemPrompt) + req.messages.reduce((n, x) => n + countTokens(x.content), 0)
-        const words = Math.min(4000, Math.max(400, Math.round(input / 10 * 0.9)))
-        reported = { input, output: words }
-        return { text: 'The user asked for a refactor; files changed.'.padEnd(words * 5, ' word'), inputTokens: input, outputTokens: words }
-      }
-      const m = new CondensationManager({ config: { provider: 'native', threshold: 5, providers: { native: { pricing } } }, summarize: model })
-      const e = await m.estimateReduction(h)
-      const cost = await m.estimateCost(h)
-      const r = await m.condenseIfNeeded(h, { contextWindow: 1_000_000 })
-      if (!r.condensed) continue
-      expect(Math.abs(e.tokensAfter - r.newContextTokens) / r.newContextTokens, `native ${name} tokens`).toBeLessThanOrEqual(0.2)
-      expect(Math.abs(cost - r.cost) / r.cost, `native ${name} cost`).toBeLessThanOrEqual(0.2)
-      expect(reported.input).toBeGreaterThan(0)
-      compared++
-    }
-    // Native refuses the others by Roo's own rules (a summary among the kept messages, too little to summarize).
-    expect(compared).toBeGreaterThanOrEqual(5)
-  }, 120_000)
+      // Native refuses the others by Roo's own rules (a summary among the kept messages, too little to summarize).
+      expect(compared).toBeGreaterThanOrEqual(5)
+    },
+    120_000,
+  )
 })

@@ -112,7 +112,10 @@ export function sseEvents(pieces: string[], usage?: { prompt_tokens: number; com
   const chunk = (delta: object, finish: string | null = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', model: 'mock-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
   const events = [chunk({ role: 'assistant', content: '' }), ...pieces.map((p) => chunk({ content: p })), chunk({}, 'stop')]
-  if (usage) events.push(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`)
+  if (usage)
+    events.push(
+      `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+    )
   events.push('data: [DONE]\n\n')
   return events
 }

@@ -57,19 +57,31 @@ describe('createOpenAISummarizer: options', () => {
   })
 
   it('rejects bad options, naming them', () => {
-    expect(() => createOpenAISummarizer({ url: 'not a url' })).toThrow(/url: expected an http\(s\) URL such as http:\/\/127\.0\.0\.1:11434\/v1, got string "not a url"/)
+    expect(() => createOpenAISummarizer({ url: 'not a url' })).toThrow(
+      /url: expected an http\(s\) URL such as http:\/\/127\.0\.0\.1:11434\/v1, got string "not a url"/,
+    )
     expect(() => createOpenAISummarizer({ url: 'ftp://x/v1' })).toThrow(/url: expected an http or https URL, got "ftp:\/\/x\/v1"/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', timeoutMs: -1 })).toThrow(/timeoutMs: expected a number of milliseconds >= 0/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', stream: 'yes' as never })).toThrow(/stream: expected true or false, got string "yes"/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', headers: { a: 1 } as never })).toThrow(/headers\.a: expected a string, got number 1/)
-    expect(() => createOpenAISummarizer({ url: 'http://x/v1', modle: 'x' } as never)).toThrow(/modle: unknown option, expected one of url, model, apiKey, stream, timeoutMs, headers, body/)
+    expect(() => createOpenAISummarizer({ url: 'http://x/v1', modle: 'x' } as never)).toThrow(
+      /modle: unknown option, expected one of url, model, apiKey, stream, timeoutMs, headers, body/,
+    )
   })
 })
 
 describe('createOpenAISummarizer: replies', () => {
   it('sends the system prompt, the messages, max_tokens, the model and the key; reads text and usage', async () => {
-    const s = await serve(() => ({ json: completion('The user asked to fix a.ts; line 3 was changed.', { prompt_tokens: 1234, completion_tokens: 56, cached: 200 }) }))
-    const summarize = createOpenAISummarizer({ url: s.url, model: 'qwen2.5:7b', apiKey: 'sk-test-123', headers: { 'x-trace': 'abc' }, body: { temperature: 0 } })
+    const s = await serve(() => ({
+      json: completion('The user asked to fix a.ts; line 3 was changed.', { prompt_tokens: 1234, completion_tokens: 56, cached: 200 }),
+    }))
+    const summarize = createOpenAISummarizer({
+      url: s.url,
+      model: 'qwen2.5:7b',
+      apiKey: 'sk-test-123',
+      headers: { 'x-trace': 'abc' },
+      body: { temperature: 0 },
+    })
     expect(summarize.endpoint).toBe(`${s.url}/chat/completions`)
     const reply = await summarize(request, { signal: new AbortController().signal })
     expect(reply).toEqual({
@@ -149,9 +161,21 @@ describe('createOpenAISummarizer: replies', () => {
 describe('createOpenAISummarizer: failures', () => {
   it('HTTP errors name the status, the server message and what to check', async () => {
     const cases: Array<[MockReply, RegExp, number]> = [
-      [{ status: 401, json: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } }, /answered HTTP 401 Unauthorized: Incorrect API key provided \(check the API key\)$/, 401],
-      [{ status: 404, json: { error: 'model "nope" not found, try pulling it first' } }, /HTTP 404 Not Found: model "nope" not found, try pulling it first \(check the URL \(most servers expect it to end in \/v1\) and the model name\)$/, 404],
-      [{ status: 429, json: { error: { message: 'Rate limit reached' } } }, /HTTP 429 Too Many Requests: Rate limit reached \(rate limited: lower the concurrency or retry later\)$/, 429],
+      [
+        { status: 401, json: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } },
+        /answered HTTP 401 Unauthorized: Incorrect API key provided \(check the API key\)$/,
+        401,
+      ],
+      [
+        { status: 404, json: { error: 'model "nope" not found, try pulling it first' } },
+        /HTTP 404 Not Found: model "nope" not found, try pulling it first \(check the URL \(most servers expect it to end in \/v1\) and the model name\)$/,
+        404,
+      ],
+      [
+        { status: 429, json: { error: { message: 'Rate limit reached' } } },
+        /HTTP 429 Too Many Requests: Rate limit reached \(rate limited: lower the concurrency or retry later\)$/,
+        429,
+      ],
       [{ status: 500, text: 'upstream exploded' }, /HTTP 500 Internal Server Error: upstream exploded \(the server failed; check its log\)$/, 500],
     ]
     for (const [reply, message, status] of cases) {
@@ -183,8 +207,16 @@ describe('createOpenAISummarizer: failures', () => {
       [{ text: '<html>gateway</html>', contentType: 'text/html' }, 'bad_reply', 'answered with something that is not JSON: <html>gateway</html>'],
       [{ json: { object: 'list', data: [] } }, 'bad_reply', 'answered without choices[0].message; is it a chat-completions endpoint?'],
       [{ json: completion('   ') }, 'empty_reply', 'the model answered with an empty summary'],
-      [{ json: { choices: [{ message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' } }] } }, 'empty_reply', 'the model refused: I cannot help with that.'],
-      [{ sse: [sseEvents(['partial'])[1], `data: ${JSON.stringify({ error: { message: 'model overloaded' } })}\n\n`] }, 'bad_reply', 'streamed an error: model overloaded'],
+      [
+        { json: { choices: [{ message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' } }] } },
+        'empty_reply',
+        'the model refused: I cannot help with that.',
+      ],
+      [
+        { sse: [sseEvents(['partial'])[1], `data: ${JSON.stringify({ error: { message: 'model overloaded' } })}\n\n`] },
+        'bad_reply',
+        'streamed an error: model overloaded',
+      ],
       [{ sse: ['data: {not json\n\n'] }, 'bad_reply', 'streamed an event that is not JSON: {not json'],
     ]
     for (const [reply, code, message] of cases) {
@@ -242,7 +274,9 @@ describe('createOpenAISummarizer: failures', () => {
 
 describe('createOpenAISummarizer as the summarize callback of condense', () => {
   itReal('Native: the summary comes from the endpoint, its usage priced with OpenAI accounting', async () => {
-    const s = await serve(() => ({ json: completion('SUMMARY: the user mixed edits and reads; all tests pass now.', { prompt_tokens: 1000, completion_tokens: 100, cached: 400 }) }))
+    const s = await serve(() => ({
+      json: completion('SUMMARY: the user mixed edits and reads; all tests pass now.', { prompt_tokens: 1000, completion_tokens: 100, cached: 400 }),
+    }))
     const input = loadFixture('synthetic-4-mixed-ops')
     const r = await condense(input, {
       provider: 'native',
@@ -271,7 +305,9 @@ describe('createOpenAISummarizer as the summarize callback of condense', () => {
       summarizeOptions: { retries: 2, retryDelayMs: 10 },
     })
     expect(s.requests).toHaveLength(3)
-    expect(r.error).toBe(`Failed to condense context: options.summarize rejected (3 attempts): ${s.url}/chat/completions answered HTTP 503 Service Unavailable: loading model (the server failed; check its log)`)
+    expect(r.error).toBe(
+      `Failed to condense context: options.summarize rejected (3 attempts): ${s.url}/chat/completions answered HTTP 503 Service Unavailable: loading model (the server failed; check its log)`,
+    )
     expect(r.messages).toEqual(input)
   })
 

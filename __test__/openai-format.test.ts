@@ -5,7 +5,17 @@
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
-import { analyze, analyzeAsync, condense, countTokens, countTokensAsync, validateConversation, type ApiMessage, type CondenseOptions, type OpenAIMessage } from '../lib/index.js'
+import {
+  analyze,
+  analyzeAsync,
+  condense,
+  countTokens,
+  countTokensAsync,
+  validateConversation,
+  type ApiMessage,
+  type CondenseOptions,
+  type OpenAIMessage,
+} from '../lib/index.js'
 import { detectFormat, fromAnthropic, toAnthropic } from '../lib/openai-format.js'
 import { FIXTURES, loadFixture, itReal } from './helpers.js'
 
@@ -33,13 +43,30 @@ function richHistory(): OpenAIMessage[] {
       role: 'user',
       content: [
         { type: 'text', text: 'Here is a screenshot of the failure.' },
-        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', detail: 'low' } },
+        {
+          type: 'image_url',
+          image_url: {
+            url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+            detail: 'low',
+          },
+        },
         { type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } },
       ],
     },
-    { role: 'assistant', content: 'The subtraction should be an addition.', tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'apply_diff', arguments: '{"path":"src/math.ts","diff":"- a - b\\n+ a + b"}' } }], metadata: { latencyMs: 812, nested: [1, { deep: true }] } },
+    {
+      role: 'assistant',
+      content: 'The subtraction should be an addition.',
+      tool_calls: [{ id: 'call_3', type: 'function', function: { name: 'apply_diff', arguments: '{"path":"src/math.ts","diff":"- a - b\\n+ a + b"}' } }],
+      metadata: { latencyMs: 812, nested: [1, { deep: true }] },
+    },
     { role: 'tool', tool_call_id: 'call_3', content: 'Applied.' },
-    { role: 'assistant', content: [{ type: 'text', text: 'Fixed. ' }, { type: 'refusal', refusal: 'I will not push to main.' }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Fixed. ' },
+        { type: 'refusal', refusal: 'I will not push to main.' },
+      ],
+    },
     { role: 'user', content: 'Thanks! Now run the tests again.', ts: 1760000000123 },
     { role: 'assistant', content: '', tool_calls: [{ id: 'call_4', type: 'function', function: { name: 'run', arguments: '{"cmd":"npm test"}' } }] },
     { role: 'tool', tool_call_id: 'call_4', content: 'PASS src/math.test.ts' },
@@ -58,7 +85,10 @@ function openAIHistory(seed: number, targetTokens: number, prettyArgs = false): 
   for (const m of anthropic) {
     const blocks: Msg[] = m.content
     if (m.role === 'assistant') {
-      const text = blocks.filter((b) => b.type === 'text').map((b) => b.text).join('\n')
+      const text = blocks
+        .filter((b) => b.type === 'text')
+        .map((b) => b.text)
+        .join('\n')
       const calls = blocks
         .filter((b) => b.type === 'tool_use')
         .map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input, null, prettyArgs ? 2 : undefined) } }))
@@ -115,7 +145,11 @@ const plain = (value: unknown) => JSON.parse(JSON.stringify(value))
 function withoutTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTimes)
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'durationMs').map(([k, v]) => [k, withoutTimes(v)]))
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'durationMs')
+        .map(([k, v]) => [k, withoutTimes(v)]),
+    )
   }
   return value
 }
@@ -135,7 +169,19 @@ describe('the round trip with nothing to condense is exact', () => {
     expect(converted.system).toEqual([input[0], input[5], input[14]])
     // The converted form is a valid Anthropic history: 3 tool runs became 3 user messages.
     expect(validateConversation(converted.messages)).toEqual([])
-    expect(converted.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant'])
+    expect(converted.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
     expect(plain(converted.messages[1].content)).toEqual([
       { type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'src/math.ts', start: 1 } },
       { type: 'tool_use', id: 'call_2', name: 'run', input: { arguments: 'npm test -- --watch=false' } },
@@ -144,7 +190,14 @@ describe('the round trip with nothing to condense is exact', () => {
       { type: 'tool_result', tool_use_id: 'call_1', content: 'export const add = (a: number, b: number) => a - b\n' },
       { type: 'tool_result', tool_use_id: 'call_2', content: [{ type: 'text', text: 'FAIL src/math.test.ts\n  expected 3, got -1' }] },
     ])
-    expect(plain((converted.messages[3].content as Msg[])[1])).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==' } })
+    expect(plain((converted.messages[3].content as Msg[])[1])).toEqual({
+      type: 'image',
+      source: {
+        type: 'base64',
+        media_type: 'image/png',
+        data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      },
+    })
     const back = converted.restore(converted.messages)
     expect(back).toEqual(input)
     expect(JSON.stringify(back)).toBe(text)
@@ -193,7 +246,10 @@ describe('generated OpenAI histories condensed by each provider stay valid OpenA
   const runs: Array<[string, CondenseOptions]> = [
     ...PROVIDER_RUNS,
     ['native', { provider: 'native', summarize: async () => ({ text: 'SUMMARY: the user asked for a refactor; files were read, edited and tested.' }) }],
-    ['smart quality with a summarizer', { provider: 'smart', config: { preset: 'quality' }, summarize: async (req) => ({ text: `Summary of ${req.purpose}.` }) }],
+    [
+      'smart quality with a summarizer',
+      { provider: 'smart', config: { preset: 'quality' }, summarize: async (req) => ({ text: `Summary of ${req.purpose}.` }) },
+    ],
   ]
   for (const [label, options] of runs) {
     it(label, async () => {
@@ -288,10 +344,20 @@ describe('the real fixtures converted to OpenAI format and back', () => {
 describe('detection, options and paths', () => {
   itReal('detects OpenAI histories by their roles, keys and parts; Anthropic otherwise', () => {
     expect(detectFormat([{ role: 'system', content: 's' }])).toBe('openai')
-    expect(detectFormat([{ role: 'user', content: 'a' }, { role: 'assistant', content: null, tool_calls: [] }])).toBe('openai')
+    expect(
+      detectFormat([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: null, tool_calls: [] },
+      ]),
+    ).toBe('openai')
     expect(detectFormat([{ role: 'tool', tool_call_id: 'x', content: 'r' }])).toBe('openai')
     expect(detectFormat([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://x/a.png' } }] }])).toBe('openai')
-    expect(detectFormat([{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }])).toBe('anthropic')
+    expect(
+      detectFormat([
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ]),
+    ).toBe('anthropic')
     expect(detectFormat(loadFixture('synthetic-4-mixed-ops'))).toBe('anthropic')
     expect(detectFormat(generateHistory({ seed: 3, format: 'native', targetTokens: 5000 }))).toBe('anthropic')
     expect(detectFormat('not an array')).toBe('anthropic')
@@ -310,7 +376,9 @@ describe('detection, options and paths', () => {
   })
 
   it('an unknown format throws, naming the option', async () => {
-    await expect(condense([], { provider: 'lossless', format: 'gemini' as never })).rejects.toThrow('condense: options.format: expected "openai", "anthropic" or "auto", got string "gemini"')
+    await expect(condense([], { provider: 'lossless', format: 'gemini' as never })).rejects.toThrow(
+      'condense: options.format: expected "openai", "anthropic" or "auto", got string "gemini"',
+    )
     expect(() => analyze([], { format: 1 as never })).toThrow('analyze: options.format: expected "openai", "anthropic" or "auto", got number 1')
     expect(() => countTokens([], { format: null as never })).toThrow('countTokens: options.format: expected "openai", "anthropic" or "auto", got null')
   })
@@ -333,7 +401,11 @@ describe('detection, options and paths', () => {
       r.messages.forEach((m, i) => expect(m).toBe(input[i]))
     }
     // A tool message's content: named on the tool message, not on a block of a converted message.
-    const tool = [...good.slice(0, 3), { role: 'tool', tool_call_id: 'call_1', content: 'ok' }, { role: 'tool', tool_call_id: 'call_2', content: 7 }] as OpenAIMessage[]
+    const tool = [
+      ...good.slice(0, 3),
+      { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+      { role: 'tool', tool_call_id: 'call_2', content: 7 },
+    ] as OpenAIMessage[]
     const r = await condense(tool, { provider: 'lossless', format: 'openai' })
     expect(r.error).toBe('messages[4].content: tool_result content must be a string or an array, got a number; the messages were left unchanged')
   })
@@ -380,6 +452,8 @@ describe('detection, options and paths', () => {
     const converted = toAnthropic(input).messages as ApiMessage[]
     expect(await countTokensAsync(input, { format: 'auto' })).toBe(countTokens(converted))
     expect(await analyzeAsync(input, { format: 'openai' })).toEqual(analyze(converted))
-    await expect(analyzeAsync(input, { format: 'yaml' as never })).rejects.toThrow('analyzeAsync: options.format: expected "openai", "anthropic" or "auto", got string "yaml"')
+    await expect(analyzeAsync(input, { format: 'yaml' as never })).rejects.toThrow(
+      'analyzeAsync: options.format: expected "openai", "anthropic" or "auto", got string "yaml"',
+    )
   })
 })

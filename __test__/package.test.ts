@@ -23,14 +23,23 @@ describe('the npm package', () => {
     const named = [pkg.main, pkg.types, ...targets(pkg.exports ?? {})].filter((p: string) => !p.includes('*')).map((p: string) => p.replace(/^\.\//, ''))
     expect(named).toContain('lib/roo.js')
     for (const n of named.filter((n) => n !== 'package.json')) expect(files).toContain(n)
-    const unwanted = files.filter((f) => /^(src|tests|__test__|fuzz|benchmark|fixtures|target|npm|examples|\.ci)\//.test(f) || f.endsWith('.node') || f.endsWith('.rs'))
+    const unwanted = files.filter(
+      (f) => /^(src|tests|__test__|fuzz|benchmark|fixtures|target|npm|examples|\.ci)\//.test(f) || f.endsWith('.node') || f.endsWith('.rs'),
+    )
     expect(unwanted).toEqual([])
   })
 
   it('each entry of `exports` loads by its package name', () => {
-    const out = execFileSync(process.execPath, ['-e', `
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `
       const names = ['context-condense', 'context-condense/roo', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/lib/repair.js']
-      console.log(JSON.stringify(names.map((n) => Object.keys(require(n)).length)))`], { cwd: root, encoding: 'utf8' })
+      console.log(JSON.stringify(names.map((n) => Object.keys(require(n)).length)))`,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    )
     const counts: number[] = JSON.parse(out)
     expect(counts.every((n) => n > 0)).toBe(true)
     expect(counts).toHaveLength(5)
@@ -38,10 +47,17 @@ describe('the npm package', () => {
 
   it('the main export is whole whichever module is required first, with no warning', () => {
     for (const first of ['./lib/manager.js', './lib/roo.js', './lib/report-html.js', './lib/index.js']) {
-      const r = spawnSync(process.execPath, ['-e', `
+      const r = spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `
         require(${JSON.stringify(first)})
         const lib = require('./lib/index.js')
-        console.log(JSON.stringify([typeof lib.CondensationManager, lib.MIN_CONDENSE_THRESHOLD, lib.MAX_CONDENSE_THRESHOLD, lib.TOKEN_BUFFER_PERCENTAGE, lib.DEFAULT_MAX_TOKENS, typeof lib.slidingWindow]))`], { cwd: root, encoding: 'utf8' })
+        console.log(JSON.stringify([typeof lib.CondensationManager, lib.MIN_CONDENSE_THRESHOLD, lib.MAX_CONDENSE_THRESHOLD, lib.TOKEN_BUFFER_PERCENTAGE, lib.DEFAULT_MAX_TOKENS, typeof lib.slidingWindow]))`,
+        ],
+        { cwd: root, encoding: 'utf8' },
+      )
       expect(r.stderr).toBe('')
       expect(JSON.parse(r.stdout)).toEqual(['function', 5, 100, 0.1, 8192, 'function'])
     }
@@ -49,7 +65,15 @@ describe('the npm package', () => {
 
   it('names a platform package for each target, each with its binary and its os/cpu, and depends on each optionally', () => {
     const targets: string[] = pkg.napi.targets
-    expect(targets).toEqual(['x86_64-unknown-linux-gnu', 'x86_64-unknown-linux-musl', 'aarch64-unknown-linux-gnu', 'x86_64-apple-darwin', 'aarch64-apple-darwin', 'x86_64-pc-windows-msvc', 'wasm32-wasip1-threads'])
+    expect(targets).toEqual([
+      'x86_64-unknown-linux-gnu',
+      'x86_64-unknown-linux-musl',
+      'aarch64-unknown-linux-gnu',
+      'x86_64-apple-darwin',
+      'aarch64-apple-darwin',
+      'x86_64-pc-windows-msvc',
+      'wasm32-wasip1-threads',
+    ])
     const dirs: Record<string, { os: string; cpu: string; libc?: string }> = {
       'linux-x64-gnu': { os: 'linux', cpu: 'x64', libc: 'glibc' },
       'linux-x64-musl': { os: 'linux', cpu: 'x64', libc: 'musl' },

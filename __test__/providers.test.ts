@@ -233,8 +233,20 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
   itReal('falls back on every failure of the callback, naming it, input untouched', async () => {
     const input = loadFixture('natural-mini-uncondensed')
     const failures: Array<[string, (req: Request) => unknown, RegExp]> = [
-      ['throws', () => { throw new Error('boom') }, /^Failed to condense context: options\.summarize threw \(3 attempts\): boom$/],
-      ['rejects', async () => { throw new Error('429 rate limited') }, /options\.summarize rejected \(3 attempts\): 429 rate limited/],
+      [
+        'throws',
+        () => {
+          throw new Error('boom')
+        },
+        /^Failed to condense context: options\.summarize threw \(3 attempts\): boom$/,
+      ],
+      [
+        'rejects',
+        async () => {
+          throw new Error('429 rate limited')
+        },
+        /options\.summarize rejected \(3 attempts\): 429 rate limited/,
+      ],
       ['hangs', () => new Promise(() => {}), /options\.summarize did not answer within 50 ms/],
       ['returns a number', async () => 42, /options\.summarize returned number 42; expected a string or \{ text: string/],
       ['returns a bad cost', async () => ({ text: 'x', cost: 'free' }), /options\.summarize returned cost: string "free"; expected a finite number/],
@@ -273,7 +285,9 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
       return new Promise(() => {})
     }
     const started = Date.now()
-    await expect(condense(input, { provider: 'native', summarize: summarize as never, signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' })
+    await expect(condense(input, { provider: 'native', summarize: summarize as never, signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    })
     expect(Date.now() - started).toBeLessThan(2000)
     expect(seen?.aborted).toBe(true)
     expect(input).toEqual(snapshot)
@@ -290,7 +304,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
 })
 
 describe('the summarize callback under load', () => {
-  it('runs 50 calls with a cap of 8: every call made, never more than 8 at once (the time is the benchmark\'s)', async () => {
+  it("runs 50 calls with a cap of 8: every call made, never more than 8 at once (the time is the benchmark's)", async () => {
     // 50 large old tool results, one summarize pass over all of them.
     const body = 'output line\n'.repeat(400)
     const input: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: '<task>\nrun the checks\n</task>' }] }]
@@ -310,7 +324,16 @@ describe('the summarize callback under load', () => {
     }
     const r = await condense(input, {
       provider: 'smart',
-      config: { passes: [{ id: 's', mode: 'individual', selection: { type: 'preserve_recent', keepRecentCount: 1 }, individualConfig: { defaults: { toolResults: 'summarize' } } }] },
+      config: {
+        passes: [
+          {
+            id: 's',
+            mode: 'individual',
+            selection: { type: 'preserve_recent', keepRecentCount: 1 },
+            individualConfig: { defaults: { toolResults: 'summarize' } },
+          },
+        ],
+      },
       summarize,
       summarizeOptions: { concurrency: 8 },
     })

@@ -87,9 +87,11 @@ describe('repairConversation in steps', () => {
     const snapshot = structuredClone(h)
     const { messages, repairs } = repairConversation(h)
     expect(h).toEqual(snapshot)
-    expect(messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => ('id' in b ? b.id : 'tool_use_id' in b ? `r:${b.tool_use_id}` : b.type)).join(',')))).toEqual([
-      'go', 'a', 'r:a', 'b', 'r:b,text', 'c', 'r:c', 'd', 'r:d', 'last',
-    ])
+    expect(
+      messages.map((m) =>
+        typeof m.content === 'string' ? m.content : m.content.map((b) => ('id' in b ? b.id : 'tool_use_id' in b ? `r:${b.tool_use_id}` : b.type)).join(','),
+      ),
+    ).toEqual(['go', 'a', 'r:a', 'b', 'r:b,text', 'c', 'r:c', 'd', 'r:d', 'last'])
     expect(repairs.map((r) => r.path)).toEqual(['messages[1]', 'messages[4]', 'messages[5]', 'messages[3]'])
     expect(validateConversation(messages)).toEqual([])
     const steps = repairSteps(h)

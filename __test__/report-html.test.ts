@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { condense, type ApiMessage, type CondenseOptions, type CondenseResult, type SummarizeRequest } from '../lib/index.js'
+import { condense, type ApiMessage, type CondenseOptions, type SummarizeRequest } from '../lib/index.js'
 import { alignHistories, buildReportData, renderHtmlReport, traceCondense, type ReportData } from '../lib/report-html.js'
 import { FIXTURE_DIR, HAVE_FIXTURES, loadFixture, itReal } from './helpers.js'
 import { completion, startMockLLM } from './mock-llm-server.js'
@@ -21,7 +21,16 @@ const ROOT = join(__dirname, '..')
 const CLI = join(ROOT, 'bin', 'context-condense.mjs')
 // Debian's chromium; elsewhere (the release workflow's macOS and Windows runners) a Chrome named here.
 const CHROMIUM = process.env.CONTEXT_CONDENSE_CHROMIUM || '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const tmp = mkdtempSync(join(tmpdir(), 'context-condense-report-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -42,7 +51,9 @@ function pageData(html: string): ReportData {
 /** What a self-contained page must not hold: anything the browser would fetch. The history's own
  * text (which holds URLs) may only be in the embedded data and in escaped title attributes. */
 function assertSelfContained(html: string) {
-  const markup = html.replace(/<script type="application\/json" id="report-data">[\s\S]*?<\/script>/, '<script type="application/json"></script>').replace(/ title="[^"<>]*"/g, '')
+  const markup = html
+    .replace(/<script type="application\/json" id="report-data">[\s\S]*?<\/script>/, '<script type="application/json"></script>')
+    .replace(/ title="[^"<>]*"/g, '')
   expect(markup.length).toBeLessThan(html.length)
   const scripts = [...markup.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])
   const styles = [...markup.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1])
@@ -51,15 +62,23 @@ function assertSelfContained(html: string) {
   const tags = markup.replace(/<(script|style)>[\s\S]*?<\/\1>/g, '').match(/<[a-z][^>]*>/gi) ?? []
   expect(tags.length).toBeGreaterThan(100)
   // No attribute that loads a URL, other than data: (the empty favicon) and links within the page.
-  const loads = tags.flatMap((t) => [...t.matchAll(/\s(src|href|action|formaction|poster|srcset|background|data|xlink:href)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi)].map((m) => m[2].replace(/^["']|["']$/g, '')))
+  const loads = tags.flatMap((t) =>
+    [...t.matchAll(/\s(src|href|action|formaction|poster|srcset|background|data|xlink:href)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi)].map((m) =>
+      m[2].replace(/^["']|["']$/g, ''),
+    ),
+  )
   expect(loads.filter((v) => !/^(#b-\d+|data:,)$/.test(v))).toEqual([])
   expect(tags.filter((t) => /^<(iframe|object|embed|base|img|video|audio|source|form|frame)\b/i.test(t))).toEqual([])
   expect(tags.filter((t) => /^<link\b/i.test(t))).toEqual(['<link rel="icon" href="data:,">'])
   expect(tags.filter((t) => /^<script\b/i.test(t))).toEqual(['<script type="application/json">'])
-  expect(tags).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`)
+  expect(tags).toContain(
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
+  )
   // The CSS loads nothing; the script fetches nothing and makes no element that would.
   expect(styles[0]).not.toMatch(/@import|url\(/i)
-  expect(scripts[0]).not.toMatch(/fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|new Image|\.src\s*=|createElement\(['"](img|script|link|iframe)|innerHTML|document\.write/)
+  expect(scripts[0]).not.toMatch(
+    /fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|new Image|\.src\s*=|createElement\(['"](img|script|link|iframe)|innerHTML|document\.write/,
+  )
   // Outside the embedded data and the escaped text, no URL at all.
   expect(markup).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
 }
@@ -81,7 +100,9 @@ describe('the page', () => {
     expect(JSON.stringify(dedupBefore)).toMatch(/https:\/\//)
     const script = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(dedupHtml)![1]
     expect(script).not.toContain('<')
-    expect(pageData(dedupHtml)).toEqual(JSON.parse(JSON.stringify(buildReportData(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' }))))
+    expect(pageData(dedupHtml)).toEqual(
+      JSON.parse(JSON.stringify(buildReportData(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' }))),
+    )
     // The same input gives the same page (no date unless asked for one).
     expect(renderHtmlReport(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' })).toBe(dedupHtml)
   })
@@ -146,8 +167,14 @@ describe('the page', () => {
     const data = buildReportData(dedupBefore, dedupTrace.result)
     expect(data.note).toMatch(/inferred/)
     // From the result alone: message 66 still holds its reference to 62, the prelude's.
-    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'lossless-prelude', ref: 62, operation: 'consolidateToolResults' })
-    expect(data.before[0].actions).toEqual([expect.objectContaining({ kind: 'superseded', pass: 'lossless-prelude', ref: 2, operation: 'removeObsoleteState' })])
+    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({
+      pass: 'lossless-prelude',
+      ref: 62,
+      operation: 'consolidateToolResults',
+    })
+    expect(data.before[0].actions).toEqual([
+      expect.objectContaining({ kind: 'superseded', pass: 'lossless-prelude', ref: 2, operation: 'removeObsoleteState' }),
+    ])
     // Only one pass suppressed anything; two truncated: that is left unsaid.
     const all = data.before.flatMap((b) => b.actions)
     expect(new Set(all.filter((a) => a.kind === 'suppressed').map((a) => a.pass))).toEqual(new Set(['truncate-old']))
@@ -158,9 +185,21 @@ describe('the page', () => {
 
   itReal('traces Smart pass by pass asking the summarize callback each request once', async () => {
     let plain = 0
-    const direct = await condense(dedupBefore, { ...balanced, summarize: async (r) => (plain++, standIn(r)) })
+    const direct = await condense(dedupBefore, {
+      ...balanced,
+      summarize: async (r) => {
+        plain++
+        return standIn(r)
+      },
+    })
     let traced = 0
-    const t = await traceCondense(dedupBefore, { ...balanced, summarize: async (r) => (traced++, standIn(r)) })
+    const t = await traceCondense(dedupBefore, {
+      ...balanced,
+      summarize: async (r) => {
+        traced++
+        return standIn(r)
+      },
+    })
     expect(plain).toBeGreaterThan(0)
     expect(traced).toBe(plain)
     expect(t.traced).toBe(true)
@@ -180,23 +219,41 @@ describe('the page', () => {
     const row = data.rows.find((r) => r.after === s)!
     expect(row).toMatchObject({ before: 1, span: before.length - 4 })
     expect(data.rows).toHaveLength(before.length)
-    for (let i = 1; i <= before.length - 4; i++) expect(data.before[i].actions).toEqual([{ kind: 'summarized', pass: 'native', passName: result.metrics.passes[0].name, into: s, whole: true }])
+    for (let i = 1; i <= before.length - 4; i++)
+      expect(data.before[i].actions).toEqual([{ kind: 'summarized', pass: 'native', passName: result.metrics.passes[0].name, into: s, whole: true }])
     expect(data.passes[0].actions).toEqual({ summarized: before.length - 4 })
   })
 
   it('aligns histories: same objects, changed copies by timestamp, summaries, removed and added messages', () => {
-    const m = (role: 'user' | 'assistant', text: string, ts?: number, extra: Partial<ApiMessage> = {}): ApiMessage => ({ role, content: text, ...(ts !== undefined ? { ts } : {}), ...extra })
+    const m = (role: 'user' | 'assistant', text: string, ts?: number, extra: Partial<ApiMessage> = {}): ApiMessage => ({
+      role,
+      content: text,
+      ...(ts !== undefined ? { ts } : {}),
+      ...extra,
+    })
     const before = [m('user', 'a', 1), m('assistant', 'b', 2), m('user', 'c', 3), m('assistant', 'd', 4), m('user', 'e', 5), m('assistant', 'f', 6)]
     // Changed by timestamp, one removed, one added.
     const after1 = [before[0], m('assistant', 'b!', 2), before[3], m('user', 'new'), before[4], m('assistant', 'f!', 6)]
     const a1 = alignHistories(before, after1)
-    expect(a1.after).toEqual([{ kind: 'same', from: 0 }, { kind: 'changed', from: 1 }, { kind: 'same', from: 3 }, { kind: 'inserted' }, { kind: 'same', from: 4 }, { kind: 'changed', from: 5 }])
+    expect(a1.after).toEqual([
+      { kind: 'same', from: 0 },
+      { kind: 'changed', from: 1 },
+      { kind: 'same', from: 3 },
+      { kind: 'inserted' },
+      { kind: 'same', from: 4 },
+      { kind: 'changed', from: 5 },
+    ])
     expect(a1.beforeToAfter).toEqual([0, 1, undefined, 2, 4, 5])
     // A summary of 1..3 between a changed first message and a changed last one (no timestamps).
     const plain = before.map((x) => m(x.role, x.content as string))
     const after2 = [m('user', 'a!'), m('assistant', 'summary', undefined, { isSummary: true }), plain[4], m('assistant', 'f!')]
     const a2 = alignHistories(plain, after2)
-    expect(a2.after).toEqual([{ kind: 'changed', from: 0 }, { kind: 'summary', covers: [1, 3] }, { kind: 'same', from: 4 }, { kind: 'changed', from: 5 }])
+    expect(a2.after).toEqual([
+      { kind: 'changed', from: 0 },
+      { kind: 'summary', covers: [1, 3] },
+      { kind: 'same', from: 4 },
+      { kind: 'changed', from: 5 },
+    ])
     expect(a2.summarizedInto).toEqual([undefined, 1, 1, 1, undefined, undefined])
   })
 })
@@ -208,7 +265,9 @@ describe('in headless Chromium', () => {
   let browser: Browser
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: the report's browser tests need Debian's chromium; run \`apt-get install -y chromium\` (as root; .ci/run does it), or name a Chrome in CONTEXT_CONDENSE_CHROMIUM`)
+      throw new Error(
+        `${CHROMIUM} is missing: the report's browser tests need Debian's chromium; run \`apt-get install -y chromium\` (as root; .ci/run does it), or name a Chrome in CONTEXT_CONDENSE_CHROMIUM`,
+      )
     }
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
   })
@@ -260,7 +319,10 @@ describe('in headless Chromium', () => {
   }
 
   it('the network guard sees what a page tries to load (a control page)', async () => {
-    const { page, attempted } = await open('<!DOCTYPE html><p>control</p><img src="http://192.0.2.1/x.png"><script>document.documentElement.dataset.ready = "true"</script>', 'control.html')
+    const { page, attempted } = await open(
+      '<!DOCTYPE html><p>control</p><img src="http://192.0.2.1/x.png"><script>document.documentElement.dataset.ready = "true"</script>',
+      'control.html',
+    )
     await page.waitForTimeout(100)
     expect(attempted).toEqual(['http://192.0.2.1/x.png'])
     await page.close()
@@ -274,11 +336,16 @@ describe('in headless Chromium', () => {
     // Bars are drawn (width > 0), colored by content type.
     const widths = await page.locator('.bar').evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width))
     expect(Math.min(...widths)).toBeGreaterThan(0)
-    const colors = await page.locator('.bar[data-side="before"][data-index="0"] .seg').evaluateAll((segs) => segs.map((s) => getComputedStyle(s).backgroundColor))
+    const colors = await page
+      .locator('.bar[data-side="before"][data-index="0"] .seg')
+      .evaluateAll((segs) => segs.map((s) => getComputedStyle(s).backgroundColor))
     expect(colors).toEqual(['rgb(76, 120, 168)', 'rgb(157, 117, 93)']) // user text, environment details
     // The passes table, cell by cell.
     const rows = await page.locator('#passes tbody tr[data-pass]').evaluateAll((trs) =>
-      trs.map((tr) => ({ id: tr.getAttribute('data-pass'), ...Object.fromEntries([...tr.querySelectorAll('[data-field]')].map((c) => [c.getAttribute('data-field'), Number(c.getAttribute('data-value'))])) })),
+      trs.map((tr) => ({
+        id: tr.getAttribute('data-pass'),
+        ...Object.fromEntries([...tr.querySelectorAll('[data-field]')].map((c) => [c.getAttribute('data-field'), Number(c.getAttribute('data-value'))])),
+      })),
     )
     expect(rows).toEqual(
       result.metrics.passes.map((p) => ({
@@ -292,8 +359,18 @@ describe('in headless Chromium', () => {
         messagesChanged: expect.any(Number),
       })),
     )
-    const total = await page.locator('#passes tfoot tr[data-total]').evaluate((tr) => Object.fromEntries([...tr.querySelectorAll('[data-field]')].map((c) => [c.getAttribute('data-field'), Number(c.getAttribute('data-value'))])))
-    expect(total).toEqual({ tokensBefore: result.metrics.tokensBefore, tokensAfter: result.metrics.tokensAfter, tokensSaved: result.metrics.tokensSaved, reductionPercent: result.metrics.reductionPercent, messagesAffected: expect.any(Number) })
+    const total = await page
+      .locator('#passes tfoot tr[data-total]')
+      .evaluate((tr) =>
+        Object.fromEntries([...tr.querySelectorAll('[data-field]')].map((c) => [c.getAttribute('data-field'), Number(c.getAttribute('data-value'))])),
+      )
+    expect(total).toEqual({
+      tokensBefore: result.metrics.tokensBefore,
+      tokensAfter: result.metrics.tokensAfter,
+      tokensSaved: result.metrics.tokensSaved,
+      reductionPercent: result.metrics.reductionPercent,
+      messagesAffected: expect.any(Number),
+    })
     expect(await page.locator('#passes tfoot').innerText()).toContain(`−${result.metrics.reductionPercent.toFixed(1)}%`)
     expect(await page.locator('#kpi-tokens-after .v').innerText()).toBe(result.metrics.tokensAfter.toLocaleString('en-US'))
     // Bar length: √tokens by default, tokens on request.
@@ -302,10 +379,13 @@ describe('in headless Chromium', () => {
     const mid = tokens.findIndex((t) => t > tokens[big] / 20 && t < tokens[big] / 2)
     expect(mid).toBeGreaterThan(-1)
     const ratio = () =>
-      page.evaluate(([a, b]) => {
-        const w = (i: number) => document.querySelector(`.bar[data-side="before"][data-index="${i}"]`)!.getBoundingClientRect().width
-        return w(a) / w(b)
-      }, [mid, big])
+      page.evaluate(
+        ([a, b]) => {
+          const w = (i: number) => document.querySelector(`.bar[data-side="before"][data-index="${i}"]`)!.getBoundingClientRect().width
+          return w(a) / w(b)
+        },
+        [mid, big],
+      )
     expect(await ratio()).toBeCloseTo(Math.sqrt(tokens[mid] / tokens[big]), 2)
     await page.click('[data-scale="linear"]')
     expect(await ratio()).toBeCloseTo(tokens[mid] / tokens[big], 2)
@@ -314,7 +394,7 @@ describe('in headless Chromium', () => {
     await page.close()
   })
 
-  itReal('a click on a bar shows the message\'s full text; the page changes; the screenshot is a real picture', async () => {
+  itReal("a click on a bar shows the message's full text; the page changes; the screenshot is a real picture", async () => {
     const { page, attempted, errors } = await open(dedupHtml, 'dedup-click.html')
     const shotBefore = await page.screenshot()
     // Message 4: the first read of package.json, whole before.
@@ -326,7 +406,9 @@ describe('in headless Chromium', () => {
     for (const t of text) expect(shown).toContain(t)
     expect(await page.locator('#panel h2').innerText()).toBe('Before #4 · user')
     const did = await page.locator('#panel .p-actions li').allInnerTexts()
-    expect(did[0]).toMatch(/^Lossless prelude \(repeated file reads\): deduplicated → kept copy #12\s+⟨ Reference: lines 1-66 of 'package\.json' shown again in message #12 · sha256:[0-9a-f]{12} ⟩$/)
+    expect(did[0]).toMatch(
+      /^Lossless prelude \(repeated file reads\): deduplicated → kept copy #12\s+⟨ Reference: lines 1-66 of 'package\.json' shown again in message #12 · sha256:[0-9a-f]{12} ⟩$/,
+    )
     expect(did.slice(1).map((t) => t.split('\n')[0].replace(/\s+$/, ''))).toEqual([
       'Lossless prelude (superseded state): superseded by #6',
       'Truncate old tool results and parameters: omitted → kept copy #12',
@@ -336,7 +418,7 @@ describe('in headless Chromium', () => {
     // The condensed version: its markers, from the other side.
     await page.click('#panel .p-switch button:has-text("After")')
     const after = await page.locator('#panel-text').evaluate((el) => el.textContent ?? '')
-    expect(after).toContain('⟨ Omitted: lines 1-66 of \'package.json\' shown again in message #12, since shortened ⟩')
+    expect(after).toContain("⟨ Omitted: lines 1-66 of 'package.json' shown again in message #12, since shortened ⟩")
     expect(after).not.toContain(text[1])
     const shotAfter = await page.screenshot()
     for (const png of [shotBefore, shotAfter]) {
@@ -359,10 +441,11 @@ describe('in headless Chromium', () => {
     expect(await link.count()).toBe(1)
     await page.evaluate(() => document.getElementById('b-34')!.scrollIntoView({ block: 'start' }))
     const kept = page.locator('#b-28')
-    const inView = () => kept.evaluate((el) => {
-      const r = el.getBoundingClientRect()
-      return r.top >= 0 && r.bottom <= window.innerHeight
-    })
+    const inView = () =>
+      kept.evaluate((el) => {
+        const r = el.getBoundingClientRect()
+        return r.top >= 0 && r.bottom <= window.innerHeight
+      })
     expect(await inView()).toBe(false)
     expect(await kept.getAttribute('class')).not.toContain('highlight')
     await link.click()
@@ -438,7 +521,11 @@ describe('context-condense report', () => {
     const r = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toMatch(new RegExp(`^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,122 tokens \\(-95\\.1%\\), 92 messages → 92\n$`))
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,122 tokens \\(-95\\.1%\\), 92 messages → 92\n$`,
+      ),
+    )
     expect(statSync(file).size).toBeGreaterThan(10_000)
     const html = readFileSync(file, 'utf8')
     assertSelfContained(html)
@@ -451,7 +538,17 @@ describe('context-condense report', () => {
     const again = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file, '-p', 'lossless'])
     expect(again.code).toBe(2)
     expect(again.stderr).toBe(`context-condense: --html ${file} exists\n  pass --force to overwrite it, or choose another file\n`)
-    const forced = await cli(['report', join(FIXTURE_DIR, DEDUP, 'api_conversation_history.json'), '--html', file, '-p', 'lossless', '--force', '--title', 'Mine'])
+    const forced = await cli([
+      'report',
+      join(FIXTURE_DIR, DEDUP, 'api_conversation_history.json'),
+      '--html',
+      file,
+      '-p',
+      'lossless',
+      '--force',
+      '--title',
+      'Mine',
+    ])
     expect(forced.code).toBe(0)
     expect(pageData(readFileSync(file, 'utf8'))).toMatchObject({ provider: 'lossless', title: 'Mine' })
   })

@@ -156,7 +156,12 @@ describe('constants', () => {
     expect(MAX_CONDENSE_THRESHOLD).toBe(100)
     expect(TOKEN_BUFFER_PERCENTAGE).toBe(0.1)
     expect(ANTHROPIC_DEFAULT_MAX_TOKENS).toBe(8192)
-    expect([ENGINE_MIN, ENGINE_MAX, ENGINE_BUFFER, DEFAULT_MAX_TOKENS]).toEqual([MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE, ANTHROPIC_DEFAULT_MAX_TOKENS])
+    expect([ENGINE_MIN, ENGINE_MAX, ENGINE_BUFFER, DEFAULT_MAX_TOKENS]).toEqual([
+      MIN_CONDENSE_THRESHOLD,
+      MAX_CONDENSE_THRESHOLD,
+      TOKEN_BUFFER_PERCENTAGE,
+      ANTHROPIC_DEFAULT_MAX_TOKENS,
+    ])
     expect(ROO_ERROR_MESSAGES).toEqual({
       condense_failed: 'Failed to condense context',
       condense_not_enough_messages: 'Not enough messages to condense context',
@@ -240,7 +245,11 @@ describe('getMessagesSinceLastSummary', () => {
       { role: 'assistant', content: 'Summary', ts: 4, isSummary: true },
       { role: 'user', content: 'Next', ts: 5 },
     ])
-    expect(getMessagesSinceLastSummary(messages)).toEqual([{ role: 'user', content: 'Please continue from the following summary:', ts: 0 }, messages[1], messages[2]])
+    expect(getMessagesSinceLastSummary(messages)).toEqual([
+      { role: 'user', content: 'Please continue from the following summary:', ts: 0 },
+      messages[1],
+      messages[2],
+    ])
   })
 
   it("puts no bridge before a user summary (newer Roo's shape), and uses now without a first ts", () => {
@@ -304,12 +313,20 @@ describe('summarizeConversation', () => {
   })
 
   it('takes the last usage chunk, and prices tokens with options.pricing when it has no totalCost', async () => {
-    const twice = mockHandler({ chunks: [{ type: 'text', text: SUMMARY }, { type: 'usage', inputTokens: 1, outputTokens: 1, totalCost: 9 }, { type: 'usage', inputTokens: 100, outputTokens: 20, totalCost: 0.02 }] })
+    const twice = mockHandler({
+      chunks: [
+        { type: 'text', text: SUMMARY },
+        { type: 'usage', inputTokens: 1, outputTokens: 1, totalCost: 9 },
+        { type: 'usage', inputTokens: 100, outputTokens: 20, totalCost: 0.02 },
+      ],
+    })
     const r1 = await summarizeConversation(guard(conversation()), twice, 'SYSTEM', 't', 10_000)
     expect(r1.cost).toBe(0.02)
     expect(r1.newContextTokens).toBe(20 + 37)
     const priced = mockHandler({ usage: { type: 'usage', inputTokens: 1000, outputTokens: 100 } })
-    const r2 = await summarizeConversation(guard(conversation()), priced, 'SYSTEM', 't', 10_000, false, undefined, undefined, { pricing: { inputPrice: 3, outputPrice: 15 } })
+    const r2 = await summarizeConversation(guard(conversation()), priced, 'SYSTEM', 't', 10_000, false, undefined, undefined, {
+      pricing: { inputPrice: 3, outputPrice: 15 },
+    })
     expect(r2.cost).toBeCloseTo((3 * 1000 + 15 * 100) / 1_000_000, 12)
   })
 
@@ -412,7 +429,9 @@ describe('summarizeConversation', () => {
     expect(wordy.error).toBeUndefined()
     expect(wordy.summary).toBe(long)
     // The stricter rule, opt-in: such a summary is refused.
-    const strict = await summarizeConversation(messages, mockHandler({ text: long }), 'SYSTEM', 't', 1_000_000, false, undefined, undefined, { strictGrowth: true })
+    const strict = await summarizeConversation(messages, mockHandler({ text: long }), 'SYSTEM', 't', 1_000_000, false, undefined, undefined, {
+      strictGrowth: true,
+    })
     expect(strict).toStrictEqual({ messages, cost: 0.05, summary: '', error: 'Context size increased during condensing; skipping this attempt' })
   })
 
@@ -452,7 +471,16 @@ describe('summarizeConversation', () => {
   it('both handlers invalid: an error, a warning and console.error, the messages unchanged', async () => {
     const { warn, error } = quiet()
     const messages = guard(conversation())
-    const r = await summarizeConversation(messages, { countTokens: async () => 1 } as unknown as ApiHandler, 'SYSTEM', 't', 10_000, false, undefined, {} as ApiHandler)
+    const r = await summarizeConversation(
+      messages,
+      { countTokens: async () => 1 } as unknown as ApiHandler,
+      'SYSTEM',
+      't',
+      10_000,
+      false,
+      undefined,
+      {} as ApiHandler,
+    )
     expect(r).toStrictEqual({ messages, cost: 0, summary: '', error: 'API handler for condensing context is invalid' })
     expect(warn).toHaveBeenCalledWith('Chosen API handler for condensing does not support message creation or is invalid, falling back to main apiHandler.')
     expect(error).toHaveBeenCalledTimes(1)
@@ -502,7 +530,9 @@ describe('summarizeConversation', () => {
     await summarizeConversation(guard(conversation()), mockHandler(), 'SYSTEM', 'task-c', 10_000, false, '   ', undefined, { telemetry: t })
     quiet()
     // Roo's flag is !!condensingApiHandler: an invalid one still counts.
-    await summarizeConversation(guard(conversation().slice(0, 2)), mockHandler(), 'SYSTEM', 'task-d', 10_000, true, undefined, {} as ApiHandler, { telemetry: t })
+    await summarizeConversation(guard(conversation().slice(0, 2)), mockHandler(), 'SYSTEM', 'task-d', 10_000, true, undefined, {} as ApiHandler, {
+      telemetry: t,
+    })
     expect(t.captureContextCondensed.mock.calls).toEqual([
       ['task-a', false, false, false],
       ['task-b', true, true, true],
@@ -511,8 +541,14 @@ describe('summarizeConversation', () => {
     ])
     expect(t.captureSlidingWindowTruncation).not.toHaveBeenCalled()
     // A telemetry that throws never stops a condensation.
-    const broken = { captureContextCondensed: () => { throw new Error('offline') } }
-    expect((await summarizeConversation(guard(conversation()), mockHandler(), 'SYSTEM', 't', 10_000, false, undefined, undefined, { telemetry: broken })).summary).toBe(SUMMARY)
+    const broken = {
+      captureContextCondensed: () => {
+        throw new Error('offline')
+      },
+    }
+    expect(
+      (await summarizeConversation(guard(conversation()), mockHandler(), 'SYSTEM', 't', 10_000, false, undefined, undefined, { telemetry: broken })).summary,
+    ).toBe(SUMMARY)
   })
 
   it("accepts newer Roo's useNativeTools boolean as the ninth argument", async () => {
@@ -522,10 +558,14 @@ describe('summarizeConversation', () => {
 
   it("replaces Roo's messages with options.errors, and names a bad option in the error", async () => {
     const messages = guard(conversation().slice(0, 3))
-    const r = await summarizeConversation(messages, mockHandler(), 'SYSTEM', 't', 10_000, false, undefined, undefined, { errors: { condense_not_enough_messages: 'Pas assez de messages' } })
+    const r = await summarizeConversation(messages, mockHandler(), 'SYSTEM', 't', 10_000, false, undefined, undefined, {
+      errors: { condense_not_enough_messages: 'Pas assez de messages' },
+    })
     expect(r.error).toBe('Pas assez de messages')
     const bad = await summarizeConversation(messages, mockHandler(), 'SYSTEM', 't', 10_000, false, undefined, undefined, { provider: 'magic' as never })
-    expect(bad.error).toBe('Failed to condense context: summarizeConversation: options.provider: expected one of "native", "lossless", "truncation", "smart", got string "magic"')
+    expect(bad.error).toBe(
+      'Failed to condense context: summarizeConversation: options.provider: expected one of "native", "lossless", "truncation", "smart", got string "magic"',
+    )
     expect(bad.messages).toBe(messages)
   })
 
@@ -609,7 +649,13 @@ describe('truncateConversationIfNeeded', () => {
   it('condenses past the allowed size even under the threshold, with the custom prompt and condensing handler', async () => {
     const t = telemetry()
     const dedicated = mockHandler({ text: 'dedicated summary' })
-    const o = tcinOptions({ totalTokens: 79_989, autoCondenseContextPercent: 100, customCondensingPrompt: 'Custom.', condensingApiHandler: dedicated, telemetry: t })
+    const o = tcinOptions({
+      totalTokens: 79_989,
+      autoCondenseContextPercent: 100,
+      customCondensingPrompt: 'Custom.',
+      condensingApiHandler: dedicated,
+      telemetry: t,
+    })
     const r = await truncateConversationIfNeeded(o)
     expect(r.prevContextTokens).toBe(80_001)
     expect(r.summary).toBe('dedicated summary')
@@ -621,12 +667,20 @@ describe('truncateConversationIfNeeded', () => {
     const t = telemetry()
     const o = tcinOptions({ totalTokens: 85_000, apiHandler: mockHandler({ text: '' }), telemetry: t })
     const r = await truncateConversationIfNeeded(o)
-    expect(r).toStrictEqual({ messages: [o.messages[0], ...o.messages.slice(3)], prevContextTokens: 85_012, summary: '', cost: 0.05, error: 'Failed to condense context' })
+    expect(r).toStrictEqual({
+      messages: [o.messages[0], ...o.messages.slice(3)],
+      prevContextTokens: 85_012,
+      summary: '',
+      cost: 0.05,
+      error: 'Failed to condense context',
+    })
     expect(r.messages[0]).toBe(o.messages[0])
     expect(t.captureContextCondensed).toHaveBeenCalledTimes(1)
     expect(t.captureSlidingWindowTruncation).toHaveBeenCalledWith('task-1')
     // Context grew: the same fallback.
-    const grew = await truncateConversationIfNeeded(tcinOptions({ totalTokens: 85_000, apiHandler: mockHandler({ count: (b) => (b.length === 1 ? 12 : 200_000) }) }))
+    const grew = await truncateConversationIfNeeded(
+      tcinOptions({ totalTokens: 85_000, apiHandler: mockHandler({ count: (b) => (b.length === 1 ? 12 : 200_000) }) }),
+    )
     expect(grew.error).toBe('Context size increased during condensing; skipping this attempt')
     expect(grew.messages).toHaveLength(5)
   })
@@ -672,7 +726,10 @@ describe('truncateConversationIfNeeded', () => {
 
   it('the last message is counted by the handler: string content as a text block, blocks as they are', async () => {
     const handler = mockHandler()
-    const blocks: ContentBlock[] = [{ type: 'text', text: 'abc' }, { type: 'text', text: 'defgh' }]
+    const blocks: ContentBlock[] = [
+      { type: 'text', text: 'abc' },
+      { type: 'text', text: 'defgh' },
+    ]
     const messages = guard<ApiMessage[]>([...conversation().slice(0, 6), { role: 'user', content: blocks, ts: 7 }])
     const r = await truncateConversationIfNeeded(tcinOptions({ messages, totalTokens: 500, apiHandler: handler }))
     expect(handler.countTokens.mock.calls[0][0]).toBe(blocks)
@@ -692,7 +749,9 @@ describe('truncateConversationIfNeeded', () => {
     // prev = 65,000: 65 % of the window, under the allowed 80,000.
     const condensed = async (currentProfileId: string, totalTokens = 64_988) => {
       const handler = mockHandler()
-      const r = await truncateConversationIfNeeded(tcinOptions({ totalTokens, autoCondenseContextPercent: 80, profileThresholds, currentProfileId, apiHandler: handler }))
+      const r = await truncateConversationIfNeeded(
+        tcinOptions({ totalTokens, autoCondenseContextPercent: 80, profileThresholds, currentProfileId, apiHandler: handler }),
+      )
       expect(handler.createMessage.mock.calls.length).toBe(r.summary === SUMMARY ? 1 : 0)
       return r.summary === SUMMARY
     }
@@ -763,7 +822,7 @@ describe('provider option: a first step before the summary', () => {
     })
   }
 
-  itReal('a target the first step misses: Roo\'s summary follows, on its output', async () => {
+  itReal("a target the first step misses: Roo's summary follows, on its output", async () => {
     const input = guard(loadFixture(name))
     const before = countTokens(input)
     const handler = mockHandler({ count: engineCount })
@@ -776,7 +835,7 @@ describe('provider option: a first step before the summary', () => {
     expect(countTokens(r.messages)).toBeLessThan(countTokens(input))
   })
 
-  itReal('without targetTokens, a failed summary leaves the first step\'s result, with summaryError', async () => {
+  itReal("without targetTokens, a failed summary leaves the first step's result, with summaryError", async () => {
     const input = guard(loadFixture(name))
     const before = countTokens(input)
     const handler = mockHandler({ text: '', count: engineCount })
@@ -868,7 +927,7 @@ describe('truncateConversationIfNeeded: a first step, then a failed summary', ()
     expect(validateConversation(r.messages)).toEqual([])
   })
 
-  itReal("under the allowed size after the first step: its result stands, with summaryError, no sliding window", async () => {
+  itReal('under the allowed size after the first step: its result stands, with summaryError, no sliding window', async () => {
     const input = guard(loadFixture(name))
     // First, under the threshold (5 % of 10M tokens): nothing happens.
     const { r, handler, before } = await run(input, 10_000_000, 5)
@@ -908,7 +967,7 @@ describe('non-destructive mode', () => {
     for (let i = 6; i < 9; i++) expect(r.messages[i + 1]).toBe(input[i])
   })
 
-  it('getEffectiveApiHistory sends what destructive mode would, the same bytes every time, as the caller\'s objects', async () => {
+  it("getEffectiveApiHistory sends what destructive mode would, the same bytes every time, as the caller's objects", async () => {
     const input = guard(long())
     const nd = await summarizeConversation(input, mockHandler(), 'SYSTEM', 't', 10_000, false, undefined, undefined, { nonDestructive: true })
     const destructive = await summarizeConversation(input, mockHandler(), 'SYSTEM', 't', 10_000)
@@ -933,7 +992,10 @@ describe('non-destructive mode', () => {
         for (const targetTokens of [undefined, Math.floor(before * 0.95)]) {
           const options = { provider, targetTokens }
           const d = await summarizeConversation(input, mockHandler({ count: engineCount }), '', 't', before, true, undefined, undefined, options)
-          const n = await summarizeConversation(input, mockHandler({ count: engineCount }), '', 't', before, true, undefined, undefined, { ...options, nonDestructive: true })
+          const n = await summarizeConversation(input, mockHandler({ count: engineCount }), '', 't', before, true, undefined, undefined, {
+            ...options,
+            nonDestructive: true,
+          })
           const label = `${name} ${provider} ${targetTokens}`
           expect(d.error, label).toBeUndefined()
           expect(n.provider, label).toBe(d.provider)
@@ -941,7 +1003,9 @@ describe('non-destructive mode', () => {
           expect(roleContent(effective), label).toEqual(roleContent(d.messages))
           expect(validateConversation(effective), label).toEqual([])
           // Nothing stored is lost: every input message is still there, in order.
-          const kept = input.filter((m) => n.messages.some((s) => s === m || (s.ts === m.ts && s.role === m.role && JSON.stringify(s.content) === JSON.stringify(m.content))))
+          const kept = input.filter((m) =>
+            n.messages.some((s) => s === m || (s.ts === m.ts && s.role === m.role && JSON.stringify(s.content) === JSON.stringify(m.content))),
+          )
           expect(kept.length, label).toBe(input.length)
         }
       }
@@ -968,14 +1032,31 @@ describe('non-destructive mode', () => {
 
   it('a second condensation nests: rewinding past it restores the first one', async () => {
     const generateId = ids()
-    const first = await summarizeConversation(guard(long()), mockHandler({ text: 'first summary' }), 'SYSTEM', 't', 10_000, false, undefined, undefined, { nonDestructive: true, generateId })
-    const more: ApiMessage[] = [...first.messages, ...Array.from({ length: 6 }, (_, i): ApiMessage => ({ role: i % 2 ? 'user' : 'assistant', content: `later ${i} ${'more words '.repeat(30)}`, ts: 200 + i }))]
+    const first = await summarizeConversation(guard(long()), mockHandler({ text: 'first summary' }), 'SYSTEM', 't', 10_000, false, undefined, undefined, {
+      nonDestructive: true,
+      generateId,
+    })
+    const more: ApiMessage[] = [
+      ...first.messages,
+      ...Array.from(
+        { length: 6 },
+        (_, i): ApiMessage => ({ role: i % 2 ? 'user' : 'assistant', content: `later ${i} ${'more words '.repeat(30)}`, ts: 200 + i }),
+      ),
+    ]
     const grown = guard(more)
-    const second = await summarizeConversation(grown, mockHandler({ text: 'second summary' }), 'SYSTEM', 't', 10_000, false, undefined, undefined, { nonDestructive: true, generateId })
+    const second = await summarizeConversation(grown, mockHandler({ text: 'second summary' }), 'SYSTEM', 't', 10_000, false, undefined, undefined, {
+      nonDestructive: true,
+      generateId,
+    })
     expect(second.error).toBeUndefined()
     expect(second.condenseId).toBe('id-2')
-    expect(roleContent(getEffectiveApiHistory(second.messages))).toEqual(roleContent([grown[0], { role: 'assistant', content: 'second summary' }, ...grown.slice(-3)]))
-    const rewound = rewindConversation(second.messages, second.messages.findIndex((m) => m.condenseId === 'id-2'))
+    expect(roleContent(getEffectiveApiHistory(second.messages))).toEqual(
+      roleContent([grown[0], { role: 'assistant', content: 'second summary' }, ...grown.slice(-3)]),
+    )
+    const rewound = rewindConversation(
+      second.messages,
+      second.messages.findIndex((m) => m.condenseId === 'id-2'),
+    )
     expect(rewound).toStrictEqual(grown.slice(0, 13))
     expect(roleContent(getEffectiveApiHistory(rewound))).toEqual(roleContent([grown[0], first.messages[6], ...grown.slice(7, 13)]))
   })
@@ -987,7 +1068,13 @@ describe('non-destructive mode', () => {
     expect(t.messagesRemoved).toBe(4)
     expect(t.messages).toHaveLength(10)
     for (let i = 1; i <= 4; i++) expect(t.messages[i]).toStrictEqual({ ...input[i], truncationParent: 'tr-1' })
-    expect(t.messages[5]).toStrictEqual({ role: 'user', content: '[Sliding window truncation: 4 messages hidden to reduce context]', ts: 104, isTruncationMarker: true, truncationId: 'tr-1' })
+    expect(t.messages[5]).toStrictEqual({
+      role: 'user',
+      content: '[Sliding window truncation: 4 messages hidden to reduce context]',
+      ts: 104,
+      isTruncationMarker: true,
+      truncationId: 'tr-1',
+    })
     const effective = getEffectiveApiHistory(t.messages)
     expect(effective.filter((m) => !m.isTruncationMarker)).toEqual(truncateConversation(input, 0.5, 'task-7'))
     expect(cleanupAfterTruncation(t.messages.filter((m) => !m.isTruncationMarker))).toStrictEqual(input)
@@ -1015,7 +1102,12 @@ describe('non-destructive mode', () => {
   itReal('shortened copies (a first provider) stand in for their messages and go with them on rewind', async () => {
     const input = guard(loadFixture('synthetic-3-tool-dedup'))
     const before = countTokens(input)
-    const r = await summarizeConversation(input, mockHandler(), '', 't', before, true, undefined, undefined, { provider: 'lossless', nonDestructive: true, targetTokens: before, generateId: () => 'cp-1' })
+    const r = await summarizeConversation(input, mockHandler(), '', 't', before, true, undefined, undefined, {
+      provider: 'lossless',
+      nonDestructive: true,
+      targetTokens: before,
+      generateId: () => 'cp-1',
+    })
     expect(r.provider).toBe('lossless')
     const copies = r.messages.filter((m) => m.condensedBy === 'cp-1')
     expect(copies.length).toBeGreaterThan(0)
@@ -1053,7 +1145,9 @@ describe('configure', () => {
     expect(() => configure({ nonDestructive: 'yes' } as never)).toThrow('configure: options.nonDestructive: expected true or false, got string "yes"')
     expect(() => configure({ errors: { condense_nope: 'x' } } as never)).toThrow(/^configure: options\.errors\.condense_nope: unknown key/)
     // @ts-expect-error: the declarations know the providers too
-    expect(() => configure({ provider: 'magic' })).toThrow('configure: options.provider: expected one of "native", "lossless", "truncation", "smart", got string "magic"')
+    expect(() => configure({ provider: 'magic' })).toThrow(
+      'configure: options.provider: expected one of "native", "lossless", "truncation", "smart", got string "magic"',
+    )
     // Defaults are clear again: destructive, native.
     const plain = await summarizeConversation(guard(conversation()), mockHandler(), 'SYSTEM', 't', 10_000)
     expect(plain.provider).toBeUndefined()
@@ -1090,27 +1184,37 @@ describe('the seven real histories', () => {
       expect(r.newContextTokens!, name).toBeLessThan(before)
       expect(r.messages[0], name).toBe(input[0])
       expect(r.messages.slice(-3), name).toEqual(input.slice(-3))
-      expect(r.messages.filter((m) => m.isSummary), name).toHaveLength(1)
+      expect(
+        r.messages.filter((m) => m.isSummary),
+        name,
+      ).toHaveLength(1)
     }
   })
 
-  itReal('every provider, both modes, on each history: valid and never more tokens than before', async () => {
-    for (const name of FIXTURES) {
-      const input = guard(loadFixture(name))
-      const before = countTokens(input)
-      for (const provider of ['lossless', 'smart', 'truncation'] as const) {
-        for (const nonDestructive of [false, true]) {
-          const r: SummarizeResponse = await summarizeConversation(input, mockHandler({ count: engineCount }), '', name, before, true, undefined, undefined, { provider, nonDestructive })
-          const sent = nonDestructive ? getEffectiveApiHistory(r.messages) : r.messages
-          const label = `${name} ${provider} ${nonDestructive}`
-          expect(r.error, label).toBeUndefined()
-          expect(validateConversation(sent), label).toEqual([])
-          expect(countTokens(sent), label).toBeLessThanOrEqual(before)
-          expect(sent[0], label).toBe(input[0])
+  itReal(
+    'every provider, both modes, on each history: valid and never more tokens than before',
+    async () => {
+      for (const name of FIXTURES) {
+        const input = guard(loadFixture(name))
+        const before = countTokens(input)
+        for (const provider of ['lossless', 'smart', 'truncation'] as const) {
+          for (const nonDestructive of [false, true]) {
+            const r: SummarizeResponse = await summarizeConversation(input, mockHandler({ count: engineCount }), '', name, before, true, undefined, undefined, {
+              provider,
+              nonDestructive,
+            })
+            const sent = nonDestructive ? getEffectiveApiHistory(r.messages) : r.messages
+            const label = `${name} ${provider} ${nonDestructive}`
+            expect(r.error, label).toBeUndefined()
+            expect(validateConversation(sent), label).toEqual([])
+            expect(countTokens(sent), label).toBeLessThanOrEqual(before)
+            expect(sent[0], label).toBe(input[0])
+          }
         }
       }
-    }
-  }, 120_000)
+    },
+    120_000,
+  )
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -1132,9 +1236,19 @@ describe('today: summarizeConversation with an options object (fresh start)', ()
     expect(r.cost).toBe(0.05)
     expect(r.messages).toHaveLength(messages.length + 1)
     r.messages.slice(0, -1).forEach((m, i) => expect(m).toEqual({ ...messages[i], condenseParent: r.condenseId }))
-    expect(r.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: `## Conversation Summary\n${SUMMARY}` }], ts: 8, isSummary: true, condenseId: r.condenseId })
+    expect(r.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: `## Conversation Summary\n${SUMMARY}` }],
+      ts: 8,
+      isSummary: true,
+      condenseId: r.condenseId,
+    })
     // The request: the configured system prompt, the messages, the instructions last as the user's, metadata as third argument.
-    expect(handler.createMessage).toHaveBeenCalledWith('SYSTEM OF THE REQUEST', [...roleContent(messages), { role: 'user', content: 'INSTRUCTIONS' }], undefined)
+    expect(handler.createMessage).toHaveBeenCalledWith(
+      'SYSTEM OF THE REQUEST',
+      [...roleContent(messages), { role: 'user', content: 'INSTRUCTIONS' }],
+      undefined,
+    )
     // newContextTokens: the system prompt and the summary, counted by the handler.
     expect(r.newContextTokens).toBe('SYSTEM'.length + `## Conversation Summary\n${SUMMARY}`.length)
     // What the model is sent next: the summary alone.
@@ -1144,7 +1258,14 @@ describe('today: summarizeConversation with an options object (fresh start)', ()
   it('the custom prompt is the final user message; tool blocks go as text; orphan tool calls are answered', async () => {
     const messages = guard<ApiMessage[]>([
       { role: 'user', content: 'Task', ts: 1 },
-      { role: 'assistant', content: [{ type: 'text', text: 'Reading' }, { type: 'tool_use', id: 'a', name: 'read_file', input: { path: 'x.ts' } }], ts: 2 },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Reading' },
+          { type: 'tool_use', id: 'a', name: 'read_file', input: { path: 'x.ts' } },
+        ],
+        ts: 2,
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'file body' }], ts: 3 },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'attempt_completion', input: { result: 'done' } }], ts: 4 },
     ])
@@ -1153,17 +1274,30 @@ describe('today: summarizeConversation with an options object (fresh start)', ()
     expect(r.error).toBeUndefined()
     const sent = handler.createMessage.mock.calls[0][1]
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'Be brief.' })
-    expect(sent[1].content).toEqual([{ type: 'text', text: 'Reading' }, { type: 'text', text: '[Tool Use: read_file]\npath: x.ts' }])
+    expect(sent[1].content).toEqual([
+      { type: 'text', text: 'Reading' },
+      { type: 'text', text: '[Tool Use: read_file]\npath: x.ts' },
+    ])
     expect(sent[2].content).toEqual([{ type: 'text', text: '[Tool Result]\nfile body' }])
     expect(sent[4]).toEqual({ role: 'user', content: [{ type: 'text', text: '[Tool Result]\nContext condensation triggered. Tool execution deferred.' }] })
   })
 
-  it('keeps <command> blocks, adds environment details on an automatic trigger only, and the host\'s folded file context', async () => {
+  it("keeps <command> blocks, adds environment details on an automatic trigger only, and the host's folded file context", async () => {
     const first = { role: 'user' as const, content: 'Do it <command name="review">check the tests</command> now', ts: 1 }
     const messages = guard<ApiMessage[]>([first, ...conversation().slice(1)])
-    const folded = vi.fn(async (files: string[], o: { cwd: string }) => ({ sections: [`<system-reminder>${files.join(',')} in ${o.cwd}</system-reminder>`, '  '] }))
+    const folded = vi.fn(async (files: string[], o: { cwd: string }) => ({
+      sections: [`<system-reminder>${files.join(',')} in ${o.cwd}</system-reminder>`, '  '],
+    }))
     today.configure({ foldedFileContext: folded })
-    const base = { messages, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't', environmentDetails: '<environment_details>x</environment_details>', filesReadByRoo: ['a.ts'], cwd: '/w' }
+    const base = {
+      messages,
+      apiHandler: todayHandler(),
+      systemPrompt: 'S',
+      taskId: 't',
+      environmentDetails: '<environment_details>x</environment_details>',
+      filesReadByRoo: ['a.ts'],
+      cwd: '/w',
+    }
     const auto = await today.summarizeConversation({ ...base, isAutomaticTrigger: true })
     const texts = (auto.messages.at(-1)!.content as Array<{ text: string }>).map((b) => b.text)
     expect(texts).toEqual([
@@ -1183,19 +1317,28 @@ describe('today: summarizeConversation with an options object (fresh start)', ()
     expect(error).toHaveBeenCalledWith('[summarizeConversation] Failed to generate folded file context:', expect.any(Error))
   })
 
-  it('errors: Roo\'s strings, the API failure with its details, never a throw', async () => {
+  it("errors: Roo's strings, the API failure with its details, never a throw", async () => {
     const { error } = quiet()
-    expect((await today.summarizeConversation({ messages: guard(conversation().slice(0, 1)), apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })).error).toBe('Not enough messages to condense context')
+    expect(
+      (await today.summarizeConversation({ messages: guard(conversation().slice(0, 1)), apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })).error,
+    ).toBe('Not enough messages to condense context')
     const afterSummary = guard<ApiMessage[]>([...conversation(), { role: 'user', content: 'sum', isSummary: true, ts: 9 }])
-    expect((await today.summarizeConversation({ messages: afterSummary, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })).error).toBe('Context was condensed recently; skipping this attempt')
-    const failing = { createMessage: () => { throw Object.assign(new Error('rate limited'), { status: 429 }) }, countTokens: async () => 1 } as unknown as ApiHandler
+    expect((await today.summarizeConversation({ messages: afterSummary, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })).error).toBe(
+      'Context was condensed recently; skipping this attempt',
+    )
+    const failing = {
+      createMessage: () => {
+        throw Object.assign(new Error('rate limited'), { status: 429 })
+      },
+      countTokens: async () => 1,
+    } as unknown as ApiHandler
     const r = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: failing, systemPrompt: 'S', taskId: 't' })
     expect(r.error).toBe('Condensing API call failed: rate limited')
     expect(r.errorDetails).toBe('Error: rate limited\n\nHTTP Status: 429')
     expect(error).toHaveBeenCalledWith('Error during condensing API call:', expect.any(Error))
   })
 
-  itReal('summary is the model\'s text; the files list is an option', async () => {
+  itReal("summary is the model's text; the files list is an option", async () => {
     const input = guard(loadFixture('synthetic-2-heavy-read').slice(0, 12))
     const plain = await today.summarizeConversation({ messages: input, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' })
     expect(plain.summary).toBe(SUMMARY)
@@ -1226,7 +1369,14 @@ describe('today: getEffectiveApiHistory and the helpers', () => {
       { role: 'user', content: 'Task', ts: 1, condenseParent: 'c' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'old', name: 'read_file', input: {} }], ts: 2, condenseParent: 'c' },
       { role: 'user', content: [{ type: 'text', text: 'summary' }], ts: 3, isSummary: true, condenseId: 'c' },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'old', content: 'x' }, { type: 'text', text: 'and more' }], ts: 4 },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'old', content: 'x' },
+          { type: 'text', text: 'and more' },
+        ],
+        ts: 4,
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'old', content: 'y' }], ts: 5 },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'new', name: 'read_file', input: {} }], ts: 6 },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'new', content: 'z' }], ts: 7 },
@@ -1238,11 +1388,34 @@ describe('today: getEffectiveApiHistory and the helpers', () => {
   })
 
   it('tool blocks as text, command blocks, synthetic results', () => {
-    expect(today.toolUseToText({ type: 'tool_use', id: 'i', name: 'write', input: { path: 'a', opts: { x: 1 } } } as ContentBlock)).toBe('[Tool Use: write]\npath: a\nopts: {\n  "x": 1\n}')
-    expect(today.toolResultToText({ type: 'tool_result', tool_use_id: 'i', is_error: true, content: [{ type: 'text', text: 'bad' }, { type: 'image', source: {} }] } as unknown as ContentBlock)).toBe('[Tool Result (Error)]\nbad\n[Image]')
-    expect(today.extractCommandBlocks({ role: 'user', content: [{ type: 'text', text: 'a <command>x</command>' }, { type: 'text', text: '<command n="2">y</command>' }] })).toBe('<command>x</command>\n<command n="2">y</command>')
+    expect(today.toolUseToText({ type: 'tool_use', id: 'i', name: 'write', input: { path: 'a', opts: { x: 1 } } } as ContentBlock)).toBe(
+      '[Tool Use: write]\npath: a\nopts: {\n  "x": 1\n}',
+    )
+    expect(
+      today.toolResultToText({
+        type: 'tool_result',
+        tool_use_id: 'i',
+        is_error: true,
+        content: [
+          { type: 'text', text: 'bad' },
+          { type: 'image', source: {} },
+        ],
+      } as unknown as ContentBlock),
+    ).toBe('[Tool Result (Error)]\nbad\n[Image]')
+    expect(
+      today.extractCommandBlocks({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a <command>x</command>' },
+          { type: 'text', text: '<command n="2">y</command>' },
+        ],
+      }),
+    ).toBe('<command>x</command>\n<command n="2">y</command>')
     expect(today.extractCommandBlocks({ role: 'user', content: 'none' })).toBe('')
-    const paired = guard<ApiMessage[]>([{ role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'n', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'r' }] }])
+    const paired = guard<ApiMessage[]>([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'n', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'r' }] },
+    ])
     expect(today.injectSyntheticToolResults(paired)).toBe(paired)
   })
 })
@@ -1286,13 +1459,20 @@ describe('today: manageContext and willManageContext', () => {
   })
 })
 
-describe('context-condense/roo-2026-01: January 2026\'s positional API', () => {
+describe("context-condense/roo-2026-01: January 2026's positional API", () => {
   it('keeps the tool_use a kept tool_result needs inside an array summary, non-destructively', async () => {
     const messages = guard<ApiMessage[]>([
       { role: 'user', content: 'Task', ts: 1 },
       { role: 'assistant', content: 'a', ts: 2 },
       { role: 'user', content: 'b', ts: 3 },
-      { role: 'assistant', content: [{ type: 'reasoning', text: 'think' }, { type: 'tool_use', id: 't1', name: 'read_file', input: {} }], ts: 4 } as unknown as ApiMessage,
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'think' },
+          { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
+        ],
+        ts: 4,
+      } as unknown as ApiMessage,
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'body' }], ts: 5 },
       { role: 'assistant', content: 'c', ts: 6 },
       { role: 'user', content: 'd', ts: 7 },
@@ -1321,12 +1501,23 @@ describe('context-condense/roo-2026-01: January 2026\'s positional API', () => {
     // A call's own options go through the seam after Roo's arguments (and only then).
     const controller = new AbortController()
     await jan2026.manageContext({ ...o, timeoutMs: 5000, signal: controller.signal })
-    expect(seam).toHaveBeenLastCalledWith(o.messages, o.apiHandler, 'SYSTEM', 'task-1', 85_012, true, undefined, expect.objectContaining({ timeoutMs: 5000, signal: controller.signal }))
+    expect(seam).toHaveBeenLastCalledWith(
+      o.messages,
+      o.apiHandler,
+      'SYSTEM',
+      'task-1',
+      85_012,
+      true,
+      undefined,
+      expect.objectContaining({ timeoutMs: 5000, signal: controller.signal }),
+    )
     const fresh = await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 10_000)
     expect(fresh.messages.at(-1)!.role).toBe('user')
     // That call counts as its Roo did: output tokens and the system prompt, under prevContextTokens.
     expect(fresh.newContextTokens).toBe(50 + 1)
-    expect((await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 51)).error).toBe('Context size increased during condensing; skipping this attempt')
+    expect((await today.summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', 51)).error).toBe(
+      'Context size increased during condensing; skipping this attempt',
+    )
   })
 })
 
@@ -1346,7 +1537,13 @@ describe('host calls: timeouts, the signal, endless streams', () => {
     expect(s.error).toBe('Context condensing timed out: the API handler (countTokens) did not answer within 50 ms')
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 20)
-    const aborted = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: handler, systemPrompt: 'S', taskId: 't', signal: controller.signal })
+    const aborted = await today.summarizeConversation({
+      messages: guard(conversation()),
+      apiHandler: handler,
+      systemPrompt: 'S',
+      taskId: 't',
+      signal: controller.signal,
+    })
     expect(aborted.error).toBe('Context condensing was aborted')
     expect(Date.now() - t0).toBeLessThan(5_000)
   })
@@ -1354,32 +1551,61 @@ describe('host calls: timeouts, the signal, endless streams', () => {
   it('a stream whose next() always resolves at once: timers still fire (abort works), and its size is capped', async () => {
     const endless = () => ({
       createMessage: vi.fn(() => ({
-        [Symbol.asyncIterator]: () => ({ next: () => Promise.resolve({ done: false, value: { type: 'text', text: 'x' } }), return: vi.fn(async () => ({ done: true, value: undefined })) }),
+        [Symbol.asyncIterator]: () => ({
+          next: () => Promise.resolve({ done: false, value: { type: 'text', text: 'x' } }),
+          return: vi.fn(async () => ({ done: true, value: undefined })),
+        }),
       })),
       countTokens: async () => 1,
     })
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(), 30)
     const t0 = Date.now()
-    const r = await summarizeConversation(guard(conversation()), endless() as unknown as ApiHandler, 'S', 't', 10_000, false, undefined, undefined, { signal: controller.signal, maxStreamChars: 1e9 })
+    const r = await summarizeConversation(guard(conversation()), endless() as unknown as ApiHandler, 'S', 't', 10_000, false, undefined, undefined, {
+      signal: controller.signal,
+      maxStreamChars: 1e9,
+    })
     clearTimeout(timer)
     expect(r.error).toBe('Context condensing was aborted')
     expect(Date.now() - t0).toBeLessThan(5_000)
-    const capped = await summarizeConversation(guard(conversation()), endless() as unknown as ApiHandler, 'S', 't', 10_000, false, undefined, undefined, { maxStreamChars: 1000 })
+    const capped = await summarizeConversation(guard(conversation()), endless() as unknown as ApiHandler, 'S', 't', 10_000, false, undefined, undefined, {
+      maxStreamChars: 1000,
+    })
     expect(capped.error).toBe("Failed to condense context: the API handler's stream passed 1000 characters of text")
-    const timed = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: endless() as unknown as ApiHandler, systemPrompt: 'S', taskId: 't', timeoutMs: 40, maxStreamChars: 1e9 })
-    expect(timed.error).toMatch(/^Context condensing timed out: the API handler's stream did not end within 40 ms$|^Context condensing timed out: the API handler's stream did not answer within \d+ ms$/)
+    const timed = await today.summarizeConversation({
+      messages: guard(conversation()),
+      apiHandler: endless() as unknown as ApiHandler,
+      systemPrompt: 'S',
+      taskId: 't',
+      timeoutMs: 40,
+      maxStreamChars: 1e9,
+    })
+    expect(timed.error).toMatch(
+      /^Context condensing timed out: the API handler's stream did not end within 40 ms$|^Context condensing timed out: the API handler's stream did not answer within \d+ ms$/,
+    )
   })
 
   it('a throwing countTokens is an error result, not a throw', async () => {
-    const handler = { ...mockHandler(), countTokens: () => { throw new Error('tokenizer down') } } as unknown as ApiHandler
+    const handler = {
+      ...mockHandler(),
+      countTokens: () => {
+        throw new Error('tokenizer down')
+      },
+    } as unknown as ApiHandler
     const r = await truncateConversationIfNeeded(tcinOptions({ apiHandler: handler }))
     expect(r.error).toBe("Failed to condense context: the API handler's countTokens failed: tokenizer down")
-    const rejecting = { ...mockHandler(), countTokens: async () => { throw new Error('503') } } as unknown as ApiHandler
+    const rejecting = {
+      ...mockHandler(),
+      countTokens: async () => {
+        throw new Error('503')
+      },
+    } as unknown as ApiHandler
     const m = await today.manageContext({ ...tcinOptions({ apiHandler: rejecting }) } as never)
     expect(m.error).toBe("Failed to condense context: the API handler's countTokens failed: 503")
     const garbage = { ...mockHandler(), countTokens: async () => -4 } as unknown as ApiHandler
-    expect((await truncateConversationIfNeeded(tcinOptions({ apiHandler: garbage }))).error).toBe("Failed to condense context: the API handler's countTokens: expected a number >= 0, got number -4")
+    expect((await truncateConversationIfNeeded(tcinOptions({ apiHandler: garbage }))).error).toBe(
+      "Failed to condense context: the API handler's countTokens: expected a number >= 0, got number -4",
+    )
   })
 })
 
@@ -1395,7 +1621,9 @@ describe('bad numbers are refused, never computed with', () => {
       const handler = mockHandler()
       const o = tcinOptions({ apiHandler: handler, [key]: value } as Partial<TruncateOptions>)
       const r = await truncateConversationIfNeeded(o)
-      expect(r.error, `${key} ${String(value)}`).toBe(`Failed to condense context: truncateConversationIfNeeded: ${key}: expected a number >= ${key === 'contextWindow' ? 1 : 0}, got ${shown}`)
+      expect(r.error, `${key} ${String(value)}`).toBe(
+        `Failed to condense context: truncateConversationIfNeeded: ${key}: expected a number >= ${key === 'contextWindow' ? 1 : 0}, got ${shown}`,
+      )
       expect(r.messages).toBe(o.messages)
       expect(r.prevContextTokens).toBe(0)
       expect(handler.createMessage).not.toHaveBeenCalled()
@@ -1403,10 +1631,20 @@ describe('bad numbers are refused, never computed with', () => {
     // The engine's rules take a global threshold of 5..100 % (Roo's settings offer no other).
     const low = await truncateConversationIfNeeded(tcinOptions({ autoCondenseContextPercent: 1 }))
     expect(low.error).toBe('Failed to condense context: truncateConversationIfNeeded: autoCondenseContextPercent: expected a percentage from 5 to 100, got 1')
-    expect((await today.summarizeConversation({ messages: 'x' } as never)).error).toBe('Failed to condense context: summarizeConversation: messages: expected an array of messages, got string "x"')
-    expect(() => today.willManageContext({ totalTokens: '1' as unknown as number, contextWindow: 10, autoCondenseContext: true, autoCondenseContextPercent: 50, profileThresholds: {}, currentProfileId: 'd', lastMessageTokens: 0 })).toThrow(
-      'willManageContext: totalTokens: expected a number >= 0, got string "1"',
+    expect((await today.summarizeConversation({ messages: 'x' } as never)).error).toBe(
+      'Failed to condense context: summarizeConversation: messages: expected an array of messages, got string "x"',
     )
+    expect(() =>
+      today.willManageContext({
+        totalTokens: '1' as unknown as number,
+        contextWindow: 10,
+        autoCondenseContext: true,
+        autoCondenseContextPercent: 50,
+        profileThresholds: {},
+        currentProfileId: 'd',
+        lastMessageTokens: 0,
+      }),
+    ).toThrow('willManageContext: totalTokens: expected a number >= 0, got string "1"')
   })
 
   it('a negative, NaN or non-number totalCost / outputTokens in the usage chunk fails the summary with its name', async () => {
@@ -1428,7 +1666,7 @@ describe('bad numbers are refused, never computed with', () => {
   })
 })
 
-describe('today: folded file context from the host\'s outlines', () => {
+describe("today: folded file context from the host's outlines", () => {
   it('one <system-reminder> per file, relative paths resolved against cwd, error outlines and failures skipped, a character budget', async () => {
     const outlines: Record<string, string | undefined> = {
       '/w/a.ts': '1--5 | export interface User',
@@ -1456,8 +1694,17 @@ describe('today: folded file context from the host\'s outlines', () => {
 
   it('summarizeConversation appends those sections when configured with outlineFile', async () => {
     today.configure({ outlineFile: async (p: string) => `outline of ${p}` })
-    const r = await today.summarizeConversation({ messages: guard(conversation()), apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't', filesReadByRoo: ['x.ts'], cwd: '/w' })
-    expect((r.messages.at(-1)!.content as Array<{ text: string }>)[1].text).toBe('<system-reminder>\n## File Context: x.ts\noutline of /w/x.ts\n</system-reminder>')
+    const r = await today.summarizeConversation({
+      messages: guard(conversation()),
+      apiHandler: todayHandler(),
+      systemPrompt: 'S',
+      taskId: 't',
+      filesReadByRoo: ['x.ts'],
+      cwd: '/w',
+    })
+    expect((r.messages.at(-1)!.content as Array<{ text: string }>)[1].text).toBe(
+      '<system-reminder>\n## File Context: x.ts\noutline of /w/x.ts\n</system-reminder>',
+    )
   })
 })
 
@@ -1470,7 +1717,9 @@ describe('today: a first step before the fresh-start summary', () => {
     expect(lossless.newContextTokens!).toBeLessThan(before)
     // A window where lossless alone brings the context under the threshold.
     const contextWindow = Math.ceil((lossless.newContextTokens! + 10) / 0.5)
-    const last = engineCount(Array.isArray(input.at(-1)!.content) ? (input.at(-1)!.content as ContentBlock[]) : [{ type: 'text', text: String(input.at(-1)!.content) }])
+    const last = engineCount(
+      Array.isArray(input.at(-1)!.content) ? (input.at(-1)!.content as ContentBlock[]) : [{ type: 'text', text: String(input.at(-1)!.content) }],
+    )
     const r = await today.manageContext({
       messages: input,
       totalTokens: before - last,
@@ -1504,8 +1753,18 @@ describe('today: a first step before the fresh-start summary', () => {
     const before = countTokens(input)
     const handler = todayHandler({ count: engineCount })
     const r = await today.manageContext({
-      messages: input, totalTokens: before, contextWindow: before + 20_000, maxTokens: 1, apiHandler: handler, autoCondenseContext: true,
-      autoCondenseContextPercent: 5, systemPrompt: '', taskId: 't', profileThresholds: {}, currentProfileId: 'd', provider: 'lossless',
+      messages: input,
+      totalTokens: before,
+      contextWindow: before + 20_000,
+      maxTokens: 1,
+      apiHandler: handler,
+      autoCondenseContext: true,
+      autoCondenseContextPercent: 5,
+      systemPrompt: '',
+      taskId: 't',
+      profileThresholds: {},
+      currentProfileId: 'd',
+      provider: 'lossless',
     })
     expect(r.error).toBeUndefined()
     expect(handler.createMessage).toHaveBeenCalledTimes(1)
@@ -1516,15 +1775,37 @@ describe('today: a first step before the fresh-start summary', () => {
 describe('references through a first step and a summary', () => {
   it('a reference whose target stays while it moves (one to the first message) is expanded back, never left dangling', async () => {
     const { expandReferences } = await import('../lib/index.js')
-    const body = '<files>\n<file><path>a.ts</path>\n<content lines="1-30">\n' + Array.from({ length: 30 }, (_, i) => `${String(i + 1).padStart(2)} | export const v${i} = ${i} // some line`).join('\n') + '\n</content>\n</file>\n</files>'
-    const read = (): ApiMessage => ({ role: 'user', content: [{ type: 'text', text: "[read_file for 'a.ts'] Result:" }, { type: 'text', text: body }] })
-    const input: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: '<task>\nfix a.ts\n</task>' }, { type: 'text', text: "[read_file for 'a.ts'] Result:" }, { type: 'text', text: body }] }]
-    for (let i = 0; i < 6; i++) input.push({ role: 'assistant', content: [{ type: 'text', text: `step ${i} <read_file><path>a.ts</path></read_file>` }] }, read())
+    const body =
+      '<files>\n<file><path>a.ts</path>\n<content lines="1-30">\n' +
+      Array.from({ length: 30 }, (_, i) => `${String(i + 1).padStart(2)} | export const v${i} = ${i} // some line`).join('\n') +
+      '\n</content>\n</file>\n</files>'
+    const read = (): ApiMessage => ({
+      role: 'user',
+      content: [
+        { type: 'text', text: "[read_file for 'a.ts'] Result:" },
+        { type: 'text', text: body },
+      ],
+    })
+    const input: ApiMessage[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '<task>\nfix a.ts\n</task>' },
+          { type: 'text', text: "[read_file for 'a.ts'] Result:" },
+          { type: 'text', text: body },
+        ],
+      },
+    ]
+    for (let i = 0; i < 6; i++)
+      input.push({ role: 'assistant', content: [{ type: 'text', text: `step ${i} <read_file><path>a.ts</path></read_file>` }] }, read())
     input.push({ role: 'assistant', content: [{ type: 'text', text: 'done' }] })
     guard(input)
     const first = await condense(input, { provider: 'lossless' })
     expect(JSON.stringify(first.messages[input.length - 2])).toContain('identical to message #0')
-    const r = await summarizeConversation(input, mockHandler({ count: engineCount }), '', 't', countTokens(input), true, undefined, undefined, { provider: 'lossless', targetTokens: 100 })
+    const r = await summarizeConversation(input, mockHandler({ count: engineCount }), '', 't', countTokens(input), true, undefined, undefined, {
+      provider: 'lossless',
+      targetTokens: 100,
+    })
     expect(r.error).toBeUndefined()
     expect(r.messages.length).toBeLessThan(input.length)
     // Every marker left in the result expands where it is.

@@ -139,9 +139,15 @@ describe('the scheduler', () => {
     const held = await Promise.all(Array.from({ length: scheduler.ENGINE_SLOTS }, () => scheduler.engineTurn()))
     const order: string[] = []
     const controller = new AbortController()
-    const first = scheduler.engineTurn().then((r) => (order.push('first'), r))
+    const first = scheduler.engineTurn().then((r) => {
+      order.push('first')
+      return r
+    })
     const cancelled = scheduler.engineTurn(controller.signal)
-    const second = scheduler.engineTurn().then((r) => (order.push('second'), r))
+    const second = scheduler.engineTurn().then((r) => {
+      order.push('second')
+      return r
+    })
     await new Promise((r) => setTimeout(r, 10))
     expect(order).toEqual([])
     controller.abort()

@@ -16,14 +16,23 @@ import { validate } from '../lib/settings/validate.mjs'
 
 const ROOT = join(__dirname, '..')
 const CHROMIUM = process.env.CONTEXT_CONDENSE_CHROMIUM || '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 const HISTORY = JSON.parse(readFileSync(join(ROOT, 'fixtures/examples/xml-session.json'), 'utf8')) as ApiMessage[]
 const PROVIDERS = ['native', 'lossless', 'truncation', 'smart'] as const
 
 /** A small deterministic generator (the cases are the same on every run). */
 function rng(seed: number) {
   let s = seed >>> 0
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32)
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32
 }
 
 /** Every path to a value inside `v`. */
@@ -43,7 +52,28 @@ function mutate(base: unknown, next: () => number): unknown {
   let parent: any = copy
   for (const k of p.slice(0, -1)) parent = parent[k]
   const key = p[p.length - 1]
-  const values = [-1, 0, 3, 5, 50, 100, 101, 2.5, 2 ** 33, 'x', 'balanced', 'latest', 'truncate', '', null, true, [], {}, { operation: 'summarize' }, { type: 'custom', messageIndices: [1] }]
+  const values = [
+    -1,
+    0,
+    3,
+    5,
+    50,
+    100,
+    101,
+    2.5,
+    2 ** 33,
+    'x',
+    'balanced',
+    'latest',
+    'truncate',
+    '',
+    null,
+    true,
+    [],
+    {},
+    { operation: 'summarize' },
+    { type: 'custom', messageIndices: [1] },
+  ]
   const r = next()
   if (r < 0.15 && !Array.isArray(parent)) delete parent[key]
   else if (r < 0.25 && !Array.isArray(parent)) parent.surprise = 1
@@ -51,7 +81,7 @@ function mutate(base: unknown, next: () => number): unknown {
   return copy
 }
 
-describe('the panel checks settings as the engine\'s schemas say', () => {
+describe("the panel checks settings as the engine's schemas say", () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   const formats: Record<string, (n: number) => boolean> = {
     uint: (n) => Number.isInteger(n) && n >= 0,
@@ -62,11 +92,28 @@ describe('the panel checks settings as the engine\'s schemas say', () => {
   for (const [name, check] of Object.entries(formats)) ajv.addFormat(name, { type: 'number', validate: check })
 
   const cases: Array<[string, Record<string, unknown>, unknown[]]> = [
-    ['smart', configSchema('smart'), [smartPreset('conservative'), smartPreset('balanced'), smartPreset('aggressive'), { preset: 'balanced', targetTokens: 1000 }]],
+    [
+      'smart',
+      configSchema('smart'),
+      [smartPreset('conservative'), smartPreset('balanced'), smartPreset('aggressive'), { preset: 'balanced', targetTokens: 1000 }],
+    ],
     ['truncation', configSchema('truncation'), [{}, { preserveRecentCount: 4, toolResults: 'suppress', maxToolResultLines: 3 }]],
     ['lossless', configSchema('lossless'), [{}, { keep: 'latest', deduplicateFileReads: false }]],
     ['native', configSchema('native'), [{}, { customPrompt: 'Summarize.', keepLast: 2, pricing: { inputPrice: 3, outputPrice: 15 } }]],
-    ['manager', managerConfigSchema(), [{}, { provider: 'smart', threshold: 80, profileThresholds: { a: -1, b: 70 }, triggers: { triggerPercent: 90, minGainTokens: 100 }, loopGuard: { maxAttempts: 2, coolDownMs: 10 } }]],
+    [
+      'manager',
+      managerConfigSchema(),
+      [
+        {},
+        {
+          provider: 'smart',
+          threshold: 80,
+          profileThresholds: { a: -1, b: 70 },
+          triggers: { triggerPercent: 90, minGainTokens: 100 },
+          loopGuard: { maxAttempts: 2, coolDownMs: 10 },
+        },
+      ],
+    ],
   ]
   for (const [name, schema, bases] of cases) {
     it(`agrees with Ajv on ${name} configs, valid and broken (400 cases)`, () => {
@@ -123,7 +170,10 @@ async function open(settings?: unknown): Promise<Page> {
   page.on('pageerror', (e) => errors.push(e.message))
   await page.goto(demo.url)
   await page.waitForFunction(() => (window as any).panelReady)
-  if (settings) await page.evaluate((s) => { (document.getElementById('panel') as any).settings = s }, settings)
+  if (settings)
+    await page.evaluate((s) => {
+      ;(document.getElementById('panel') as any).settings = s
+    }, settings)
   ;(page as any).pageErrors = errors
   return page
 }
@@ -131,7 +181,7 @@ const lastChange = (page: Page) => page.evaluate(() => (window as any).lastChang
 const settle = (page: Page) => page.waitForTimeout(50)
 
 describe('the panel in Chromium', () => {
-  it('renders every provider\'s form from its schema, and a control for every manager setting', async () => {
+  it("renders every provider's form from its schema, and a control for every manager setting", async () => {
     const page = await open()
     const schemas = settingsSchemas()
     for (const id of PROVIDERS) {
@@ -151,7 +201,7 @@ describe('the panel in Chromium', () => {
     await page.close()
   })
 
-  it('sends exactly what was chosen, and the engine\'s manager takes it', async () => {
+  it("sends exactly what was chosen, and the engine's manager takes it", async () => {
     const page = await open({ provider: 'lossless', autoCondense: true, threshold: 80 })
     await page.getByRole('checkbox', { name: 'Deduplicate file reads' }).uncheck()
     await settle(page)
@@ -225,7 +275,8 @@ describe('the panel in Chromium', () => {
   it('works from the keyboard alone', async () => {
     const page = await open({ provider: 'native' })
     // Tab from the top of the page reaches the provider choice; arrows move within it.
-    for (let n = 0; n < 10 && !(await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.name === 'cc-provider')); n++) await page.keyboard.press('Tab')
+    for (let n = 0; n < 10 && !(await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.name === 'cc-provider')); n++)
+      await page.keyboard.press('Tab')
     await page.keyboard.press('ArrowRight') // Native → Lossless
     await settle(page)
     expect((await lastChange(page)).provider).toBe('lossless')
@@ -233,14 +284,18 @@ describe('the panel in Chromium', () => {
     let reached = false
     for (let n = 0; n < 12 && !reached; n++) {
       await page.keyboard.press('Tab')
-      reached = await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.id === 'cc-settings_providers_lossless_deduplicateFileReads-value')
+      reached = await page.evaluate(
+        () => (document.getElementById('panel') as any).shadowRoot.activeElement?.id === 'cc-settings_providers_lossless_deduplicateFileReads-value',
+      )
     }
     expect(reached).toBe(true)
     await page.keyboard.press('Space')
     await settle(page)
     expect((await lastChange(page)).providers.lossless).toEqual({ deduplicateFileReads: false })
     // Focus stays on the control after the panel re-renders.
-    expect(await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.id)).toBe('cc-settings_providers_lossless_deduplicateFileReads-value')
+    expect(await page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.activeElement?.id)).toBe(
+      'cc-settings_providers_lossless_deduplicateFileReads-value',
+    )
     await page.close()
   })
 
@@ -264,7 +319,7 @@ describe('the panel in Chromium', () => {
     await page.close()
   })
 
-  it('edits the summary prompt, shows its length and the default, and previews the engine\'s request', async () => {
+  it("edits the summary prompt, shows its length and the default, and previews the engine's request", async () => {
     const page = await open({ provider: 'native' })
     const prompts = settingsSchemas().prompts
     expect(await page.locator('.cc-prompt pre').first().textContent()).toBe(prompts.conversation)
@@ -283,7 +338,7 @@ describe('the panel in Chromium', () => {
     await page.close()
   })
 
-  it('previews each provider on the current task with the engine\'s numbers', async () => {
+  it("previews each provider on the current task with the engine's numbers", async () => {
     const page = await open() // as the demo sets it up: the preview function given last
     await page.getByRole('button', { name: 'Preview what each strategy removes' }).click()
     await page.locator('tr[data-provider="lossless"]').waitFor()
@@ -296,13 +351,26 @@ describe('the panel in Chromium', () => {
     await page.close()
   })
 
-  it('runs under a webview\'s strict Content-Security-Policy (no inline script or style allowed), styled', async () => {
+  it("runs under a webview's strict Content-Security-Policy (no inline script or style allowed), styled", async () => {
     const page = await browser.newPage()
     const violations: string[] = []
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()) })
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text())
+    })
     const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'"
-    await page.route(`${demo.url}csp`, (r) => r.fulfill({ contentType: 'text/html', headers: { 'content-security-policy': csp }, body: '<!doctype html><context-condense-settings id="panel"></context-condense-settings><script type="module" src="/csp.mjs"></script>' }))
-    await page.route(`${demo.url}csp.mjs`, (r) => r.fulfill({ contentType: 'text/javascript', body: "import '/lib/settings/element.mjs'\nconst p = document.getElementById('panel')\np.schemas = await (await fetch('/schemas.json')).json()\np.settings = { provider: 'lossless' }\nwindow.panelReady = true\n" }))
+    await page.route(`${demo.url}csp`, (r) =>
+      r.fulfill({
+        contentType: 'text/html',
+        headers: { 'content-security-policy': csp },
+        body: '<!doctype html><context-condense-settings id="panel"></context-condense-settings><script type="module" src="/csp.mjs"></script>',
+      }),
+    )
+    await page.route(`${demo.url}csp.mjs`, (r) =>
+      r.fulfill({
+        contentType: 'text/javascript',
+        body: "import '/lib/settings/element.mjs'\nconst p = document.getElementById('panel')\np.schemas = await (await fetch('/schemas.json')).json()\np.settings = { provider: 'lossless' }\nwindow.panelReady = true\n",
+      }),
+    )
     await page.goto(`${demo.url}csp`)
     await page.waitForFunction(() => (window as any).panelReady)
     await page.waitForTimeout(100)
@@ -316,7 +384,7 @@ describe('the panel in Chromium', () => {
     await page.close()
   })
 
-  it('takes VS Code\'s theme variables when the page defines them', async () => {
+  it("takes VS Code's theme variables when the page defines them", async () => {
     const page = await open()
     await page.evaluate(() => document.documentElement.style.setProperty('--vscode-foreground', 'rgb(1, 2, 3)'))
     expect(await page.evaluate(() => getComputedStyle((document.getElementById('panel') as any).shadowRoot.querySelector('h2')).color)).toBe('rgb(1, 2, 3)')

@@ -12,8 +12,16 @@ const once = { summarizeOptions: { retries: 0 } }
 
 const bad: Array<[string, () => unknown, RegExp]> = [
   ['a negative cost', () => ({ text: 'SUMMARY: ok.', cost: -3 }), /options\.summarize returned cost: number -3; expected a finite number >= 0/],
-  ['a negative inputTokens', () => ({ text: 'SUMMARY: ok.', inputTokens: -1 }), /options\.summarize returned inputTokens: number -1; expected a finite number >= 0/],
-  ['a negative outputTokens', () => ({ text: 'SUMMARY: ok.', outputTokens: -500 }), /options\.summarize returned outputTokens: number -500; expected a finite number >= 0/],
+  [
+    'a negative inputTokens',
+    () => ({ text: 'SUMMARY: ok.', inputTokens: -1 }),
+    /options\.summarize returned inputTokens: number -1; expected a finite number >= 0/,
+  ],
+  [
+    'a negative outputTokens',
+    () => ({ text: 'SUMMARY: ok.', outputTokens: -500 }),
+    /options\.summarize returned outputTokens: number -500; expected a finite number >= 0/,
+  ],
   ['a negative cacheReadTokens', () => ({ text: 'SUMMARY: ok.', cacheReadTokens: -0.5 }), /options\.summarize returned cacheReadTokens: number -0\.5/],
   ['a NaN cost', () => ({ text: 'SUMMARY: ok.', cost: NaN }), /options\.summarize returned cost: number NaN; expected a finite number >= 0/],
   ['a BigInt cost', () => ({ text: 'SUMMARY: ok.', cost: 3n }), /options\.summarize returned cost: bigint 3n; expected a finite number >= 0/],
@@ -79,7 +87,11 @@ describe('Native: an unusable reply is the result.error naming options.summarize
   }
 
   it('zero and positive numbers are taken as given (the check is not a blanket refusal)', async () => {
-    const r = await condense(history(), { provider: 'native', ...once, summarize: async () => ({ text: 'SUMMARY: ok.', cost: 0.25, inputTokens: 0, outputTokens: 12 }) })
+    const r = await condense(history(), {
+      provider: 'native',
+      ...once,
+      summarize: async () => ({ text: 'SUMMARY: ok.', cost: 0.25, inputTokens: 0, outputTokens: 12 }),
+    })
     expect(r.error).toBe(undefined)
     expect(r.cost).toBe(0.25)
   })

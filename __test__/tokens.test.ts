@@ -34,7 +34,14 @@ describe('countTokens', () => {
       {
         role: 'user',
         content: [
-          { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'ok' }, { type: 'image', source: { type: 'base64', data: 'QUJD' } }] },
+          {
+            type: 'tool_result',
+            tool_use_id: 't',
+            content: [
+              { type: 'text', text: 'ok' },
+              { type: 'image', source: { type: 'base64', data: 'QUJD' } },
+            ],
+          },
           { type: 'image', source: { type: 'url', url: 'http://x' } },
           { type: 'redacted_thinking', data: 'zzz' },
         ],

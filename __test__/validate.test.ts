@@ -11,7 +11,13 @@ describe('validateConversation', () => {
   it('names every problem with its place', () => {
     const h = [
       { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'read_file', input: {} }] },
-      { role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'tool_result', tool_use_id: 'a', content: 'ok' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'x' },
+          { type: 'tool_result', tool_use_id: 'a', content: 'ok' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'read_file', input: {} }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'nope', content: 'ok' }] },
       { role: 'user', content: '' },
@@ -24,9 +30,7 @@ describe('validateConversation', () => {
       'messages[2].content[0] missing_tool_result',
       'messages[3].content[0] orphan_tool_result',
     ])
-    expect(validateConversation({} as never)).toEqual([
-      { path: 'messages', code: 'not_an_array', message: 'expected an array of messages, got an object' },
-    ])
+    expect(validateConversation({} as never)).toEqual([{ path: 'messages', code: 'not_an_array', message: 'expected an array of messages, got an object' }])
   })
 })
 
@@ -51,9 +55,7 @@ describe('analyze', () => {
 
 describe('expandReferences', () => {
   it('leaves a history without references as it is, and unresolvable markers alone', () => {
-    const h: ApiMessage[] = [
-      { role: 'user', content: 'look: ⟨ Reference: content of \'x\' identical to message #0 · sha256:000000000000 ⟩' },
-    ]
+    const h: ApiMessage[] = [{ role: 'user', content: "look: ⟨ Reference: content of 'x' identical to message #0 · sha256:000000000000 ⟩" }]
     const out = expandReferences(h)
     expect(out).toEqual(h)
     expect(out[0]).toBe(h[0])

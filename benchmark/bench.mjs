@@ -54,8 +54,18 @@ console.log(`context-condense benchmark — node ${process.version}, ${process.p
 console.log('')
 
 // --- The seven real histories -----------------------------------------------------------------
-const fixtureDir = process.env.CONTEXT_CONDENSE_FIXTURES ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES) : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
-const FIXTURES = ['heavy-uncondensed', 'natural-already-condensed', 'natural-mini-uncondensed', 'synthetic-1-heavy-write', 'synthetic-2-heavy-read', 'synthetic-3-tool-dedup', 'synthetic-4-mixed-ops']
+const fixtureDir = process.env.CONTEXT_CONDENSE_FIXTURES
+  ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
+  : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
+const FIXTURES = [
+  'heavy-uncondensed',
+  'natural-already-condensed',
+  'natural-mini-uncondensed',
+  'synthetic-1-heavy-write',
+  'synthetic-2-heavy-read',
+  'synthetic-3-tool-dedup',
+  'synthetic-4-mixed-ops',
+]
 const haveFixtures = FIXTURES.every((n) => existsSync(join(fixtureDir, n, 'api_conversation_history.json')))
 if (haveFixtures) console.log('Lossless on the real Roo Code histories (o200k tokens):')
 else console.log(`SKIPPED: Lossless on the real Roo Code histories (not found under ${fixtureDir}; set CONTEXT_CONDENSE_FIXTURES to their folder)`)
@@ -69,8 +79,18 @@ for (const name of haveFixtures ? FIXTURES : []) {
   const rev = r.metrics.reversibleTokensSaved
   allIn += r.prevContextTokens
   allSaved += saved
-  fixtureRows.push({ name, before: r.prevContextTokens, after: r.newContextTokens, percent: (100 * saved) / r.prevContextTokens, reversible: rev, superseded: r.metrics.supersededTokensSaved, ms: r.metrics.durationMs })
-  console.log(`  ${name.padEnd(28)} ${String(r.prevContextTokens).padStart(8)} -> ${String(r.newContextTokens).padStart(8)}  -${fmt((100 * saved) / r.prevContextTokens)}%  (${rev} reversible, ${r.metrics.supersededTokensSaved} superseded)`)
+  fixtureRows.push({
+    name,
+    before: r.prevContextTokens,
+    after: r.newContextTokens,
+    percent: (100 * saved) / r.prevContextTokens,
+    reversible: rev,
+    superseded: r.metrics.supersededTokensSaved,
+    ms: r.metrics.durationMs,
+  })
+  console.log(
+    `  ${name.padEnd(28)} ${String(r.prevContextTokens).padStart(8)} -> ${String(r.newContextTokens).padStart(8)}  -${fmt((100 * saved) / r.prevContextTokens)}%  (${rev} reversible, ${r.metrics.supersededTokensSaved} superseded)`,
+  )
 }
 console.log('')
 if (haveFixtures) row('Lossless, seven real histories together', `-${fmt((100 * allSaved) / allIn)}% of ${allIn} tokens`, '>= 26%', allSaved / allIn >= 0.26)
@@ -136,10 +156,20 @@ row('event loop blocked at most, all providers (monitorEventLoopDelay max)', `${
 
 // Memory: in fresh processes (benchmark/memory.mjs), the worst of three.
 const memoryRuns = [1, 2, 3].map(() =>
-  JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(here, 'memory.mjs'), String(TOKENS)], { encoding: 'utf8' }).trim().split('\n').pop()),
+  JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', join(here, 'memory.mjs'), String(TOKENS)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop(),
+  ),
 )
 const growth = Math.max(...memoryRuns.map((m) => m.growth))
-row('peak memory growth (RSS) of a cold condense, fresh process', `${fmt(growth / 1e6)} MB = ${fmt(growth / jsonBytes, 2)}x JSON size`, '<= 2x', growth / jsonBytes <= 2)
+row(
+  'peak memory growth (RSS) of a cold condense, fresh process',
+  `${fmt(growth / 1e6)} MB = ${fmt(growth / jsonBytes, 2)}x JSON size`,
+  '<= 2x',
+  growth / jsonBytes <= 2,
+)
 
 // --- The summarize callback under concurrency --------------------------------------------------
 // 50 old tool results summarized in one pass with a cap of 8 concurrent calls of 10 ms each: the
@@ -168,7 +198,16 @@ row('peak memory growth (RSS) of a cold condense, fresh process', `${fmt(growth 
     }
     const r = await lib.condense(input, {
       provider: 'smart',
-      config: { passes: [{ id: 's', mode: 'individual', selection: { type: 'preserve_recent', keepRecentCount: 1 }, individualConfig: { defaults: { toolResults: 'summarize' } } }] },
+      config: {
+        passes: [
+          {
+            id: 's',
+            mode: 'individual',
+            selection: { type: 'preserve_recent', keepRecentCount: 1 },
+            individualConfig: { defaults: { toolResults: 'summarize' } },
+          },
+        ],
+      },
       summarize,
       summarizeOptions: { concurrency: 8 },
     })
@@ -227,11 +266,28 @@ row('countTokens recount of the unchanged history', `${fmt(recount, 2)} ms`, '<=
 // which shows that nothing the engine allocated is kept.
 console.log('')
 const mb = (b) => `${fmt(b / 1e6, 0)} MB`
-const runLoad = (env) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(here, 'load.mjs'), '200', '4'], { encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, ...env } }).trim().split('\n').pop())
+const runLoad = (env) =>
+  JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', join(here, 'load.mjs'), '200', '4'], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+      env: { ...process.env, ...env },
+    })
+      .trim()
+      .split('\n')
+      .pop(),
+  )
 const load = runLoad({})
-console.log(`Load: ${load.calls} concurrent condense calls on different histories (lossless, truncation, smart balanced/aggressive, native and smart quality with slow callbacks), a quarter aborted; ${load.rounds} rounds`)
+console.log(
+  `Load: ${load.calls} concurrent condense calls on different histories (lossless, truncation, smart balanced/aggressive, native and smart quality with slow callbacks), a quarter aborted; ${load.rounds} rounds`,
+)
 row('  every result correct, every input untouched, no crash', `${load.failures.length} failures`, '0', load.failures.length === 0)
-row('  completed / aborted with an AbortError', `${load.completed} / ${load.aborted} of ${load.calls * load.rounds}`, 'all accounted', load.completed + load.aborted === load.calls * load.rounds)
+row(
+  '  completed / aborted with an AbortError',
+  `${load.completed} / ${load.aborted} of ${load.calls * load.rounds}`,
+  'all accounted',
+  load.completed + load.aborted === load.calls * load.rounds,
+)
 row('  time per round of 200 calls', load.ms.map((m) => `${fmt(m, 0)} ms`).join(', '), '(reference)')
 row('  RSS: baseline, peak, settled after each round', `${mb(load.baseRss)}, ${mb(load.peakRss)}, ${load.settledRss.map(mb).join(' / ')}`, '(reference)')
 const heapBack = load.settledHeap.every((h) => Math.abs(h - load.baseHeap) < 2e6)
@@ -239,7 +295,12 @@ row('  JS heap settles back to its baseline after each round', `${mb(load.baseHe
 // Of what a burst added at its peak, the share given back once settled (worst round).
 const givenBack = (l) => Math.min(...l.settledRss.map((r) => (100 * (l.peakRss - r)) / (l.peakRss - l.baseRss)))
 const rssGrowth = (l) => (100 * (Math.max(...l.settledRss) - l.baseRss)) / l.baseRss
-row('  RSS, glibc defaults: share of the peak given back', `${fmt(givenBack(load), 0)}% (settled +${fmt(rssGrowth(load), 0)}% over baseline at most)`, '>= 60%', givenBack(load) >= 60)
+row(
+  '  RSS, glibc defaults: share of the peak given back',
+  `${fmt(givenBack(load), 0)}% (settled +${fmt(rssGrowth(load), 0)}% over baseline at most)`,
+  '>= 60%',
+  givenBack(load) >= 60,
+)
 const two = runLoad({ MALLOC_ARENA_MAX: '2' })
 row(
   '  the same with MALLOC_ARENA_MAX=2',
@@ -253,23 +314,45 @@ row(
 // macrotask in all; "held" is the longest gap between ticks of a 1 ms timer (the garbage
 // collector's longest pause beside it: that part is V8's, not the library's).
 console.log('')
-const loop = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(here, 'event-loop.mjs'), '200'], { encoding: 'utf8', maxBuffer: 1 << 26 }).trim().split('\n').pop())
+const loop = JSON.parse(
+  execFileSync(process.execPath, ['--expose-gc', join(here, 'event-loop.mjs'), '200'], { encoding: 'utf8', maxBuffer: 1 << 26 })
+    .trim()
+    .split('\n')
+    .pop(),
+)
 // Judged on the loop's longest gap with the garbage collector's pauses inside it taken out.
 const held = (w) => `${fmt(w.ownMs)} ms (${fmt(w.gapMs)} with GC)`
 row('floor: JavaScript giving the loop back every 2 ms, loop held at most', held(loop.floor), '(this machine now)')
 if (loop.skipped) {
   console.log(`Event loop under 200 concurrent calls: skipped (${loop.skipped})`)
 } else {
-  console.log(`Event loop: ${loop.calls} concurrent Lossless calls on ${loop.history.file} (${loop.history.messages} messages, ${loop.history.tokens.toLocaleString('en-US')} tokens), twice`)
+  console.log(
+    `Event loop: ${loop.calls} concurrent Lossless calls on ${loop.history.file} (${loop.history.messages} messages, ${loop.history.tokens.toLocaleString('en-US')} tokens), twice`,
+  )
   const worst = Math.max(...loop.concurrent.map((c) => c.ownMs))
   row('  event loop held at most, GC pauses aside', loop.concurrent.map(held).join(', '), '<= 20 ms', worst <= 20)
   row('  time for all of them', loop.concurrent.map((c) => `${fmt(c.ms, 0)} ms`).join(', '), '(reference)')
-  row('  every result the same as one call alone, input untouched', `${loop.concurrent.every((c) => c.same) && loop.inputUntouched}`, 'true', loop.concurrent.every((c) => c.same) && loop.inputUntouched)
+  row(
+    '  every result the same as one call alone, input untouched',
+    `${loop.concurrent.every((c) => c.same) && loop.inputUntouched}`,
+    'true',
+    loop.concurrent.every((c) => c.same) && loop.inputUntouched,
+  )
   const worstAbort = Math.max(...loop.abort.map((a) => a.maxMs))
-  row('  abort to rejection, all calls aborted at 50 / 200 ms', loop.abort.map((a) => `max ${fmt(a.maxMs)} ms (${a.rejected} rejected)`).join(', '), '<= 50 ms', worstAbort <= 50 && loop.abort.every((a) => a.rejected + a.completed === loop.calls))
+  row(
+    '  abort to rejection, all calls aborted at 50 / 200 ms',
+    loop.abort.map((a) => `max ${fmt(a.maxMs)} ms (${a.rejected} rejected)`).join(', '),
+    '<= 50 ms',
+    worstAbort <= 50 && loop.abort.every((a) => a.rejected + a.completed === loop.calls),
+  )
 }
 const cm = loop.countMessages
-row(`countTokensAsync, ${cm.messages.toLocaleString('en-US')} messages: loop held at most, cold / warm`, `${held(cm.cold)} / ${held(cm.warm)}`, '<= 50 ms', Math.max(cm.cold.ownMs, cm.warm.ownMs) <= 50 && cm.sameAsSync)
+row(
+  `countTokensAsync, ${cm.messages.toLocaleString('en-US')} messages: loop held at most, cold / warm`,
+  `${held(cm.cold)} / ${held(cm.warm)}`,
+  '<= 50 ms',
+  Math.max(cm.cold.ownMs, cm.warm.ownMs) <= 50 && cm.sameAsSync,
+)
 const cb = loop.countBlock
 row(`countTokensAsync, one ${cb.mb} MB string: loop held at most`, `${fmt(cb.gapMs)} ms (as a message ${fmt(cb.asMessageGapMs)} ms)`, '(reference)')
 row('  of which the UTF-8 copy Node-API makes (Buffer.from alone)', `${fmt(cb.utf8CopyMs)} ms`, '(irreducible)')
@@ -290,5 +373,24 @@ console.log('')
 const failed = rows.filter((r) => r.pass === false)
 console.log(failed.length === 0 ? 'All targets met.' : `${failed.length} target(s) missed.`)
 if (jsonOut) {
-  writeFileSync(jsonOut, JSON.stringify({ node: process.version, floorMs: floor, jsonBytes, historyTokens, messages: history.length, fixtures: fixtureRows, rows, load, loadTwoArenas: two, eventLoop: loop, worstCases: worst }, null, 2))
+  writeFileSync(
+    jsonOut,
+    JSON.stringify(
+      {
+        node: process.version,
+        floorMs: floor,
+        jsonBytes,
+        historyTokens,
+        messages: history.length,
+        fixtures: fixtureRows,
+        rows,
+        load,
+        loadTwoArenas: two,
+        eventLoop: loop,
+        worstCases: worst,
+      },
+      null,
+      2,
+    ),
+  )
 }

@@ -120,7 +120,15 @@ if (existsSync(FIXTURE)) {
       await Promise.all(calls)
     })
     latencies.sort((a, b) => a - b)
-    aborts.push({ abortAtMs: delay, rejected: latencies.length, completed, maxMs: round(latencies.at(-1) ?? 0), medianMs: round(latencies[latencies.length >> 1] ?? 0), gapMs: round(w.gapMs), ownMs: round(w.ownMs) })
+    aborts.push({
+      abortAtMs: delay,
+      rejected: latencies.length,
+      completed,
+      maxMs: round(latencies.at(-1) ?? 0),
+      medianMs: round(latencies[latencies.length >> 1] ?? 0),
+      gapMs: round(w.gapMs),
+      ownMs: round(w.ownMs),
+    })
   }
   out.abort = aborts
   out.inputUntouched = JSON.stringify(history) === snapshot
@@ -131,14 +139,27 @@ if (existsSync(FIXTURE)) {
 // countTokensAsync on MESSAGES small messages, cold and warm cache.
 {
   const messages = Array.from({ length: MESSAGES }, (_, i) =>
-    i % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }, { type: 'tool_use', id: `t${i}`, name: 'read_file', input: { path: `src/f${i % 1000}.ts` } }] } : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i - 1}`, content: `line ${i} of a file` }] },
+    i % 2
+      ? {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `answer ${i}` },
+            { type: 'tool_use', id: `t${i}`, name: 'read_file', input: { path: `src/f${i % 1000}.ts` } },
+          ],
+        }
+      : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i - 1}`, content: `line ${i} of a file` }] },
   )
   lib.clearTokenCache()
   const sync = lib.countTokens(messages)
   lib.clearTokenCache()
   const cold = await watch(() => lib.countTokensAsync(messages))
   const warm = await watch(() => lib.countTokensAsync(messages))
-  out.countMessages = { messages: MESSAGES, cold: { ms: round(cold.ms), gapMs: round(cold.gapMs), gcMs: round(cold.gcMs), ownMs: round(cold.ownMs) }, warm: { ms: round(warm.ms), gapMs: round(warm.gapMs), gcMs: round(warm.gcMs), ownMs: round(warm.ownMs) }, sameAsSync: cold.value === sync && warm.value === sync }
+  out.countMessages = {
+    messages: MESSAGES,
+    cold: { ms: round(cold.ms), gapMs: round(cold.gapMs), gcMs: round(cold.gcMs), ownMs: round(cold.ownMs) },
+    warm: { ms: round(warm.ms), gapMs: round(warm.gapMs), gcMs: round(warm.gcMs), ownMs: round(warm.ownMs) },
+    sameAsSync: cold.value === sync && warm.value === sync,
+  }
 }
 
 // countTokensAsync on one string of BLOCK_MB MB, and what Node-API's copy of it costs alone.
@@ -153,7 +174,15 @@ if (existsSync(FIXTURE)) {
   const copyMs = performance.now() - t
   lib.clearTokenCache()
   const asMessage = await watch(() => lib.countTokensAsync([{ role: 'user', content: block }]))
-  out.countBlock = { mb: BLOCK_MB, ms: round(cold.ms), gapMs: round(cold.gapMs), gcMs: round(cold.gcMs), asMessageGapMs: round(asMessage.gapMs), utf8CopyMs: round(copyMs), same: cold.value === asMessage.value }
+  out.countBlock = {
+    mb: BLOCK_MB,
+    ms: round(cold.ms),
+    gapMs: round(cold.gapMs),
+    gcMs: round(cold.gcMs),
+    asMessageGapMs: round(asMessage.gapMs),
+    utf8CopyMs: round(copyMs),
+    same: cold.value === asMessage.value,
+  }
 }
 
 console.log(JSON.stringify(out))

@@ -25,22 +25,37 @@ for (let i = 0; i < CALLS; i++) {
 const snapshots = histories.map((h) => JSON.stringify(h))
 const tokensIn = histories.map((h) => lib.countTokens(h))
 
-const slow = (ms) => async (req, { signal }) => {
-  await new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason) }, { once: true })
-  })
-  return { text: `SUMMARY of ${req.messages.length} messages: the task, what was done, what is next.`, inputTokens: 1000, outputTokens: 50 }
-}
+const slow =
+  (ms) =>
+  async (req, { signal }) => {
+    await new Promise((resolve, reject) => {
+      const t = setTimeout(resolve, ms)
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(t)
+          reject(signal.reason)
+        },
+        { once: true },
+      )
+    })
+    return { text: `SUMMARY of ${req.messages.length} messages: the task, what was done, what is next.`, inputTokens: 1000, outputTokens: 50 }
+  }
 
 function optionsFor(i) {
   switch (i % 6) {
-    case 0: return { provider: 'lossless' }
-    case 1: return { provider: 'truncation' }
-    case 2: return { provider: 'smart', config: { preset: 'balanced' } }
-    case 3: return { provider: 'native', summarize: slow(20 + (i % 5) * 20) }
-    case 4: return { provider: 'smart', config: { preset: 'quality' }, summarize: slow(10 + (i % 7) * 10) }
-    default: return { provider: 'smart', config: { preset: 'aggressive' } }
+    case 0:
+      return { provider: 'lossless' }
+    case 1:
+      return { provider: 'truncation' }
+    case 2:
+      return { provider: 'smart', config: { preset: 'balanced' } }
+    case 3:
+      return { provider: 'native', summarize: slow(20 + (i % 5) * 20) }
+    case 4:
+      return { provider: 'smart', config: { preset: 'quality' }, summarize: slow(10 + (i % 7) * 10) }
+    default:
+      return { provider: 'smart', config: { preset: 'aggressive' } }
   }
 }
 

@@ -108,7 +108,8 @@ class CliError extends Error {
 /** The engine declined (its `error`): exit 1, with what to do about it. */
 function notCondensed(r) {
   let hint = 'nothing was written'
-  if (/No summarize callback/.test(r.error)) hint = 'native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written'
+  if (/No summarize callback/.test(r.error))
+    hint = 'native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written'
   const err = new CliError(EXIT.engine, `not condensed: ${r.error}`, hint)
   err.result = r
   return err
@@ -118,7 +119,6 @@ const inputError = (message, hint) => new CliError(EXIT.input, message, hint)
 
 const fmt = (n) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '—')
 const pct = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${n.toFixed(1)}%` : '—')
-
 
 // ---------------------------------------------------------------------------------------------
 // Output: stdout for results, stderr for progress, warnings and errors.
@@ -209,7 +209,10 @@ function parse(command, args, options) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true })
   } catch (e) {
-    const message = String(e.message).replace(/\. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "?[^"]*"?$/, '')
+    const message = String(e.message).replace(
+      /\. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "?[^"]*"?$/,
+      '',
+    )
     throw usageError(`${command}: ${message}`, `see context-condense help ${command}`)
   }
 }
@@ -283,7 +286,8 @@ async function readHistory(arg, state) {
   let text
   let source
   if (arg === '-') {
-    if (process.stdin.isTTY) throw usageError('no history on standard input', 'pipe one in (cat history.json | context-condense analyze -) or pass a file or a task folder')
+    if (process.stdin.isTTY)
+      throw usageError('no history on standard input', 'pipe one in (cat history.json | context-condense analyze -) or pass a file or a task folder')
     state.progress.step('reading standard input')
     text = await readStdin()
     source = { kind: 'stdin', path: '-', file: '-' }
@@ -292,7 +296,10 @@ async function readHistory(arg, state) {
     try {
       stat = statSync(arg)
     } catch (e) {
-      throw inputError(`cannot read ${arg}: ${e.code === 'ENOENT' ? 'no such file or folder' : e.message}`, `check the path; a Roo Code task folder holds ${HISTORY_FILE}`)
+      throw inputError(
+        `cannot read ${arg}: ${e.code === 'ENOENT' ? 'no such file or folder' : e.message}`,
+        `check the path; a Roo Code task folder holds ${HISTORY_FILE}`,
+      )
     }
     let file = arg
     source = { kind: 'file', path: arg, file: resolve(arg) }
@@ -329,7 +336,10 @@ async function readHistory(arg, state) {
     throw inputError(`${name} holds ${describe(value)}, not a history`, 'expected a JSON array of messages, or an object with a "messages" array')
   }
   if (messages.length > 0 && messages.every((m) => m && typeof m === 'object' && !('role' in m) && (m.type === 'say' || m.type === 'ask'))) {
-    throw inputError(`${name} looks like Roo Code's ui_messages.json, not the conversation sent to the model`, `pass ${HISTORY_FILE} (or the task folder) instead`)
+    throw inputError(
+      `${name} looks like Roo Code's ui_messages.json, not the conversation sent to the model`,
+      `pass ${HISTORY_FILE} (or the task folder) instead`,
+    )
   }
   // Written back the way it came: the same indentation, the same final newline.
   const indent = /^[[{]\s*?\n([ \t]+)\S/.exec(text)
@@ -350,7 +360,10 @@ function checkHistory(input, requested) {
   const fatal = problems.filter((p) => FATAL_PROBLEMS.has(p.code))
   if (fatal.length > 0) {
     const name = input.source.kind === 'stdin' ? 'standard input' : input.source.file
-    const list = fatal.slice(0, 5).map((p) => `  ${p.path}: ${p.message}`).join('\n')
+    const list = fatal
+      .slice(0, 5)
+      .map((p) => `  ${p.path}: ${p.message}`)
+      .join('\n')
     const more = fatal.length > 5 ? `\n  … and ${fatal.length - 5} more` : ''
     const other = format === 'openai' ? 'anthropic' : 'openai'
     throw inputError(
@@ -381,7 +394,8 @@ function makeSummarizer(values, state) {
   let timeoutSeconds = 120
   if (values.timeout !== undefined) {
     timeoutSeconds = Number(values.timeout)
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || values.timeout.trim() === '') throw usageError(`--timeout: expected a number of seconds > 0, got "${values.timeout}"`)
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || values.timeout.trim() === '')
+      throw usageError(`--timeout: expected a number of seconds > 0, got "${values.timeout}"`)
   }
   const retries = wholeNumber('retries', values.retries, 0) ?? 2
   const concurrency = wholeNumber('concurrency', values.concurrency, 1) ?? 4
@@ -389,7 +403,11 @@ function makeSummarizer(values, state) {
   let apiKey
   if (keyVar !== undefined) {
     apiKey = process.env[keyVar]
-    if (apiKey === undefined || apiKey === '') throw usageError(`--api-key-env ${keyVar}: that environment variable is not set`, `export ${keyVar}=<your key>, or drop --api-key-env for a server that needs no key`)
+    if (apiKey === undefined || apiKey === '')
+      throw usageError(
+        `--api-key-env ${keyVar}: that environment variable is not set`,
+        `export ${keyVar}=<your key>, or drop --api-key-env for a server that needs no key`,
+      )
   } else {
     keyVar = ['CONTEXT_CONDENSE_API_KEY', 'OPENAI_API_KEY'].find((k) => process.env[k]) ?? null
     apiKey = keyVar ? process.env[keyVar] : undefined
@@ -401,7 +419,17 @@ function makeSummarizer(values, state) {
   } catch (e) {
     throw usageError(`--llm-url: ${e.message.replace(/^createOpenAISummarizer: (url|model): /, '')}`)
   }
-  const stats = { endpoint: client.endpoint, model: values.model ?? null, apiKeyFrom: keyVar, requests: 0, answered: 0, failedAttempts: 0, running: 0, inputTokens: 0, outputTokens: 0 }
+  const stats = {
+    endpoint: client.endpoint,
+    model: values.model ?? null,
+    apiKeyFrom: keyVar,
+    requests: 0,
+    answered: 0,
+    failedAttempts: 0,
+    running: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+  }
   /** Per request (the library retries with the same object): its last failure, or null once answered. */
   const outcome = new Map()
   const show = () => {
@@ -442,7 +470,9 @@ function makeSummarizer(values, state) {
 function llmFailure(llm, what, failures = llm.failures()) {
   const first = failures[0]
   const reason = first instanceof Error ? first.message : String(first)
-  const key = llm.stats.apiKeyFrom ? `the key is read from $${llm.stats.apiKeyFrom}` : 'no API key was found (set CONTEXT_CONDENSE_API_KEY or OPENAI_API_KEY, or pass --api-key-env VAR)'
+  const key = llm.stats.apiKeyFrom
+    ? `the key is read from $${llm.stats.apiKeyFrom}`
+    : 'no API key was found (set CONTEXT_CONDENSE_API_KEY or OPENAI_API_KEY, or pass --api-key-env VAR)'
   return new CliError(
     EXIT.llm,
     `the LLM endpoint failed${failures.length > 1 ? ` (${failures.length} requests)` : ''}${what ? ` ${what}` : ''}: ${reason}`,
@@ -475,9 +505,10 @@ async function run(messages, options) {
       const message = String(e.message).replace(/^invalid options: /, '')
       let hint
       if (/options\.config/.test(message)) {
-        hint = options.provider === 'smart'
-          ? 'fix --config (context-condense preset <name> prints a Smart config to start from)'
-          : `fix --config: it holds the ${options.provider} provider's config (its JSON Schema: require('context-condense').configSchema('${options.provider}'))`
+        hint =
+          options.provider === 'smart'
+            ? 'fix --config (context-condense preset <name> prints a Smart config to start from)'
+            : `fix --config: it holds the ${options.provider} provider's config (its JSON Schema: require('context-condense').configSchema('${options.provider}'))`
       }
       throw usageError(message.replace(/options\.config/g, 'config'), hint)
     }
@@ -496,7 +527,8 @@ function readConfig(values) {
     }
     const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, values.config)
     if (parsed instanceof NotJson) throw usageError(`--config: ${parsed.message}`, 'the config file must be JSON')
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw usageError(`--config ${values.config}: expected a JSON object, got ${describe(parsed)}`)
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw usageError(`--config ${values.config}: expected a JSON object, got ${describe(parsed)}`)
     config = parsed
   }
   return config
@@ -537,7 +569,14 @@ function table(header, rows, indent = '  ') {
   const widths = header.map((_, c) => Math.max(...all.map((r) => String(r[c] ?? '').length)))
   const left = (c) => c === 0 || header[c] === 'notes'
   return all
-    .map((r) => indent + r.map((cell, c) => (left(c) ? String(cell ?? '').padEnd(widths[c]) : String(cell ?? '').padStart(widths[c]))).join('  ').trimEnd())
+    .map(
+      (r) =>
+        indent +
+        r
+          .map((cell, c) => (left(c) ? String(cell ?? '').padEnd(widths[c]) : String(cell ?? '').padStart(widths[c])))
+          .join('  ')
+          .trimEnd(),
+    )
     .join('\n')
 }
 
@@ -606,7 +645,13 @@ async function cmdAnalyze(args, state) {
       const manager = new lib.CondensationManager({ config: { provider: 'native' } })
       const anthropic = converted ? converted.messages : input.messages
       const est = await manager.estimateReduction(anthropic, { provider: 'native', summarize: async () => '' })
-      row.estimate = { tokensAfter: est.tokensAfter, tokensSaved: est.tokensSaved, reductionPercent: est.reductionPercent, llmCalls: est.llmCalls, exact: est.exact }
+      row.estimate = {
+        tokensAfter: est.tokensAfter,
+        tokensSaved: est.tokensSaved,
+        reductionPercent: est.reductionPercent,
+        llmCalls: est.llmCalls,
+        exact: est.exact,
+      }
     }
     providers.push(row)
   }
@@ -630,7 +675,10 @@ async function cmdAnalyze(args, state) {
 }
 
 function problemsWarning(problems) {
-  const list = problems.slice(0, 3).map((p) => `${p.path}: ${p.message}`).join('; ')
+  const list = problems
+    .slice(0, 3)
+    .map((p) => `${p.path}: ${p.message}`)
+    .join('; ')
   const more = problems.length > 3 ? `; … ${problems.length - 3} more` : ''
   const pairing = problems.some((p) => /tool/.test(p.code)) ? ' (--repair fixes tool pairing)' : ''
   return `${problems.length} problem${problems.length === 1 ? '' : 's'} the provider APIs would reject, condensed around${pairing}: ${list}${more}`
@@ -642,29 +690,56 @@ function analyzeText(result, lossless, llm) {
   const total = analysis.totalTokens
   const share = (n) => (total > 0 ? pct((100 * n) / total) : '—')
   const out = []
-  out.push(`History: ${input.kind === 'stdin' ? '-' : input.path} (${kind}, ${fmt(input.messages)} messages, ${input.format === 'openai' ? 'OpenAI' : 'Anthropic'} format)`)
+  out.push(
+    `History: ${input.kind === 'stdin' ? '-' : input.path} (${kind}, ${fmt(input.messages)} messages, ${input.format === 'openai' ? 'OpenAI' : 'Anthropic'} format)`,
+  )
   out.push(`Total: ${fmt(total)} tokens (${result.encoding})${input.format === 'openai' ? '; system and developer messages are not counted' : ''}`)
   out.push('')
   out.push('Where the tokens are')
-  const types = CONTENT_TYPES.filter(([k]) => analysis.byContentType[k] > 0).map(([k, label]) => [label, fmt(analysis.byContentType[k]), share(analysis.byContentType[k])])
+  const types = CONTENT_TYPES.filter(([k]) => analysis.byContentType[k] > 0).map(([k, label]) => [
+    label,
+    fmt(analysis.byContentType[k]),
+    share(analysis.byContentType[k]),
+  ])
   out.push(types.length > 0 ? table(['content type', 'tokens', 'share'], types) : '  (nothing)')
   if (analysis.byTool.length > 0) {
     out.push('')
     out.push('By tool (results)')
-    out.push(table(['tool', 'results', 'tokens', 'errors'], analysis.byTool.map((t) => [t.tool, fmt(t.results), fmt(t.resultTokens), fmt(t.errors)])))
+    out.push(
+      table(
+        ['tool', 'results', 'tokens', 'errors'],
+        analysis.byTool.map((t) => [t.tool, fmt(t.results), fmt(t.resultTokens), fmt(t.errors)]),
+      ),
+    )
   }
   if (analysis.byFile.length > 0) {
     out.push('')
     const shown = analysis.byFile.slice(0, 10)
-    out.push(`By file (reads)${analysis.byFile.length > shown.length ? `: the ${shown.length} largest of ${analysis.byFile.length} (all of them with --json)` : ''}`)
-    out.push(table(['file', 'reads', 'tokens'], shown.map((f) => [f.path, fmt(f.reads), fmt(f.tokens)])))
+    out.push(
+      `By file (reads)${analysis.byFile.length > shown.length ? `: the ${shown.length} largest of ${analysis.byFile.length} (all of them with --json)` : ''}`,
+    )
+    out.push(
+      table(
+        ['file', 'reads', 'tokens'],
+        shown.map((f) => [f.path, fmt(f.reads), fmt(f.tokens)]),
+      ),
+    )
   }
   out.push('')
   out.push('Duplicates and superseded state (what Lossless finds, run on this history)')
-  out.push(table(['found', 'edits', 'tokens'], analysis.lossless.map((o) => [`${OPERATIONS[o.operation] ?? o.operation} (${o.operation})`, fmt(o.edits), fmt(o.tokens)])))
-  out.push(`  total: ${fmt(analysis.losslessTokensSaved)} tokens (${share(analysis.losslessTokensSaved)}); ${fmt(lossless.reversibleTokensSaved)} restorable by expandReferences, ${fmt(lossless.supersededTokensSaved)} superseded`)
+  out.push(
+    table(
+      ['found', 'edits', 'tokens'],
+      analysis.lossless.map((o) => [`${OPERATIONS[o.operation] ?? o.operation} (${o.operation})`, fmt(o.edits), fmt(o.tokens)]),
+    ),
+  )
+  out.push(
+    `  total: ${fmt(analysis.losslessTokensSaved)} tokens (${share(analysis.losslessTokensSaved)}); ${fmt(lossless.reversibleTokensSaved)} restorable by expandReferences, ${fmt(lossless.supersededTokensSaved)} superseded`,
+  )
   out.push('')
-  out.push(`What each provider saves (each run on this history${llm ? `; summaries by ${llm.stats.model ?? llm.stats.endpoint}` : '; no model: summaries fall back as the library does'})`)
+  out.push(
+    `What each provider saves (each run on this history${llm ? `; summaries by ${llm.stats.model ?? llm.stats.endpoint}` : '; no model: summaries fall back as the library does'})`,
+  )
   const rows = providers.map((p) => {
     const name = p.preset ? `smart ${p.preset}` : p.provider
     if (p.error) {
@@ -685,9 +760,13 @@ function analyzeText(result, lossless, llm) {
   out.push(table(['provider', 'after', 'saved', 'reduction', 'notes'], rows))
   if (input.taskMetadata) {
     const m = input.taskMetadata
-    const states = Object.entries(m.states).map(([s, n]) => `${fmt(n)} ${s}`).join(', ')
+    const states = Object.entries(m.states)
+      .map(([s, n]) => `${fmt(n)} ${s}`)
+      .join(', ')
     out.push('')
-    out.push(`Roo Code task metadata (${METADATA_FILE}): ${plural(m.filesInContext, 'file')} in context (${plural(m.records, 'record')}${states ? `: ${states}` : ''})`)
+    out.push(
+      `Roo Code task metadata (${METADATA_FILE}): ${plural(m.filesInContext, 'file')} in context (${plural(m.records, 'record')}${states ? `: ${states}` : ''})`,
+    )
   }
   return out.join('\n')
 }
@@ -725,7 +804,11 @@ function checkOutPath(flag, file, force) {
       // A link to nothing yet: its target is created when writing.
     }
   }
-  if (isFolder) throw usageError(`--${flag} ${file} is a folder, not a file`, `pass the path of a file to write, such as ${join(file, flag === 'html' ? 'report.html' : 'condensed.json')}`)
+  if (isFolder)
+    throw usageError(
+      `--${flag} ${file} is a folder, not a file`,
+      `pass the path of a file to write, such as ${join(file, flag === 'html' ? 'report.html' : 'condensed.json')}`,
+    )
   if (!force) throw usageError(`--${flag} ${file} exists`, 'pass --force to overwrite it, or choose another file')
 }
 
@@ -823,7 +906,8 @@ async function cmdCondense(args, state) {
   if (values.help) return { text: commandHelp('condense') }
   state.setFlags(values)
   if (positionals.length !== 1) throw usageError(`condense: expected one history (a file, a Roo Code task folder, or -), got ${positionals.length}`)
-  if (values.provider === undefined) throw usageError('condense: --provider is required', `pass --provider ${PROVIDERS.join('|')} (context-condense analyze shows what each saves)`)
+  if (values.provider === undefined)
+    throw usageError('condense: --provider is required', `pass --provider ${PROVIDERS.join('|')} (context-condense analyze shows what each saves)`)
   const provider = oneOf('provider', values.provider, PROVIDERS)
   if (values.preset !== undefined && provider !== 'smart') throw usageError(`--preset applies to --provider smart, not ${provider}`)
   const preset = oneOf('preset', values.preset, PRESETS)
@@ -835,7 +919,10 @@ async function cmdCondense(args, state) {
   const config = readConfig(values)
   if (preset) config.preset = preset
   if (provider === 'smart' && config.preset === undefined && config.passes === undefined) {
-    throw usageError('--provider smart needs --preset or a --config with "passes"', `pass --preset ${PRESETS.join('|')} (context-condense preset <name> prints one to edit)`)
+    throw usageError(
+      '--provider smart needs --preset or a --config with "passes"',
+      `pass --preset ${PRESETS.join('|')} (context-condense preset <name> prints one to edit)`,
+    )
   }
   const llm = makeSummarizer(values, state)
   const input = await readHistory(positionals[0], state)
@@ -879,8 +966,17 @@ async function cmdCondense(args, state) {
     ...(llm ? { llm: llm.stats } : {}),
   }
   const extra = []
-  if (r.repairs && r.repairs.length > 0) extra.push(`Repaired first: ${r.repairs.length} (${r.repairs.slice(0, 3).map((x) => `${x.path}: ${x.action}`).join('; ')}${r.repairs.length > 3 ? '; …' : ''})`)
-  if (llm) extra.push(`Model: ${plural(llm.stats.answered, 'answer')} from ${llm.stats.endpoint}${llm.stats.model ? ` (${llm.stats.model})` : ''}, ${fmt(llm.stats.inputTokens)} input and ${fmt(llm.stats.outputTokens)} output tokens`)
+  if (r.repairs && r.repairs.length > 0)
+    extra.push(
+      `Repaired first: ${r.repairs.length} (${r.repairs
+        .slice(0, 3)
+        .map((x) => `${x.path}: ${x.action}`)
+        .join('; ')}${r.repairs.length > 3 ? '; …' : ''})`,
+    )
+  if (llm)
+    extra.push(
+      `Model: ${plural(llm.stats.answered, 'answer')} from ${llm.stats.endpoint}${llm.stats.model ? ` (${llm.stats.model})` : ''}, ${fmt(llm.stats.inputTokens)} input and ${fmt(llm.stats.outputTokens)} output tokens`,
+    )
   if (written) extra.push(`Written: ${written.file} (${fmt(written.messages)} messages, ${format === 'openai' ? 'OpenAI' : 'Anthropic'} format)`)
   const report = [r.report, ...extra].join('\n')
   if (values.json) {
@@ -915,7 +1011,8 @@ async function cmdReport(args, state) {
   if (values.help) return { text: commandHelp('report') }
   state.setFlags(values)
   if (positionals.length !== 1) throw usageError(`report: expected one history (a file, a Roo Code task folder, or -), got ${positionals.length}`)
-  if (values.html === undefined || values.html.trim() === '') throw usageError('report: --html FILE is required', 'pass --html report.html: the file to write the page to')
+  if (values.html === undefined || values.html.trim() === '')
+    throw usageError('report: --html FILE is required', 'pass --html report.html: the file to write the page to')
   const provider = oneOf('provider', values.provider, PROVIDERS, 'smart')
   if (values.preset !== undefined && provider !== 'smart') throw usageError(`--preset applies to --provider smart, not ${provider}`)
   const preset = oneOf('preset', values.preset, PRESETS)
@@ -1025,21 +1122,22 @@ async function main(argv) {
     let out
     if (command === undefined || command === '--help' || command === '-h') out = { text: USAGE }
     else if (command === 'help') {
-      if (rest[0] !== undefined && !['analyze', 'condense', 'report', 'preset'].includes(rest[0])) throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense, report or preset`)
+      if (rest[0] !== undefined && !['analyze', 'condense', 'report', 'preset'].includes(rest[0]))
+        throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense, report or preset`)
       out = { text: USAGE }
     } else if (command === '--version' || command === '-v') out = { raw: `${version}\n` }
     else if (command === 'analyze') out = await cmdAnalyze(rest, state)
     else if (command === 'condense') out = await cmdCondense(rest, state)
     else if (command === 'report') out = await cmdReport(rest, state)
     else if (command === 'preset') out = cmdPreset(rest, state)
-    else if (command.startsWith('-')) throw usageError(`expected a command before ${command}`, 'context-condense analyze|condense|preset …; see context-condense --help')
+    else if (command.startsWith('-'))
+      throw usageError(`expected a command before ${command}`, 'context-condense analyze|condense|preset …; see context-condense --help')
     else throw usageError(`unknown command "${command}"; expected analyze, condense, report or preset`)
     state.progress.clear()
     if (out.json) {
       const status = state.pendingError ? { ok: false, exitCode: state.pendingError.exitCode, error: state.pendingError.message } : { ok: true, exitCode: 0 }
       writeOut(JSON.stringify({ ...status, ...out.json }, null, 2))
-    }
-    else if (out.text !== undefined) writeOut(out.text)
+    } else if (out.text !== undefined) writeOut(out.text)
     else if (out.raw !== undefined) process.stdout.write(out.raw)
     if (state.pendingError) throw state.pendingError
   } catch (e) {
@@ -1049,7 +1147,8 @@ async function main(argv) {
     process.stderr.write(`context-condense: ${error.message}\n${error.hint ? `  ${error.hint}\n` : ''}`)
     if (state.json && error !== state.pendingError) {
       const body = { ok: false, exitCode, error: error.message, ...(error.hint ? { hint: error.hint } : {}) }
-      if (error.result) Object.assign(body, { prevContextTokens: error.result.prevContextTokens, newContextTokens: error.result.newContextTokens, report: error.result.report })
+      if (error.result)
+        Object.assign(body, { prevContextTokens: error.result.prevContextTokens, newContextTokens: error.result.newContextTokens, report: error.result.report })
       writeOut(JSON.stringify(body, null, 2))
     }
   }

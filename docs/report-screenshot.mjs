@@ -28,12 +28,27 @@ if (!existsSync(CHROMIUM)) {
 }
 const messages = JSON.parse(readFileSync(history, 'utf8'))
 const trace = await traceCondense(messages, { provider: 'smart', config: { preset: 'balanced' } })
-const html = renderHtmlReport(messages, trace.result, { stages: trace.stages, title: `Condensation report: ${fixture}`, source: `roo-pr8743/${fixture}`, preset: 'balanced' })
+const html = renderHtmlReport(messages, trace.result, {
+  stages: trace.stages,
+  title: `Condensation report: ${fixture}`,
+  source: `roo-pr8743/${fixture}`,
+  preset: 'balanced',
+})
 
 const dir = mkdtempSync(join(tmpdir(), 'context-condense-shot-'))
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--hide-scrollbars',
+  ],
 })
 try {
   const file = join(dir, 'report.html')
@@ -43,7 +58,10 @@ try {
   await page.goto(pathToFileURL(file).href)
   await page.waitForSelector('html[data-ready="true"]')
   // Open a message the passes changed (a repeated read of package.json), then show the top of the page.
-  const open = (await page.locator('a.badge.k-deduplicated').count()) > 0 ? page.locator('.cell.before:has(a.badge.k-deduplicated) .bar').first() : page.locator('.bar').first()
+  const open =
+    (await page.locator('a.badge.k-deduplicated').count()) > 0
+      ? page.locator('.cell.before:has(a.badge.k-deduplicated) .bar').first()
+      : page.locator('.bar').first()
   await open.click()
   await page.mouse.move(1399, 899)
   await page.evaluate(() => window.scrollTo(0, 0))

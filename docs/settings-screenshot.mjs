@@ -19,7 +19,17 @@ const out = process.argv[2] ?? join(root, 'docs', 'settings.png')
 const demo = await startSettingsDemo()
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--hide-scrollbars',
+  ],
 })
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } })

@@ -10,8 +10,7 @@ const { analyze, condense, countTokens, expandReferences, validateConversation }
 const here = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const file =
-  args.find((a) => !a.startsWith('--')) ??
-  join(here, '..', 'fixtures', 'examples', args.includes('--native') ? 'native-session.json' : 'xml-session.json')
+  args.find((a) => !a.startsWith('--')) ?? join(here, '..', 'fixtures', 'examples', args.includes('--native') ? 'native-session.json' : 'xml-session.json')
 const history = JSON.parse(readFileSync(file, 'utf8'))
 
 console.log(`History: ${file}`)

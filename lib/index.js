@@ -11,7 +11,18 @@ const { repairConversation, repairSteps } = require('./repair.js')
 const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
-const { escapeText, unescapeText, unescapeValue, fromEngine, pathText, findUnsupported, unsupportedProblem, inputTooDeep, pushChunk, pushAll } = require('./crossing.js')
+const {
+  escapeText,
+  unescapeText,
+  unescapeValue,
+  fromEngine,
+  pathText,
+  findUnsupported,
+  unsupportedProblem,
+  inputTooDeep,
+  pushChunk,
+  pushAll,
+} = require('./crossing.js')
 
 native.warmUp()
 
@@ -145,12 +156,16 @@ async function countTokensSliced(input, encoding, fn) {
       total += n
     }
     let i = 0
-    await scheduler.run((size) => {
-      const stop = Math.min(input.length, i + size)
-      collectRange(input, i, stop, fn, look, addFixed)
-      i = stop
-      return i >= input.length
-    }, undefined, 64)
+    await scheduler.run(
+      (size) => {
+        const stop = Math.min(input.length, i + size)
+        collectRange(input, i, stop, fn, look, addFixed)
+        i = stop
+        return i >= input.length
+      },
+      undefined,
+      64,
+    )
   }
   if (misses.length === 0) return total
   // At most NATIVE_BATCHES batches counting at once (each sized to cross in about a slice); each
@@ -159,26 +174,34 @@ async function countTokensSliced(input, encoding, fn) {
   const inFlight = []
   let k = 0
   const issue = () =>
-    scheduler.run((size) => {
-      const stop = Math.min(misses.length, k + size)
-      inFlight.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
-      k = stop
-      return true
-    }, undefined, crossing)
+    scheduler.run(
+      (size) => {
+        const stop = Math.min(misses.length, k + size)
+        inFlight.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
+        k = stop
+        return true
+      },
+      undefined,
+      crossing,
+    )
   while (k < misses.length || inFlight.length > 0) {
     while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
     const batch = inFlight.shift()
     const counts = await batch.counted
     while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
     let j = 0
-    await scheduler.run((size) => {
-      const stop = Math.min(counts.length, j + size)
-      for (; j < stop; j++) {
-        remember(cache, misses[batch.from + j], counts[j])
-        total += counts[j]
-      }
-      return j >= counts.length
-    }, undefined, 256)
+    await scheduler.run(
+      (size) => {
+        const stop = Math.min(counts.length, j + size)
+        for (; j < stop; j++) {
+          remember(cache, misses[batch.from + j], counts[j])
+          total += counts[j]
+        }
+        return j >= counts.length
+      },
+      undefined,
+      256,
+    )
   }
   return total
 }
@@ -299,19 +322,23 @@ function applyChanges(messages, packed) {
 async function pushInChunks(session, messages, signal) {
   let i = 0
   let problem
-  await scheduler.run((size) => {
-    if (i >= messages.length) return true
-    const end = Math.min(messages.length, i + size)
-    problem = pushChunk(session, messages.slice(i, end), i)
-    if (problem) {
-      // A value the engine cannot take: the run refuses with where it is, like any other
-      // structural problem, and the messages come back unchanged.
-      session.reject(problem)
-      return true
-    }
-    i = end
-    return i >= messages.length
-  }, signal, 4)
+  await scheduler.run(
+    (size) => {
+      if (i >= messages.length) return true
+      const end = Math.min(messages.length, i + size)
+      problem = pushChunk(session, messages.slice(i, end), i)
+      if (problem) {
+        // A value the engine cannot take: the run refuses with where it is, like any other
+        // structural problem, and the messages come back unchanged.
+        session.reject(problem)
+        return true
+      }
+      i = end
+      return i >= messages.length
+    },
+    signal,
+    4,
+  )
   return problem
 }
 
@@ -463,29 +490,37 @@ async function buildMessages(messages, changes, summary, signal) {
   await scheduler.run(changeApplier(messages, changes, out), signal, 64)
   const inputs = summary.inputs
   let n = 0
-  await scheduler.run((size) => {
-    const stop = Math.min(inputs.length, n + size)
-    for (; n < stop; n++) {
-      const [i, block, input] = inputs[n]
-      const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
-      if (m.content === messages[i].content) m.content = m.content.slice()
-      m.content[block] = { ...m.content[block], input }
-      out[i] = m
-    }
-    return n >= inputs.length
-  }, signal, 64)
+  await scheduler.run(
+    (size) => {
+      const stop = Math.min(inputs.length, n + size)
+      for (; n < stop; n++) {
+        const [i, block, input] = inputs[n]
+        const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
+        if (m.content === messages[i].content) m.content = m.content.slice()
+        m.content[block] = { ...m.content[block], input }
+        out[i] = m
+      }
+      return n >= inputs.length
+    },
+    signal,
+    64,
+  )
   const layout = summary.layout
   if (!layout) return out
   const laid = []
   let j = 0
-  await scheduler.run((size) => {
-    const stop = Math.min(layout.length, j + size)
-    for (; j < stop; j++) {
-      const item = layout[j]
-      laid.push(typeof item === 'number' ? out[item] : item.message)
-    }
-    return j >= layout.length
-  }, signal, 1024)
+  await scheduler.run(
+    (size) => {
+      const stop = Math.min(layout.length, j + size)
+      for (; j < stop; j++) {
+        const item = layout[j]
+        laid.push(typeof item === 'number' ? out[item] : item.message)
+      }
+      return j >= layout.length
+    },
+    signal,
+    1024,
+  )
   return laid
 }
 
@@ -493,16 +528,20 @@ async function buildMessages(messages, changes, summary, signal) {
 async function repairSliced(messages, signal) {
   const steps = repairSteps(messages)
   let result
-  await scheduler.run((size) => {
-    for (let n = 0; n < size; n++) {
-      const step = steps.next()
-      if (step.done) {
-        result = step.value
-        return true
+  await scheduler.run(
+    (size) => {
+      for (let n = 0; n < size; n++) {
+        const step = steps.next()
+        if (step.done) {
+          result = step.value
+          return true
+        }
       }
-    }
-    return false
-  }, signal, 256)
+      return false
+    },
+    signal,
+    256,
+  )
   return result
 }
 
@@ -510,11 +549,15 @@ async function repairSliced(messages, signal) {
 async function copyMessages(messages, signal) {
   const out = []
   let k = 0
-  await scheduler.run((size) => {
-    const stop = Math.min(messages.length, k + size)
-    for (; k < stop; k++) out.push(messages[k])
-    return k >= messages.length
-  }, signal, 1024)
+  await scheduler.run(
+    (size) => {
+      const stop = Math.min(messages.length, k + size)
+      for (; k < stop; k++) out.push(messages[k])
+      return k >= messages.length
+    },
+    signal,
+    1024,
+  )
   return out
 }
 
@@ -527,15 +570,19 @@ async function readRequests(text, signal) {
   const heads = fromEngine(pos < 0 ? text : text.slice(0, pos))
   const total = heads.reduce((n, h) => n + h.messages, 0)
   const all = []
-  await scheduler.run((size) => {
-    for (let k = 0; k < size && all.length < total; k++) {
-      let end = text.indexOf('\n', pos + 1)
-      if (end < 0) end = text.length
-      all.push(fromEngine(text.slice(pos + 1, end)))
-      pos = end
-    }
-    return all.length >= total
-  }, signal, 256)
+  await scheduler.run(
+    (size) => {
+      for (let k = 0; k < size && all.length < total; k++) {
+        let end = text.indexOf('\n', pos + 1)
+        if (end < 0) end = text.length
+        all.push(fromEngine(text.slice(pos + 1, end)))
+        pos = end
+      }
+      return all.length >= total
+    },
+    signal,
+    256,
+  )
   let at = 0
   for (const h of heads) {
     const n = h.messages
@@ -694,10 +741,45 @@ require('./internal.js').pushInChunks = pushInChunks
 // through getters on its exports object (which it fills in place, never replaces). Each is written
 // out: Node's ESM import of this file finds named exports only in such literal forms.
 const manager = require('./manager.js')
-Object.defineProperty(module.exports, 'CondensationManager', { enumerable: true, get() { return manager.CondensationManager } })
-Object.defineProperty(module.exports, 'managerConfigSchema', { enumerable: true, get() { return manager.managerConfigSchema } })
-Object.defineProperty(module.exports, 'slidingWindow', { enumerable: true, get() { return manager.slidingWindow } })
-Object.defineProperty(module.exports, 'MIN_CONDENSE_THRESHOLD', { enumerable: true, get() { return manager.MIN_CONDENSE_THRESHOLD } })
-Object.defineProperty(module.exports, 'MAX_CONDENSE_THRESHOLD', { enumerable: true, get() { return manager.MAX_CONDENSE_THRESHOLD } })
-Object.defineProperty(module.exports, 'TOKEN_BUFFER_PERCENTAGE', { enumerable: true, get() { return manager.TOKEN_BUFFER_PERCENTAGE } })
-Object.defineProperty(module.exports, 'DEFAULT_MAX_TOKENS', { enumerable: true, get() { return manager.DEFAULT_MAX_TOKENS } })
+Object.defineProperty(module.exports, 'CondensationManager', {
+  enumerable: true,
+  get() {
+    return manager.CondensationManager
+  },
+})
+Object.defineProperty(module.exports, 'managerConfigSchema', {
+  enumerable: true,
+  get() {
+    return manager.managerConfigSchema
+  },
+})
+Object.defineProperty(module.exports, 'slidingWindow', {
+  enumerable: true,
+  get() {
+    return manager.slidingWindow
+  },
+})
+Object.defineProperty(module.exports, 'MIN_CONDENSE_THRESHOLD', {
+  enumerable: true,
+  get() {
+    return manager.MIN_CONDENSE_THRESHOLD
+  },
+})
+Object.defineProperty(module.exports, 'MAX_CONDENSE_THRESHOLD', {
+  enumerable: true,
+  get() {
+    return manager.MAX_CONDENSE_THRESHOLD
+  },
+})
+Object.defineProperty(module.exports, 'TOKEN_BUFFER_PERCENTAGE', {
+  enumerable: true,
+  get() {
+    return manager.TOKEN_BUFFER_PERCENTAGE
+  },
+})
+Object.defineProperty(module.exports, 'DEFAULT_MAX_TOKENS', {
+  enumerable: true,
+  get() {
+    return manager.DEFAULT_MAX_TOKENS
+  },
+})

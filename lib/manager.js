@@ -13,10 +13,54 @@ const lib = require('./index.js')
 const internal = require('./internal.js')
 
 const BUILT_IN = {
-  native: { name: 'Native', description: "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.", capabilities: { supportsLossless: false, supportsBatchMode: true, supportsIndividualMode: false, supportsMultiPass: false, supportsLLMSummarization: true, estimatedSpeed: 'slow' } },
-  lossless: { name: 'Lossless', description: 'Removes only what is repeated or superseded, leaving references that expand back.', capabilities: { supportsLossless: true, supportsBatchMode: false, supportsIndividualMode: true, supportsMultiPass: true, supportsLLMSummarization: false, estimatedSpeed: 'fast' } },
-  truncation: { name: 'Truncation', description: 'Suppresses or truncates old tool results and parameters; keeps the first message, the recent ones and what the user typed.', capabilities: { supportsLossless: false, supportsBatchMode: false, supportsIndividualMode: true, supportsMultiPass: false, supportsLLMSummarization: false, estimatedSpeed: 'fast' } },
-  smart: { name: 'Smart', description: 'A lossless prelude, then configurable passes of keep / suppress / truncate / summarize over message text, tool parameters and tool results.', capabilities: { supportsLossless: true, supportsBatchMode: true, supportsIndividualMode: true, supportsMultiPass: true, supportsLLMSummarization: true, estimatedSpeed: 'medium' } },
+  native: {
+    name: 'Native',
+    description: "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.",
+    capabilities: {
+      supportsLossless: false,
+      supportsBatchMode: true,
+      supportsIndividualMode: false,
+      supportsMultiPass: false,
+      supportsLLMSummarization: true,
+      estimatedSpeed: 'slow',
+    },
+  },
+  lossless: {
+    name: 'Lossless',
+    description: 'Removes only what is repeated or superseded, leaving references that expand back.',
+    capabilities: {
+      supportsLossless: true,
+      supportsBatchMode: false,
+      supportsIndividualMode: true,
+      supportsMultiPass: true,
+      supportsLLMSummarization: false,
+      estimatedSpeed: 'fast',
+    },
+  },
+  truncation: {
+    name: 'Truncation',
+    description: 'Suppresses or truncates old tool results and parameters; keeps the first message, the recent ones and what the user typed.',
+    capabilities: {
+      supportsLossless: false,
+      supportsBatchMode: false,
+      supportsIndividualMode: true,
+      supportsMultiPass: false,
+      supportsLLMSummarization: false,
+      estimatedSpeed: 'fast',
+    },
+  },
+  smart: {
+    name: 'Smart',
+    description: 'A lossless prelude, then configurable passes of keep / suppress / truncate / summarize over message text, tool parameters and tool results.',
+    capabilities: {
+      supportsLossless: true,
+      supportsBatchMode: true,
+      supportsIndividualMode: true,
+      supportsMultiPass: true,
+      supportsLLMSummarization: true,
+      estimatedSpeed: 'medium',
+    },
+  },
 }
 /** Providers that take a token target (the stop setting). */
 const TAKES_TARGET = new Set(['truncation', 'smart'])
@@ -34,7 +78,8 @@ function checkProvider(p) {
   for (const key of ['id', 'name', 'description']) {
     if (typeof p[key] !== 'string' || p[key] === '') throw new TypeError(`registerProvider: provider.${key}: expected a non-empty string, got ${typeof p[key]}`)
   }
-  if (typeof p.condense !== 'function') throw new TypeError(`registerProvider: provider.condense: expected a function (messages, context) => Promise<{ messages }>`)
+  if (typeof p.condense !== 'function')
+    throw new TypeError(`registerProvider: provider.condense: expected a function (messages, context) => Promise<{ messages }>`)
   if (p.id in BUILT_IN) throw new TypeError(`registerProvider: "${p.id}" is a built-in provider`)
 }
 
@@ -82,13 +127,18 @@ class CondensationManager {
     const given = config && typeof config === 'object' ? config.providers : undefined
     const provider = config && typeof config === 'object' ? config.provider : undefined
     if (typeof provider === 'string' && !(provider in BUILT_IN) && !this.providers.has(provider)) {
-      problems.push({ path: 'config.provider', code: 'unknown_provider', message: `unknown provider "${provider}", expected one of ${[...Object.keys(BUILT_IN), ...this.providers.keys()].join(', ')}` })
+      problems.push({
+        path: 'config.provider',
+        code: 'unknown_provider',
+        message: `unknown provider "${provider}", expected one of ${[...Object.keys(BUILT_IN), ...this.providers.keys()].join(', ')}`,
+      })
     }
     if (given && typeof given === 'object') {
       for (const [id, c] of Object.entries(given)) {
         const p = this.providers.get(id)
         if (p && typeof p.validateConfig === 'function') {
-          for (const problem of p.validateConfig(c) ?? []) problems.push({ ...problem, path: `config.providers.${id}${problem.path ? `.${problem.path}` : ''}` })
+          for (const problem of p.validateConfig(c) ?? [])
+            problems.push({ ...problem, path: `config.providers.${id}${problem.path ? `.${problem.path}` : ''}` })
         }
       }
     }
@@ -201,14 +251,30 @@ class CondensationManager {
   async condenseIfNeeded(messages, context) {
     if (!Array.isArray(messages)) throw new TypeError('condenseIfNeeded: messages: expected an array of messages')
     if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
-      throw new TypeError('condenseIfNeeded: context.contextWindow: expected the model\'s context window in tokens')
+      throw new TypeError("condenseIfNeeded: context.contextWindow: expected the model's context window in tokens")
     }
     const last = messages.length > 0 ? messages[messages.length - 1] : undefined
     const lastMessageTokens = context.lastMessageTokens ?? (last ? lib.countTokens([last]) : 0)
     const totalTokens = context.totalTokens ?? lib.countTokens(messages.slice(0, -1))
-    const decision = this.decide({ totalTokens, lastMessageTokens, contextWindow: context.contextWindow, maxTokens: context.maxTokens, profileId: context.profileId })
+    const decision = this.decide({
+      totalTokens,
+      lastMessageTokens,
+      contextWindow: context.contextWindow,
+      maxTokens: context.maxTokens,
+      profileId: context.profileId,
+    })
     const prev = decision.prevContextTokens
-    const base = { messages, condensed: false, provider: undefined, prevContextTokens: prev, newContextTokens: prev, summary: '', cost: 0, decision, attempts: [] }
+    const base = {
+      messages,
+      condensed: false,
+      provider: undefined,
+      prevContextTokens: prev,
+      newContextTokens: prev,
+      summary: '',
+      cost: 0,
+      decision,
+      attempts: [],
+    }
     if (!decision.condense && !context.force) return { ...base, skipped: decision.reason }
 
     const taskId = context.taskId ?? ''
@@ -233,14 +299,34 @@ class CondensationManager {
           // Not worth breaking the host's prompt cache: nothing changes, and the guard counts it.
           base.attempts.push({ provider: id, tokensSaved: saved, skipped: `saved ${saved} tokens, under the minimum gain of ${decision.minGainTokens}` })
           record(false)
-          return { ...base, cost, skipped: 'min-gain', report: `Context not condensed: ${id} would save only ${saved} tokens (minimum ${decision.minGainTokens})` }
+          return {
+            ...base,
+            cost,
+            skipped: 'min-gain',
+            report: `Context not condensed: ${id} would save only ${saved} tokens (minimum ${decision.minGainTokens})`,
+          }
         }
         base.attempts.push({ provider: id, tokensSaved: saved })
         record(true)
         if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
-          this.telemetry.captureContextCondensed(taskId, context.isAutomaticTrigger ?? true, Boolean(this.config.providers.native && this.config.providers.native.customPrompt), Boolean(this.config.condensingProfileId))
+          this.telemetry.captureContextCondensed(
+            taskId,
+            context.isAutomaticTrigger ?? true,
+            Boolean(this.config.providers.native && this.config.providers.native.customPrompt),
+            Boolean(this.config.condensingProfileId),
+          )
         }
-        return { ...base, messages: r.messages, condensed: true, provider: id, newContextTokens: r.tokens, summary: r.summary ?? '', cost, metrics: r.metrics, report: `Context condensed by ${id}: ${prev} -> ${r.tokens} tokens (-${saved})` }
+        return {
+          ...base,
+          messages: r.messages,
+          condensed: true,
+          provider: id,
+          newContextTokens: r.tokens,
+          summary: r.summary ?? '',
+          cost,
+          metrics: r.metrics,
+          report: `Context condensed by ${id}: ${prev} -> ${r.tokens} tokens (-${saved})`,
+        }
       }
       record(false)
     } else {
@@ -252,7 +338,16 @@ class CondensationManager {
       const tokens = prev - (lib.countTokens(messages) - lib.countTokens(truncated))
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
       base.attempts.push({ provider: 'sliding-window', tokensSaved: prev - tokens })
-      return { ...base, messages: truncated, condensed: true, provider: 'sliding-window', newContextTokens: tokens, cost, error, report: `Context truncated by the sliding window: ${prev} -> ${tokens} tokens, after: ${error}` }
+      return {
+        ...base,
+        messages: truncated,
+        condensed: true,
+        provider: 'sliding-window',
+        newContextTokens: tokens,
+        cost,
+        error,
+        report: `Context truncated by the sliding window: ${prev} -> ${tokens} tokens, after: ${error}`,
+      }
     }
     return { ...base, cost, error, report: `Context not condensed: ${error}` }
   }

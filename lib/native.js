@@ -40,7 +40,9 @@ function load() {
     const name = platformName()
     const cause = e.cause && e.cause.message ? `: ${e.cause.message}` : ''
     const error = binaryPresent(name)
-      ? new Error(`context-condense: the prebuilt binary for ${name} is installed but failed to load${cause}; reinstall the package, or build from source with \`npm run build\`, which needs Rust`)
+      ? new Error(
+          `context-condense: the prebuilt binary for ${name} is installed but failed to load${cause}; reinstall the package, or build from source with \`npm run build\`, which needs Rust`,
+        )
       : new Error(
           `context-condense: no prebuilt binary for ${name} in this install; reinstall without --no-optional (or --omit=optional) so npm adds context-condense-${name}, ` +
             `install the WebAssembly build (npm install --cpu=wasm32 context-condense) if there is no package for ${name}, or build from source with \`npm run build\`, which needs Rust`,

@@ -20,7 +20,6 @@ class OpenAIClientError extends Error {
   }
 }
 
-
 /** The chat-completions URL for a base URL (`http://host/v1`) or the full one. */
 function chatCompletionsUrl(url) {
   let u
@@ -45,13 +44,18 @@ function checkOptions(options) {
     if (!known.includes(key)) throw new TypeError(`createOpenAISummarizer: ${key}: unknown option, expected one of ${known.join(', ')}`)
   }
   const { model, apiKey, stream, timeoutMs, headers, body } = options
-  if (model !== undefined && (typeof model !== 'string' || model === '')) throw new TypeError(`createOpenAISummarizer: model: expected a model name, got ${describe(model)}`)
+  if (model !== undefined && (typeof model !== 'string' || model === ''))
+    throw new TypeError(`createOpenAISummarizer: model: expected a model name, got ${describe(model)}`)
   if (apiKey !== undefined && typeof apiKey !== 'string') throw new TypeError(`createOpenAISummarizer: apiKey: expected a string, got ${describe(apiKey)}`)
-  if (stream !== undefined && typeof stream !== 'boolean') throw new TypeError(`createOpenAISummarizer: stream: expected true or false, got ${describe(stream)}`)
+  if (stream !== undefined && typeof stream !== 'boolean')
+    throw new TypeError(`createOpenAISummarizer: stream: expected true or false, got ${describe(stream)}`)
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs))) {
     throw new TypeError(`createOpenAISummarizer: timeoutMs: expected a number of milliseconds >= 0 (0: no timeout), got ${describe(timeoutMs)}`)
   }
-  for (const [name, value] of [['headers', headers], ['body', body]]) {
+  for (const [name, value] of [
+    ['headers', headers],
+    ['body', body],
+  ]) {
     if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw new TypeError(`createOpenAISummarizer: ${name}: expected an object, got ${describe(value)}`)
     }
@@ -185,7 +189,8 @@ async function readStream(body, endpoint) {
   }
   const line = (l) => {
     if (l === '') dispatch()
-    else if (l.startsWith(':')) return // a comment (keep-alive)
+    else if (l.startsWith(':'))
+      return // a comment (keep-alive)
     else if (l.startsWith('data:')) data.push(l.slice(l[5] === ' ' ? 6 : 5))
     // event:, id:, retry: carry nothing a chat completion needs.
   }
@@ -239,10 +244,13 @@ function createOpenAISummarizer(options) {
     if (signal && signal.aborted) throw abortReason(signal)
     const controller = new AbortController()
     let timedOut = false
-    const timer = timeoutMs > 0 ? setTimeout(() => {
-      timedOut = true
-      controller.abort()
-    }, timeoutMs) : undefined
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true
+            controller.abort()
+          }, timeoutMs)
+        : undefined
     const onAbort = () => controller.abort()
     if (signal) signal.addEventListener('abort', onAbort, { once: true })
     const fail = (e) => {
@@ -271,7 +279,11 @@ function createOpenAISummarizer(options) {
         const text = await response.text().catch(() => '')
         const message = errorBodyMessage(text)
         const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
-        throw fail(new OpenAIClientError(`${endpoint} answered HTTP ${status}${message ? `: ${message}` : ''} (${statusHint(response.status)})`, 'http', { status: response.status }))
+        throw fail(
+          new OpenAIClientError(`${endpoint} answered HTTP ${status}${message ? `: ${message}` : ''} (${statusHint(response.status)})`, 'http', {
+            status: response.status,
+          }),
+        )
       }
       const type = response.headers.get('content-type') || ''
       try {

@@ -18,7 +18,6 @@ const OPENAI_PART_TYPES = new Set(['image_url', 'input_audio', 'file', 'refusal'
 
 const isText = (b) => isObject(b) && b.type === 'text' && typeof b.text === 'string'
 
-
 /** "openai" when any message has a role, key or content part only OpenAI's format has, else "anthropic". */
 function detectFormat(messages) {
   if (!Array.isArray(messages)) return 'anthropic'
@@ -207,9 +206,11 @@ function toAnthropic(messages) {
 
   function restoreCall(b) {
     const o = b[ORIGIN]
-    if (!o || o.kind !== 'call') return { id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } }
+    if (!o || o.kind !== 'call')
+      return { id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } }
     const original = messages[o.message].tool_calls[o.call]
-    const same = b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || JSON.stringify(b.input) === JSON.stringify(o.input)))
+    const same =
+      b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || JSON.stringify(b.input) === JSON.stringify(o.input)))
     if (same) return original
     let args
     if (o.how === 'raw' && isObject(b.input) && typeof b.input.arguments === 'string') args = b.input.arguments
@@ -351,7 +352,8 @@ function convertFromAnthropic(m, keepExtras) {
     const calls = []
     for (const b of content) {
       if (!isObject(b)) continue
-      if (b.type === 'tool_use') calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } })
+      if (b.type === 'tool_use')
+        calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } })
       else if (b.type === 'text' || b.type === 'refusal') parts.push(b)
       // thinking, redacted_thinking and other blocks have no place in OpenAI's format.
     }

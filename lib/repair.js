@@ -108,7 +108,13 @@ function* repairSteps(messages) {
     const m = out[i]
     if (!isObject(m) || m.role !== 'user') continue
     const prev = out[i - 1]
-    const ids = new Set(isObject(prev) && prev.role === 'assistant' ? blocksOf(prev).filter(isUse).map((b) => b.id) : [])
+    const ids = new Set(
+      isObject(prev) && prev.role === 'assistant'
+        ? blocksOf(prev)
+            .filter(isUse)
+            .map((b) => b.id)
+        : [],
+    )
     if (typeof m.content === 'string') {
       // A plain-text answer to calls: the synthetic results first, then the user's text as a block
       // (an empty text block is one the provider APIs refuse, so an empty string adds none).

@@ -107,7 +107,9 @@ function imageNote(block) {
 function toolResultText(content) {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return content === undefined ? '' : JSON.stringify(content, null, 2)
-  return content.map((c) => (c && c.type === 'text' && typeof c.text === 'string' ? c.text : c && c.type === 'image' ? imageNote(c) : JSON.stringify(c))).join('\n')
+  return content
+    .map((c) => (c && c.type === 'text' && typeof c.text === 'string' ? c.text : c && c.type === 'image' ? imageNote(c) : JSON.stringify(c)))
+    .join('\n')
 }
 
 /** A message's content as labelled text parts, for the full-text panel. */
@@ -304,7 +306,7 @@ function traceActions(before, stages, passes, exact) {
       const prev = state[i]
       if (prev.removed || prev.summarized) return
       const add = (kind, extra = {}) => {
-        let pass = stage.id !== undefined ? passes.find((p) => p.id === stage.id) : guessPass(kind, passes)
+        const pass = stage.id !== undefined ? passes.find((p) => p.id === stage.id) : guessPass(kind, passes)
         const action = { kind, pass: pass ? pass.id : null, passName: pass ? pass.name : exact ? stage.name : 'one of the passes', ...extra }
         actions[i].push(action)
       }
@@ -383,7 +385,8 @@ async function traceCondense(messages, options, { condense = lib.condense } = {}
   const result = await condense(messages, opts)
   const passes = (result.metrics && result.metrics.passes) || []
   if (result.error) return { result, stages: null, traced: false, note: 'the engine did not condense' }
-  if (opts.summarize && opts.summarize.failures > 0) return { result, stages: null, traced: false, note: 'pass attribution inferred (a summary request failed)' }
+  if (opts.summarize && opts.summarize.failures > 0)
+    return { result, stages: null, traced: false, note: 'pass attribution inferred (a summary request failed)' }
   if (opts.format === 'openai' || opts.format === 'auto') return { result, stages: null, traced: false, note: 'OpenAI-format histories are not traced' }
   if (opts.provider !== 'smart' || passes.length <= 1) {
     const id = passes.length === 1 ? passes[0].id : undefined
@@ -404,7 +407,8 @@ async function traceCondense(messages, options, { condense = lib.condense } = {}
         const ids = r.metrics.passes.map((p) => p.id)
         const want = passes.slice(0, n + 1).map((p) => p.id)
         const last = r.metrics.passes[r.metrics.passes.length - 1]
-        if (r.error || ids.join('\n') !== want.join('\n') || !last || last.tokensAfter !== pass.tokensAfter) throw new Error(`the run up to pass ${pass.id} differs from the full run`)
+        if (r.error || ids.join('\n') !== want.join('\n') || !last || last.tokensAfter !== pass.tokensAfter)
+          throw new Error(`the run up to pass ${pass.id} differs from the full run`)
         stageMessages = r.messages
       }
       stages.push({ id: pass.id, name: pass.name, messages: stageMessages })
@@ -447,7 +451,16 @@ function buildReportData(before, result, options = {}) {
     const origin = final.after[j]
     if (origin.kind === 'same') {
       const b = beforeData[origin.from]
-      return { index: j, role: m.role, tokens: b.tokens, types: b.types, same: origin.from, from: origin.from, preview: b.preview, ...(m.isSummary ? { isSummary: true } : {}) }
+      return {
+        index: j,
+        role: m.role,
+        tokens: b.tokens,
+        types: b.types,
+        same: origin.from,
+        from: origin.from,
+        preview: b.preview,
+        ...(m.isSummary ? { isSummary: true } : {}),
+      }
     }
     const parts = partsOf(m)
     return {
@@ -472,7 +485,7 @@ function buildReportData(before, result, options = {}) {
     else if (a.covers) afterAt.set(a.covers[0], a.index)
   }
   let covered = 0
-  beforeData.forEach((b, i) => {
+  beforeData.forEach((_b, i) => {
     const j = afterAt.get(i)
     if (j !== undefined) {
       const a = afterData[j]
@@ -543,7 +556,13 @@ function buildReportData(before, result, options = {}) {
     preset: options.preset,
     encoding,
     generatedAt: options.generatedAt,
-    note: options.note ?? (exact ? undefined : passes.length > 1 ? 'Which pass changed a message is inferred from its markers and the pass totals (the history after each pass was not traced).' : undefined),
+    note:
+      options.note ??
+      (exact
+        ? undefined
+        : passes.length > 1
+          ? 'Which pass changed a message is inferred from its markers and the pass totals (the history after each pass was not traced).'
+          : undefined),
     error: result.error,
     totals: {
       tokensBefore: metrics.tokensBefore,
@@ -562,7 +581,14 @@ function buildReportData(before, result, options = {}) {
       cost: metrics.cost,
       durationMs: metrics.durationMs,
     },
-    operations: (metrics.operations || []).map((o) => ({ id: o.id, name: o.name, count: o.count, tokensSaved: o.tokensSaved, reversibleTokensSaved: o.reversibleTokensSaved, supersededTokensSaved: o.supersededTokensSaved })),
+    operations: (metrics.operations || []).map((o) => ({
+      id: o.id,
+      name: o.name,
+      count: o.count,
+      tokensSaved: o.tokensSaved,
+      reversibleTokensSaved: o.reversibleTokensSaved,
+      supersededTokensSaved: o.supersededTokensSaved,
+    })),
     passes: passRows,
     ...(unattributed ? { unattributed: { messagesChanged: unattributed.messages, actions: unattributed.kinds } } : {}),
     kinds: kindCounts,
@@ -603,7 +629,10 @@ const barWidth = (tokens, maxTokens) => Math.max(0, Math.min(100, (100 * Math.sq
 function barHtml(side, item, maxTokens) {
   const width = barWidth(item.tokens, maxTokens)
   const segments = CONTENT_TYPES.filter(([key]) => item.types[key] > 0)
-    .map(([key, label]) => `<span class="seg t-${key}" style="flex:${item.types[key]} 1 0" title="${escapeHtml(`${label}: ${fmt(item.types[key])} tokens`)}"></span>`)
+    .map(
+      ([key, label]) =>
+        `<span class="seg t-${key}" style="flex:${item.types[key]} 1 0" title="${escapeHtml(`${label}: ${fmt(item.types[key])} tokens`)}"></span>`,
+    )
     .join('')
   const label = `${side === 'before' ? 'Before' : 'After'} #${item.index}, ${item.role}, ${fmt(item.tokens)} tokens`
   return `<button type="button" class="bar" data-side="${side}" data-index="${item.index}" data-tokens="${item.tokens}" style="width:${width.toFixed(3)}%" aria-label="${escapeHtml(label)}" title="${escapeHtml(`${label}\n${item.preview}`)}">${segments}</button>`
@@ -653,12 +682,14 @@ function cellsHtml(data) {
     }
     if (row.after !== null) {
       const a = data.after[row.after]
-      const orig = a.from !== undefined ? data.before[a.from].tokens : a.covers ? data.before.slice(a.covers[0], a.covers[1] + 1).reduce((n, x) => n + x.tokens, 0) : 0
+      const orig =
+        a.from !== undefined ? data.before[a.from].tokens : a.covers ? data.before.slice(a.covers[0], a.covers[1] + 1).reduce((n, x) => n + x.tokens, 0) : 0
       const ghost = orig > a.tokens ? `<span class="ghost" data-tokens="${orig}" style="width:${barWidth(orig, data.maxTokens).toFixed(3)}%"></span>` : ''
       const delta = orig > 0 && orig !== a.tokens ? `<span class="delta">${a.tokens < orig ? '−' : '+'}${fmt(Math.abs(orig - a.tokens))}</span>` : ''
       let state
       if (a.same !== undefined) state = ''
-      else if (a.covers) state = `<span class="badge k-summarized">summary of #${a.covers[0]}–#${a.covers[1]} (${plural(a.covers[1] - a.covers[0] + 1, 'message')})</span>`
+      else if (a.covers)
+        state = `<span class="badge k-summarized">summary of #${a.covers[0]}–#${a.covers[1]} (${plural(a.covers[1] - a.covers[0] + 1, 'message')})</span>`
       else if (a.inserted) state = '<span class="badge k-changed">added</span>'
       else state = badgesHtml(data.before[a.from].actions.filter((x) => x.kind !== 'removed'))
       out.push(
@@ -731,7 +762,9 @@ function passesHtml(data) {
         `<td class="acts">${actionsSummary((data.unattributed && data.unattributed.actions) || {})}</td></tr>`,
     )
   } else if (data.unattributed) {
-    rows.push(`<tr class="unattributed"><td></td><td class="pcell" colspan="5"><span class="pname">not attributed to one pass</span></td><td class="num">${fmt(data.unattributed.messagesChanged)}</td><td class="acts">${actionsSummary(data.unattributed.actions)}</td></tr>`)
+    rows.push(
+      `<tr class="unattributed"><td></td><td class="pcell" colspan="5"><span class="pname">not attributed to one pass</span></td><td class="num">${fmt(data.unattributed.messagesChanged)}</td><td class="acts">${actionsSummary(data.unattributed.actions)}</td></tr>`,
+    )
   }
   const total =
     `<tr class="total" data-total><td></td><td class="pcell">Total <span class="red" data-field="reductionPercent" data-value="${t.reductionPercent}">−${pct(t.reductionPercent)}</span></td>` +
@@ -746,14 +779,17 @@ function passesHtml(data) {
     ops =
       `<table class="passes ops" id="operations"><thead><tr><th>Lossless operation</th><th class="num">edits</th><th class="num">tokens saved</th><th class="num">restorable</th><th class="num">superseded</th></tr></thead><tbody>` +
       data.operations
-        .map((o) => `<tr data-operation="${escapeHtml(o.id)}"><td><span title="${escapeHtml(o.id)}">${escapeHtml(o.name)}</span></td>${num('count', o.count)}${num('tokensSaved', o.tokensSaved)}<td class="num">${fmt(o.reversibleTokensSaved)}</td><td class="num">${fmt(o.supersededTokensSaved)}</td></tr>`)
+        .map(
+          (o) =>
+            `<tr data-operation="${escapeHtml(o.id)}"><td><span title="${escapeHtml(o.id)}">${escapeHtml(o.name)}</span></td>${num('count', o.count)}${num('tokensSaved', o.tokensSaved)}<td class="num">${fmt(o.reversibleTokensSaved)}</td><td class="num">${fmt(o.supersededTokensSaved)}</td></tr>`,
+        )
         .join('') +
       '</tbody></table>'
   }
   const th = (text, title, cls = 'num') => `<th class="${cls}"${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(text)}</th>`
   return (
     `<table class="passes" id="passes"><thead><tr>${th('#')}${th('Pass', 'hover a name for its id', '')}${th('tokens before')}${th('after')}${th('saved')}${th('', 'what is left of the history, and what the pass removed', 'wfc')}` +
-    `${th('msgs', 'messages the pass changed')}${th('what it did to messages', 'per message, from its markers; below, the engine\'s counts of content blocks', '')}</tr></thead>` +
+    `${th('msgs', 'messages the pass changed')}${th('what it did to messages', "per message, from its markers; below, the engine's counts of content blocks", '')}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody><tfoot>${total}</tfoot></table>${ops}`
   )
 }
@@ -877,7 +913,17 @@ a{color:var(--accent)}
 /** The page's script: the full-text panel, links to kept copies, the bar scale. Uses textContent only. */
 function clientScript() {
   const data = JSON.parse(document.getElementById('report-data').textContent)
-  const KIND_LABEL = { kept: 'kept', deduplicated: 'deduplicated', superseded: 'superseded', omitted: 'omitted', truncated: 'truncated', suppressed: 'suppressed', summarized: 'summarized', removed: 'removed', changed: 'changed' }
+  const KIND_LABEL = {
+    kept: 'kept',
+    deduplicated: 'deduplicated',
+    superseded: 'superseded',
+    omitted: 'omitted',
+    truncated: 'truncated',
+    suppressed: 'suppressed',
+    summarized: 'summarized',
+    removed: 'removed',
+    changed: 'changed',
+  }
   const panel = document.getElementById('panel')
   const fmt = (n) => Number(n).toLocaleString('en-US')
   const el = (tag, cls, text) => {
@@ -1172,7 +1218,10 @@ function legendTotals(data) {
   const b = sum(data.before)
   const a = sum(data.after)
   const rows = CONTENT_TYPES.filter(([key]) => b[key] || a[key])
-    .map(([key, label]) => `<tr><td><i class="sw t-${key}"></i> ${escapeHtml(label)}</td><td class="num">${fmt(b[key] ?? 0)}</td><td class="num">${fmt(a[key] ?? 0)}</td></tr>`)
+    .map(
+      ([key, label]) =>
+        `<tr><td><i class="sw t-${key}"></i> ${escapeHtml(label)}</td><td class="num">${fmt(b[key] ?? 0)}</td><td class="num">${fmt(a[key] ?? 0)}</td></tr>`,
+    )
     .join('')
   return `<table class="passes" id="types"><thead><tr><th>type</th><th class="num">before</th><th class="num">after</th></tr></thead><tbody>${rows}</tbody></table>`
 }

@@ -153,7 +153,8 @@ function checkKey(key, value, at) {
       if (typeof value !== 'function') throw bad("a function taking summarizeConversation's arguments")
       break
     case 'outlineFile':
-      if (typeof value !== 'function') throw bad('a function (absolutePath, rooIgnoreController) => Promise<string | undefined> (an outline of the definitions in a file)')
+      if (typeof value !== 'function')
+        throw bad('a function (absolutePath, rooIgnoreController) => Promise<string | undefined> (an outline of the definitions in a file)')
       break
     case 'foldedFileContext':
       if (typeof value !== 'function') throw bad('a function (filesReadByRoo, { cwd, rooIgnoreController }) => Promise<{ sections: string[] }>')
@@ -353,7 +354,10 @@ async function readStream(stream, o) {
     }
   } catch (e) {
     // Tell the stream to stop (its request is then cancelled by the handler's own cleanup).
-    if (typeof iterator.return === 'function') Promise.resolve().then(() => iterator.return()).catch(() => {})
+    if (typeof iterator.return === 'function')
+      Promise.resolve()
+        .then(() => iterator.return())
+        .catch(() => {})
     throw e
   } finally {
     clearTimeout(timer)
@@ -412,11 +416,7 @@ async function countWith(content, apiHandler, o) {
   if (!apiHandler || typeof apiHandler.countTokens !== 'function') return engineCount(content)
   let n
   try {
-    n = await bounded(
-      new Promise((resolve) => resolve(apiHandler.countTokens(content))),
-      o,
-      'the API handler (countTokens)',
-    )
+    n = await bounded(new Promise((resolve) => resolve(apiHandler.countTokens(content))), o, 'the API handler (countTokens)')
   } catch (e) {
     if (e instanceof HostError) throw e
     throw new HostError('failed', `the API handler's countTokens failed: ${e && e.message ? e.message : String(e)}`)
@@ -545,7 +545,15 @@ function rewindConversation(messages, at) {
   } else throw new TypeError(`rewindConversation: at: expected an index or { index } or { ts }, got ${describe(at)}`)
   if (!Number.isInteger(cut)) throw new TypeError(`rewindConversation: at: expected a whole index, got ${cut}`)
   cut = Math.max(0, Math.min(messages.length, cut))
-  while (cut > 0 && cut < messages.length && messages[cut] && messages[cut].condensedBy && messages[cut - 1] && messages[cut - 1].condenseParent === messages[cut].condensedBy) cut--
+  while (
+    cut > 0 &&
+    cut < messages.length &&
+    messages[cut] &&
+    messages[cut].condensedBy &&
+    messages[cut - 1] &&
+    messages[cut - 1].condenseParent === messages[cut].condensedBy
+  )
+    cut--
   return cleanupAfterTruncation(messages.slice(0, cut))
 }
 
@@ -761,9 +769,7 @@ function toolResultToText(block) {
   const suffix = block.is_error ? ' (Error)' : ''
   if (typeof block.content === 'string') return `[Tool Result${suffix}]\n${block.content}`
   if (Array.isArray(block.content)) {
-    const text = block.content
-      .map((b) => (b && b.type === 'text' ? b.text : b && b.type === 'image' ? '[Image]' : `[${b && b.type}]`))
-      .join('\n')
+    const text = block.content.map((b) => (b && b.type === 'text' ? b.text : b && b.type === 'image' ? '[Image]' : `[${b && b.type}]`)).join('\n')
     return `[Tool Result${suffix}]\n${text}`
   }
   return `[Tool Result${suffix}]`
@@ -810,7 +816,11 @@ function extractCommandBlocks(m) {
   const content = m ? m.content : undefined
   let text
   if (typeof content === 'string') text = content
-  else if (Array.isArray(content)) text = content.filter((b) => b && b.type === 'text').map((b) => b.text).join('\n')
+  else if (Array.isArray(content))
+    text = content
+      .filter((b) => b && b.type === 'text')
+      .map((b) => b.text)
+      .join('\n')
   else return ''
   const matches = text.match(/<command[^>]*>[\s\S]*?<\/command>/g)
   return matches ? matches.join('\n') : ''
@@ -820,7 +830,8 @@ function extractCommandBlocks(m) {
 // Roo's summary, positional eras (2025, January 2026), over a history in Roo's destructive layout.
 
 const toolResults = (m) => (m && m.role === 'user' && Array.isArray(m.content) ? m.content.filter((b) => b && b.type === 'tool_result') : [])
-const toolUseIn = (m, id) => (m && m.role === 'assistant' && Array.isArray(m.content) ? m.content.find((b) => b && b.type === 'tool_use' && b.id === id) : undefined)
+const toolUseIn = (m, id) =>
+  m && m.role === 'assistant' && Array.isArray(m.content) ? m.content.find((b) => b && b.type === 'tool_use' && b.id === id) : undefined
 const reasoningIn = (m) => (m && m.role === 'assistant' && Array.isArray(m.content) ? m.content.filter((b) => b && b.type === 'reasoning') : [])
 
 /**
@@ -857,7 +868,11 @@ function getKeepMessagesWithToolBlocks(messages, keepCount) {
 async function filesListOf(span) {
   if (span.length === 0) return ''
   // The whole span is summarized: one stand-in message is kept after it.
-  const r = await lib.condense([...span, { role: 'user', content: '.' }], { provider: 'native', config: { keepLast: 1 }, summarize: async () => ({ text: '.' }) })
+  const r = await lib.condense([...span, { role: 'user', content: '.' }], {
+    provider: 'native',
+    config: { keepLast: 1 },
+    summarize: async () => ({ text: '.' }),
+  })
   if (r.error || typeof r.summary !== 'string' || !r.summary.startsWith('.')) return ''
   return r.summary.slice(1)
 }
@@ -896,7 +911,7 @@ async function positionalSummary(base, c) {
   if (keepMessages.some((m) => m && m.isSummary)) return { error: message(o, 'condensed_recently') }
 
   const request = prepared([...toSummarize, { role: 'user', content: FINAL_REQUEST }], apiHandler, o).map(({ role, content }) => ({ role, content }))
-  const prompt = c.customPrompt !== undefined ? c.customPrompt : o.defaultPrompt ?? (await engineDefaultPrompt())
+  const prompt = c.customPrompt !== undefined ? c.customPrompt : (o.defaultPrompt ?? (await engineDefaultPrompt()))
   let handler = era.condensingHandler ? c.condensingApiHandler || apiHandler : apiHandler
   if (!isHandler(handler)) {
     if (era.logs.fallback && handler !== apiHandler) {
@@ -962,7 +977,7 @@ function firstStepCallback(handler, o, spent) {
  */
 async function positional(state, args, keepFirstStep) {
   const [messages, apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt] = args
-  let condensingApiHandler = state.era.condensingHandler ? args[7] : undefined
+  const condensingApiHandler = state.era.condensingHandler ? args[7] : undefined
   let options = state.era.condensingHandler ? args[8] : args[7]
   // Newer Roo passed a useNativeTools boolean last: accepted and ignored (tool pairs stay whole).
   if (typeof options === 'boolean') options = undefined
@@ -981,7 +996,8 @@ async function positional(state, args, keepFirstStep) {
     return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
   }
   try {
-    const prev = prevContextTokens === undefined || prevContextTokens === null ? undefined : hostNumber(prevContextTokens, 'summarizeConversation: prevContextTokens')
+    const prev =
+      prevContextTokens === undefined || prevContextTokens === null ? undefined : hostNumber(prevContextTokens, 'summarizeConversation: prevContextTokens')
     const c = { o, apiHandler, condensingApiHandler, systemPrompt, spent, prev, customPrompt: nonBlank(customCondensingPrompt) }
     return await summarizePositional(messages, c, keepFirstStep)
   } catch (e) {
@@ -1006,7 +1022,12 @@ async function summarizePositional(messages, c, keepFirstStep) {
   let prePass
   if (o.provider !== 'native') {
     const handler = o.era.condensingHandler && isHandler(c.condensingApiHandler) ? c.condensingApiHandler : c.apiHandler
-    const engineOpts = { provider: o.provider, config: prePassConfig(o), prevContextTokens: prev, summarizeOptions: { retries: 0, timeoutMs: o.timeoutMs, ...(o.summarizeOptions ?? {}) } }
+    const engineOpts = {
+      provider: o.provider,
+      config: prePassConfig(o),
+      prevContextTokens: prev,
+      summarizeOptions: { retries: 0, timeoutMs: o.timeoutMs, ...(o.summarizeOptions ?? {}) },
+    }
     const cb = firstStepCallback(handler, o, spent)
     if (cb) engineOpts.summarize = cb
     if (o.signal) engineOpts.signal = o.signal
@@ -1120,7 +1141,20 @@ async function freshFirstStep(messages, o, prevContextTokens) {
   return { messages: stored, summary: typeof r.summary === 'string' ? r.summary : '', cost: 0, newContextTokens: tokens, provider: o.provider }
 }
 
-const FRESH_KEYS = ['messages', 'apiHandler', 'systemPrompt', 'taskId', 'isAutomaticTrigger', 'customCondensingPrompt', 'metadata', 'environmentDetails', 'filesReadByRoo', 'cwd', 'rooIgnoreController', 'prevContextTokens']
+const FRESH_KEYS = [
+  'messages',
+  'apiHandler',
+  'systemPrompt',
+  'taskId',
+  'isAutomaticTrigger',
+  'customCondensingPrompt',
+  'metadata',
+  'environmentDetails',
+  'filesReadByRoo',
+  'cwd',
+  'rooIgnoreController',
+  'prevContextTokens',
+]
 
 /** Roo's errorDetails of a failed request: the message and what the API error carries. */
 function errorDetails(error) {
@@ -1128,7 +1162,10 @@ function errorDetails(error) {
   let details = `Error: ${error.message}`
   if (error.status) details += `\n\nHTTP Status: ${error.status}`
   if (error.code) details += `\nError Code: ${error.code}`
-  for (const [key, label] of [['response', 'API Response'], ['body', 'Response Body']]) {
+  for (const [key, label] of [
+    ['response', 'API Response'],
+    ['body', 'Response Body'],
+  ]) {
     if (!error[key]) continue
     try {
       details += `\n\n${label}:\n${JSON.stringify(error[key], null, 2)}`
@@ -1146,7 +1183,19 @@ function errorDetails(error) {
  */
 async function freshStart(state, params, legacy) {
   const p = isObject(params) ? params : {}
-  const { messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata, environmentDetails, filesReadByRoo, cwd, rooIgnoreController } = p
+  const {
+    messages,
+    apiHandler,
+    systemPrompt,
+    taskId,
+    isAutomaticTrigger,
+    customCondensingPrompt,
+    metadata,
+    environmentDetails,
+    filesReadByRoo,
+    cwd,
+    rooIgnoreController,
+  } = p
   const extra = {}
   for (const [k, v] of Object.entries(p)) if (!FRESH_KEYS.includes(k)) extra[k] = v
   const telemetry = isObject(extra.telemetry) ? extra.telemetry : state.defaults.telemetry
@@ -1179,7 +1228,9 @@ async function freshStart(state, params, legacy) {
   let outputTokens = 0
   try {
     const withResults = injectSyntheticToolResults(toSummarize)
-    const request = transformMessagesForCondensing(prepared([...withResults, { role: 'user', content: instructions }], apiHandler, o)).map(({ role, content }) => ({ role, content }))
+    const request = transformMessagesForCondensing(prepared([...withResults, { role: 'user', content: instructions }], apiHandler, o)).map(
+      ({ role, content }) => ({ role, content }),
+    )
     if (!isHandler(apiHandler)) {
       console.error('API handler is invalid for condensing. Cannot proceed.')
       return { ...response, error: message(o, 'condense_handler_invalid') }
@@ -1200,18 +1251,26 @@ async function freshStart(state, params, legacy) {
     const content = [{ type: 'text', text: `## Conversation Summary\n${summary}` }]
     const commands = messages[0] ? extractCommandBlocks(messages[0]) : ''
     if (commands) {
-      content.push({ type: 'text', text: `<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n${commands}\n</system-reminder>` })
+      content.push({
+        type: 'text',
+        text: `<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n${commands}\n</system-reminder>`,
+      })
     }
     if (o.filesList) {
       const files = await filesListOf(toSummarize)
       if (files) content.push({ type: 'text', text: files.trim() })
     }
-    const fold = typeof o.foldedFileContext === 'function' ? o.foldedFileContext : typeof o.outlineFile === 'function' ? (files, x) => generateFoldedFileContext(files, { ...x, outlineFile: o.outlineFile }) : undefined
+    const fold =
+      typeof o.foldedFileContext === 'function'
+        ? o.foldedFileContext
+        : typeof o.outlineFile === 'function'
+          ? (files, x) => generateFoldedFileContext(files, { ...x, outlineFile: o.outlineFile })
+          : undefined
     if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd && fold) {
       // The outlines are the host's (Roo builds them with tree-sitter): a failure is not fatal.
       try {
         const folded = await bounded(fold(filesReadByRoo, { cwd, rooIgnoreController }), o, 'foldedFileContext')
-        for (const section of (folded && Array.isArray(folded.sections) ? folded.sections : [])) {
+        for (const section of folded && Array.isArray(folded.sections) ? folded.sections : []) {
           if (typeof section === 'string' && section.trim()) content.push({ type: 'text', text: section })
         }
       } catch (e) {
@@ -1262,7 +1321,10 @@ async function generateFoldedFileContext(filePaths, options) {
   const maxCharacters = o.maxCharacters ?? 50_000
   const result = { content: '', sections: [], filesProcessed: 0, filesSkipped: 0, characterCount: 0 }
   if (!Array.isArray(filePaths) || filePaths.length === 0) return result
-  if (typeof o.outlineFile !== 'function') throw new TypeError('generateFoldedFileContext: options.outlineFile: expected a function (absolutePath, rooIgnoreController) => Promise<string | undefined>')
+  if (typeof o.outlineFile !== 'function')
+    throw new TypeError(
+      'generateFoldedFileContext: options.outlineFile: expected a function (absolutePath, rooIgnoreController) => Promise<string | undefined>',
+    )
   const sections = []
   const failed = []
   let chars = 0
@@ -1375,7 +1437,9 @@ function decide(p, prevParts, warn, fn) {
     engineConfig = native.managerReadConfig(config)
   } catch (e) {
     // The engine's rules refuse a global threshold outside 5..100 (Roo's settings offer no other).
-    const detail = String(e && e.message ? e.message : e).replace(/^invalid options: /, '').replace(/config\.threshold/g, 'autoCondenseContextPercent')
+    const detail = String(e && e.message ? e.message : e)
+      .replace(/^invalid options: /, '')
+      .replace(/config\.threshold/g, 'autoCondenseContextPercent')
     throw new HostError('invalid', `${fn}: ${detail}`)
   }
   const d = native.managerDecide(engineConfig, situation)
@@ -1470,7 +1534,15 @@ async function manage(state, params, fn, summarize) {
         else if (typeof m.content === 'string') newContextTokensAfterTruncation += await countWith([{ type: 'text', text: m.content }], p.apiHandler, o)
       }
     } catch (e) {
-      return { messages: t.messages, prevContextTokens, summary: '', cost, error: failure(e, o), truncationId: t.truncationId, messagesRemoved: t.messagesRemoved }
+      return {
+        messages: t.messages,
+        prevContextTokens,
+        summary: '',
+        cost,
+        error: failure(e, o),
+        truncationId: t.truncationId,
+        messagesRemoved: t.messagesRemoved,
+      }
     }
     return {
       messages: t.messages,
@@ -1514,7 +1586,8 @@ function willManageContext(params) {
   const p = isObject(params) ? params : {}
   checkNumbers('willManageContext', p)
   const last = p.lastMessageTokens ?? 0
-  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${shown(last)}`)
+  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0)
+    throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${shown(last)}`)
   let d
   try {
     d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, false, 'willManageContext')
@@ -1666,7 +1739,12 @@ function createEntry(eraName) {
     const [messages, apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt, metadata, options] = args
     const call = { ...(isObject(options) ? options : {}), messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata }
     if (prevContextTokens !== undefined && prevContextTokens !== null && !(finite(prevContextTokens) && prevContextTokens >= 0)) {
-      return Promise.resolve({ messages, cost: 0, summary: '', error: `${ROO_ERROR_MESSAGES.condense_failed}: summarizeConversation: prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}` })
+      return Promise.resolve({
+        messages,
+        cost: 0,
+        summary: '',
+        error: `${ROO_ERROR_MESSAGES.condense_failed}: summarizeConversation: prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}`,
+      })
     }
     return freshStart(state, call, { prevContextTokens: prevContextTokens ?? undefined })
   }

@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url'
 const require = createRequire(import.meta.url)
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..')
 const dir = join(root, '.github', 'workflows')
-const files = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(dir, f))
+const files =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : readdirSync(dir)
+        .filter((f) => /\.ya?ml$/.test(f))
+        .map((f) => join(dir, f))
 if (files.length === 0) {
   console.error(`lint-workflows: no workflow in ${dir}`)
   process.exit(1)

@@ -54,15 +54,27 @@ mkdirSync(project)
 const PATH = process.env.PATH.split(delimiter)
   .filter((dir) => !['cargo', 'rustc', 'cargo.exe', 'rustc.exe'].some((b) => existsSync(join(dir, b))))
   .join(delimiter)
-const env = { ...process.env, PATH, CARGO_HOME: join(tmp, 'no-cargo'), RUSTUP_HOME: join(tmp, 'no-rustup'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+const env = {
+  ...process.env,
+  PATH,
+  CARGO_HOME: join(tmp, 'no-cargo'),
+  RUSTUP_HOME: join(tmp, 'no-rustup'),
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+}
 delete env.NODE_OPTIONS
-const run = (cmd, args, cwd = project, extra = {}) => spawnSync(cmd, args, { cwd, env: { ...env, ...extra }, encoding: 'utf8', shell: process.platform === 'win32' })
+const run = (cmd, args, cwd = project, extra = {}) =>
+  spawnSync(cmd, args, { cwd, env: { ...env, ...extra }, encoding: 'utf8', shell: process.platform === 'win32' })
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx'
 
 try {
   console.log(`pack-check: ${pkg.name}@${pkg.version} and ${pkg.name}-${host}, in ${tmp}`)
-  check('no cargo or rustc on the PATH of the install', run(process.platform === 'win32' ? 'where' : 'sh', process.platform === 'win32' ? ['cargo'] : ['-c', 'command -v cargo || command -v rustc']).status !== 0)
+  check(
+    'no cargo or rustc on the PATH of the install',
+    run(process.platform === 'win32' ? 'where' : 'sh', process.platform === 'win32' ? ['cargo'] : ['-c', 'command -v cargo || command -v rustc']).status !== 0,
+  )
 
   // The platform package, staged as `napi artifacts` leaves it: npm/<platform>/ with its binary.
   const stage = join(tmp, 'stage', host)
@@ -70,15 +82,35 @@ try {
   copyFileSync(join(root, 'npm', host, 'package.json'), join(stage, 'package.json'))
   copyFileSync(binary, join(stage, `${pkg.napi.binaryName}.${host}.node`))
   for (const f of ['README.md', 'LICENSE']) if (existsSync(join(root, 'npm', host, f))) copyFileSync(join(root, 'npm', host, f), join(stage, f))
-  const packJson = (cwd) => JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', packs], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' }))[0]
+  const packJson = (cwd) =>
+    JSON.parse(
+      execFileSync(npm, ['pack', '--json', '--pack-destination', packs], {
+        cwd,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        shell: process.platform === 'win32',
+      }),
+    )[0]
   const platformPack = packJson(stage)
-  check(`${platformPack.filename}: holds the binary`, platformPack.files.some((f) => f.path.endsWith('.node')), JSON.stringify(platformPack.files))
+  check(
+    `${platformPack.filename}: holds the binary`,
+    platformPack.files.some((f) => f.path.endsWith('.node')),
+    JSON.stringify(platformPack.files),
+  )
   const mainPack = packJson(root)
-  check(`${mainPack.filename}: holds no binary and the LICENSE`, !mainPack.files.some((f) => f.path.endsWith('.node')) && mainPack.files.some((f) => f.path === 'LICENSE'))
+  check(
+    `${mainPack.filename}: holds no binary and the LICENSE`,
+    !mainPack.files.some((f) => f.path.endsWith('.node')) && mainPack.files.some((f) => f.path === 'LICENSE'),
+  )
   const published = JSON.parse(execFileSync('tar', ['-xzOf', join(packs, mainPack.filename), 'package/package.json'], { encoding: 'utf8' }))
   const wanted = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${targetDir(t)}`, pkg.version]))
   const sorted = (o) => JSON.stringify(Object.entries(o ?? {}).sort(([a], [b]) => a.localeCompare(b)))
-  check('the published package.json names every platform package at its version in optionalDependencies', sorted(published.optionalDependencies) === sorted(wanted), JSON.stringify(published.optionalDependencies))
+  check(
+    'the published package.json names every platform package at its version in optionalDependencies',
+    sorted(published.optionalDependencies) === sorted(wanted),
+    JSON.stringify(published.optionalDependencies),
+  )
 
   // A fresh CommonJS project installs both tarballs (the other platforms' optional packages are
   // not for this machine; --omit=optional keeps npm from asking the registry for them).
@@ -89,15 +121,26 @@ try {
 
   const entries = packageEntries().map((e) => ({ ...e, names: valueExports(join(root, e.types)) }))
   for (const e of entries) {
-    const cjs = run(process.execPath, ['-e', `const m = require(${JSON.stringify(e.specifier)}); const missing = ${JSON.stringify(e.names)}.filter((n) => m[n] === undefined); if (missing.length) { console.error('missing: ' + missing.join(', ')); process.exit(1) }`])
+    const cjs = run(process.execPath, [
+      '-e',
+      `const m = require(${JSON.stringify(e.specifier)}); const missing = ${JSON.stringify(e.names)}.filter((n) => m[n] === undefined); if (missing.length) { console.error('missing: ' + missing.join(', ')); process.exit(1) }`,
+    ])
     check(`require('${e.specifier}'): all ${e.names.length} value exports`, cjs.status === 0 && cjs.stderr === '', cjs.stderr)
-    const esm = run(process.execPath, ['--input-type=module', '-e', `import { ${e.names.join(', ')} } from ${JSON.stringify(e.specifier)}\nfor (const v of [${e.names.join(', ')}]) if (v === undefined) process.exit(1)`])
+    const esm = run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import { ${e.names.join(', ')} } from ${JSON.stringify(e.specifier)}\nfor (const v of [${e.names.join(', ')}]) if (v === undefined) process.exit(1)`,
+    ])
     check(`import { ... } from '${e.specifier}': all ${e.names.length} named`, esm.status === 0 && esm.stderr === '', esm.stderr)
   }
   // It works, not just loads: a lossless run on a generated history.
   const history = join(project, 'history.json')
   writeFileSync(history, JSON.stringify(generateHistory({ seed: 5, format: 'native', targetTokens: 20_000 })))
-  const works = run(process.execPath, ['--input-type=module', '-e', `import { condense, countTokens } from 'context-condense'\nimport { readFileSync } from 'node:fs'\nconst h = JSON.parse(readFileSync('history.json', 'utf8'))\nconst r = await condense(h, { provider: 'lossless' })\nif (!(r.newContextTokens < r.prevContextTokens) || r.prevContextTokens !== countTokens(h)) process.exit(1)\nconsole.log(r.prevContextTokens + ' -> ' + r.newContextTokens)`])
+  const works = run(process.execPath, [
+    '--input-type=module',
+    '-e',
+    `import { condense, countTokens } from 'context-condense'\nimport { readFileSync } from 'node:fs'\nconst h = JSON.parse(readFileSync('history.json', 'utf8'))\nconst r = await condense(h, { provider: 'lossless' })\nif (!(r.newContextTokens < r.prevContextTokens) || r.prevContextTokens !== countTokens(h)) process.exit(1)\nconsole.log(r.prevContextTokens + ' -> ' + r.newContextTokens)`,
+  ])
   check(`condense from the installed package: ${works.stdout.trim()}`, works.status === 0, works.stderr)
 
   // The types, as a user's project compiles them: every entry, under each resolution.
@@ -105,14 +148,48 @@ try {
   // module file: a CommonJS file under node16 resolution must use import() for it, as in Node;
   // node10 (CommonJS resolution, no `exports`) cannot type an ES module entry at all.
   const esmOnly = (e) => e.js.endsWith('.mjs')
-  const use = (list, offset) => list.map((e, k) => { const i = k + offset; return `import { ${e.names.map((n) => `${n} as e${i}_${n}`).join(', ')} } from '${e.specifier}'\nexport const used${i} = [${e.names.map((n) => `e${i}_${n}`).join(', ')}]` }).join('\n')
-  const source = use(entries.filter((e) => !esmOnly(e)), 0)
+  const use = (list, offset) =>
+    list
+      .map((e, k) => {
+        const i = k + offset
+        return `import { ${e.names.map((n) => `${n} as e${i}_${n}`).join(', ')} } from '${e.specifier}'\nexport const used${i} = [${e.names.map((n) => `e${i}_${n}`).join(', ')}]`
+      })
+      .join('\n')
+  const source = use(
+    entries.filter((e) => !esmOnly(e)),
+    0,
+  )
   writeFileSync(join(project, 'use-esm.mts'), `${use(entries.filter(esmOnly), 100)}\n`)
-  writeFileSync(join(project, 'use.ts'), `${source}\nimport type { ApiMessage, CondenseResult } from 'context-condense'\nexport const m: ApiMessage = { role: 'user', content: 'hi' }\nexport type R = CondenseResult\n`)
+  writeFileSync(
+    join(project, 'use.ts'),
+    `${source}\nimport type { ApiMessage, CondenseResult } from 'context-condense'\nexport const m: ApiMessage = { role: 'user', content: 'hi' }\nexport type R = CondenseResult\n`,
+  )
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   const typeRoots = join(root, 'node_modules', '@types')
-  for (const [resolution, module] of [['node16', 'node16'], ['bundler', 'esnext'], ['node10', 'commonjs']]) {
-    const r = run(process.execPath, [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--typeRoots', typeRoots, '--types', 'node', 'use.ts', ...(resolution === 'node10' ? [] : ['use-esm.mts'])])
+  for (const [resolution, module] of [
+    ['node16', 'node16'],
+    ['bundler', 'esnext'],
+    ['node10', 'commonjs'],
+  ]) {
+    const r = run(process.execPath, [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--skipLibCheck',
+      'false',
+      '--target',
+      'es2022',
+      '--module',
+      module,
+      '--moduleResolution',
+      resolution,
+      '--typeRoots',
+      typeRoots,
+      '--types',
+      'node',
+      'use.ts',
+      ...(resolution === 'node10' ? [] : ['use-esm.mts']),
+    ])
     check(`tsc --moduleResolution ${resolution}: every entry's types found and used`, r.status === 0, r.stdout + r.stderr)
   }
 
@@ -130,7 +207,10 @@ try {
   const firstLine = absent.stderr.split('\n').find((l) => l.includes('no prebuilt binary')) ?? absent.stderr
   check(
     `binary absent: "${firstLine.replace(/^.*?Error: /, '').slice(0, 90)}..."`,
-    absent.status !== 0 && absent.stderr.includes(`no prebuilt binary for ${host} in this install`) && absent.stderr.includes('npm run build') && absent.stderr.includes('--no-optional'),
+    absent.status !== 0 &&
+      absent.stderr.includes(`no prebuilt binary for ${host} in this install`) &&
+      absent.stderr.includes('npm run build') &&
+      absent.stderr.includes('--no-optional'),
     absent.stderr,
   )
 } finally {

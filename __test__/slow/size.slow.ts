@@ -18,7 +18,8 @@ const STALL_MS = 1000
 const dir = mkdtempSync(join(tmpdir(), 'context-condense-size-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const lines = (n: number, salt: string) => Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(2)} | export const v${i}${salt} = compute(${i}) // line ${i + 1}`).join('\n') + '\n'
+const lines = (n: number, salt: string) =>
+  Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(2)} | export const v${i}${salt} = compute(${i}) // line ${i + 1}`).join('\n') + '\n'
 
 /**
  * A native-format history of `pairs` read/answer pairs after the task: every file is read again
@@ -37,7 +38,9 @@ function history(pairs: number, bodyLines: number): ApiMessage[] {
     const f = i % 16
     const id = `toolu_${i}`
     out.push({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_file', input: { path: `src/m${f}.ts` } }] })
-    const result: Array<{ type: string; [k: string]: unknown }> = [{ type: 'tool_result', tool_use_id: id, content: `File: src/m${f}.ts\nLines 1-${bodyLines}:\n${bodies[f]}` }]
+    const result: Array<{ type: string; [k: string]: unknown }> = [
+      { type: 'tool_result', tool_use_id: id, content: `File: src/m${f}.ts\nLines 1-${bodyLines}:\n${bodies[f]}` },
+    ]
     if (i % 50 === 0) result.push({ type: 'text', text: `<feedback>\nlook at m${f} (${i})\n</feedback>` })
     out.push({ role: 'user', content: result } as ApiMessage)
   }
@@ -94,7 +97,9 @@ describe('150,001 messages of identical reads (28M tokens)', () => {
   it('condenses with Lossless and expands back exactly; validate and analyze take it', async () => {
     expect(validateConversation(h)).toEqual([])
     const { value: r, gap, ms } = await withLoopGap(() => condense(h, { provider: 'lossless' }))
-    console.log(`150,001 messages: lossless ${r.metrics.tokensBefore} -> ${r.metrics.tokensAfter} tokens in ${ms.toFixed(0)} ms, longest event-loop turn ${gap.toFixed(1)} ms`)
+    console.log(
+      `150,001 messages: lossless ${r.metrics.tokensBefore} -> ${r.metrics.tokensAfter} tokens in ${ms.toFixed(0)} ms, longest event-loop turn ${gap.toFixed(1)} ms`,
+    )
     assertKept(h, snapshot, r)
     expect(r.metrics.tokensAfter).toBeLessThan(r.metrics.tokensBefore / 4)
     expect(gap).toBeLessThan(STALL_MS)
@@ -127,7 +132,9 @@ describe('a million messages', () => {
     it(`${provider}: valid, typed text kept, nothing mutated, the event loop free${provider === 'lossless' ? ', expands back exactly' : ''}`, async () => {
       const options = provider === 'smart' ? { provider, config: { preset: 'balanced' } } : { provider }
       const { value: r, gap, ms } = await withLoopGap(() => condense(h, options as Parameters<typeof condense>[1]))
-      console.log(`1M messages: ${provider} ${r.metrics.tokensBefore} -> ${r.metrics.tokensAfter} tokens in ${ms.toFixed(0)} ms, longest event-loop turn ${gap.toFixed(1)} ms`)
+      console.log(
+        `1M messages: ${provider} ${r.metrics.tokensBefore} -> ${r.metrics.tokensAfter} tokens in ${ms.toFixed(0)} ms, longest event-loop turn ${gap.toFixed(1)} ms`,
+      )
       assertKept(h, snapshot, r)
       expect(gap).toBeLessThan(STALL_MS)
       if (provider === 'lossless') expect(isDeepStrictEqual(expandReferences(r.messages), h)).toBe(true)

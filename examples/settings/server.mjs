@@ -14,14 +14,19 @@ const { settingsSchemas, previewOnHistory, summaryRequestFor } = require('../../
 
 const FILES = {
   '/': ['examples/settings/index.html', 'text/html; charset=utf-8'],
-  ...Object.fromEntries(['element', 'form', 'sections', 'style', 'validate'].map((m) => [`/lib/settings/${m}.mjs`, [`lib/settings/${m}.mjs`, 'text/javascript; charset=utf-8']])),
+  ...Object.fromEntries(
+    ['element', 'form', 'sections', 'style', 'validate'].map((m) => [`/lib/settings/${m}.mjs`, [`lib/settings/${m}.mjs`, 'text/javascript; charset=utf-8']]),
+  ),
 }
 
 function readBody(req) {
   return new Promise((resolve, reject) => {
     let text = ''
     req.setEncoding('utf8')
-    req.on('data', (c) => { text += c; if (text.length > 1e6) reject(new Error('body too large')) })
+    req.on('data', (c) => {
+      text += c
+      if (text.length > 1e6) reject(new Error('body too large'))
+    })
     req.on('end', () => resolve(text))
     req.on('error', reject)
   })
@@ -32,14 +37,27 @@ export async function startSettingsDemo({ port = 0, history } = {}) {
   const messages = history ?? JSON.parse(readFileSync(join(ROOT, 'fixtures/examples/xml-session.json'), 'utf8'))
   const schemas = JSON.stringify(settingsSchemas())
   const server = createServer(async (req, res) => {
-    const send = (status, type, body) => { res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }); res.end(body) }
+    const send = (status, type, body) => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' })
+      res.end(body)
+    }
     try {
       const path = new URL(req.url, 'http://localhost').pathname
       if (req.method === 'GET' && FILES[path]) return send(200, FILES[path][1], readFileSync(join(ROOT, FILES[path][0])))
       if (req.method === 'GET' && path === '/schemas.json') return send(200, 'application/json', schemas)
-      if (req.method === 'GET' && path === '/profiles.json') return send(200, 'application/json', JSON.stringify([{ id: 'default', name: 'Default (Claude)' }, { id: 'fast', name: 'Fast (GPT mini)' }]))
-      if (req.method === 'POST' && path === '/preview') return send(200, 'application/json', JSON.stringify(await previewOnHistory(messages, JSON.parse(await readBody(req)))))
-      if (req.method === 'POST' && path === '/request') return send(200, 'application/json', JSON.stringify(await summaryRequestFor(messages, JSON.parse(await readBody(req)))))
+      if (req.method === 'GET' && path === '/profiles.json')
+        return send(
+          200,
+          'application/json',
+          JSON.stringify([
+            { id: 'default', name: 'Default (Claude)' },
+            { id: 'fast', name: 'Fast (GPT mini)' },
+          ]),
+        )
+      if (req.method === 'POST' && path === '/preview')
+        return send(200, 'application/json', JSON.stringify(await previewOnHistory(messages, JSON.parse(await readBody(req)))))
+      if (req.method === 'POST' && path === '/request')
+        return send(200, 'application/json', JSON.stringify(await summaryRequestFor(messages, JSON.parse(await readBody(req)))))
       send(404, 'text/plain', 'not found')
     } catch (e) {
       send(500, 'text/plain', String(e?.message ?? e))

@@ -7,9 +7,7 @@
 
 import { el, field } from './form.mjs'
 import { STYLE } from './style.mjs'
-import {
-  condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice,
-} from './sections.mjs'
+import { condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice } from './sections.mjs'
 import { validate } from './validate.mjs'
 
 /** Manager settings under "Advanced", in this order. */
@@ -34,26 +32,52 @@ export class ContextCondenseSettings extends Base {
   }
 
   /** `async (settings) => ({ tokensBefore, rows })`: runs the providers on the current task. */
-  get preview() { return this._preview }
-  set preview(fn) { this._preview = typeof fn === 'function' ? fn : null; this.render() }
+  get preview() {
+    return this._preview
+  }
+  set preview(fn) {
+    this._preview = typeof fn === 'function' ? fn : null
+    this.render()
+  }
 
   /** `settingsSchemas()` from `context-condense/settings/schemas`, as JSON. */
-  get schemas() { return this._schemas }
-  set schemas(v) { this._schemas = v; this.render() }
+  get schemas() {
+    return this._schemas
+  }
+  set schemas(v) {
+    this._schemas = v
+    this.render()
+  }
 
   /** The current settings (a copy): the manager configuration, `providers` holding each provider's config. */
-  get settings() { return clone(this._value) }
-  set settings(v) { this._value = clone(v ?? {}); this.render() }
-  get value() { return this._value }
+  get settings() {
+    return clone(this._value)
+  }
+  set settings(v) {
+    this._value = clone(v ?? {})
+    this.render()
+  }
+  get value() {
+    return this._value
+  }
 
   /** The host's API profiles: `[{ id, name }]`. */
-  get profiles() { return this._profiles }
-  set profiles(v) { this._profiles = Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : []; this.render() }
+  get profiles() {
+    return this._profiles
+  }
+  set profiles(v) {
+    this._profiles = Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : []
+    this.render()
+  }
 
   /** The problems of the current settings (empty when valid). */
-  get errors() { return this._errors.slice() }
+  get errors() {
+    return this._errors.slice()
+  }
 
-  connectedCallback() { this.render() }
+  connectedCallback() {
+    this.render()
+  }
 
   /** Problems of a provider's config under its schema, paths from `settings.providers.<id>`. */
   checkProviderConfig(id, config) {
@@ -105,7 +129,10 @@ export class ContextCondenseSettings extends Base {
   scheduleRender() {
     if (this._pending) return
     this._pending = true
-    setTimeout(() => { this._pending = false; this.render() }, 0)
+    setTimeout(() => {
+      this._pending = false
+      this.render()
+    }, 0)
   }
 
   render() {
@@ -124,12 +151,39 @@ export class ContextCondenseSettings extends Base {
       root.append(el('div', { class: 'cc-help', text: 'Waiting for the settings schemas from the host.' }))
       return
     }
-    const errorsBox = el('div', { class: 'cc-errors', role: 'alert' },
-      this._errors.length ? [el('strong', { text: 'Not saved: ' }), el('ul', {}, this._errors.map((e) => el('li', { text: `${e.path}: ${e.message}` })))] : [])
-    root.append(errorsBox, providerChoice(this), this.providerSection(), this.whenSection(),
-      el('details', { class: 'cc-advanced', open: this._advancedOpen || undefined, ontoggle: (e) => { this._advancedOpen = e.target.open } },
-        el('summary', { text: 'Advanced: triggers, fallback, loop guard' }), ADVANCED_KEYS.map((k) => managerField(this, k))),
-      previewSection(this))
+    const errorsBox = el(
+      'div',
+      { class: 'cc-errors', role: 'alert' },
+      this._errors.length
+        ? [
+            el('strong', { text: 'Not saved: ' }),
+            el(
+              'ul',
+              {},
+              this._errors.map((e) => el('li', { text: `${e.path}: ${e.message}` })),
+            ),
+          ]
+        : [],
+    )
+    root.append(
+      errorsBox,
+      providerChoice(this),
+      this.providerSection(),
+      this.whenSection(),
+      el(
+        'details',
+        {
+          class: 'cc-advanced',
+          open: this._advancedOpen || undefined,
+          ontoggle: (e) => {
+            this._advancedOpen = e.target.open
+          },
+        },
+        el('summary', { text: 'Advanced: triggers, fallback, loop guard' }),
+        ADVANCED_KEYS.map((k) => managerField(this, k)),
+      ),
+      previewSection(this),
+    )
     this.showErrors()
     this.restoreFocus(focus)
   }
@@ -137,22 +191,45 @@ export class ContextCondenseSettings extends Base {
   providerSection() {
     const id = this._value.provider ?? 'native'
     const p = this._schemas.providers.find((x) => x.id === id)
-    if (!p) return el('section', {}, el('h2', { text: 'Provider settings' }), el('div', { class: 'cc-help', text: `"${id}" is provided by the host: it has no settings here.` }))
+    if (!p)
+      return el(
+        'section',
+        {},
+        el('h2', { text: 'Provider settings' }),
+        el('div', { class: 'cc-help', text: `"${id}" is provided by the host: it has no settings here.` }),
+      )
     const shown = this.displayedConfig(id)
     const form = field(p.schema, {
-      root: p.schema, key: id, label: '', path: `settings.providers.${id}`, omit: id === 'smart' ? ['preset'] : [],
+      root: p.schema,
+      key: id,
+      label: '',
+      path: `settings.providers.${id}`,
+      omit: id === 'smart' ? ['preset'] : [],
       get: () => this.displayedConfig(id),
       set: (v) => this.setProviderConfig(id, v),
     })
     const prompt = p.schema.properties?.customPrompt ? promptTools(this, id, shown.customPrompt, this._schemas.prompts.conversation) : null
-    return el('section', { 'data-provider': id }, el('h2', { text: `${p.name} settings` }),
+    return el(
+      'section',
+      { 'data-provider': id },
+      el('h2', { text: `${p.name} settings` }),
       id === 'smart' ? presetChoice(this, this._value.providers?.smart ?? {}) : null,
-      form, prompt, exportImport(this, id))
+      form,
+      prompt,
+      exportImport(this, id),
+    )
   }
 
   whenSection() {
-    return el('section', {}, el('h2', { text: 'When to condense' }),
-      managerField(this, 'autoCondense'), managerField(this, 'threshold'), profileThresholds(this), condensingProfile(this))
+    return el(
+      'section',
+      {},
+      el('h2', { text: 'When to condense' }),
+      managerField(this, 'autoCondense'),
+      managerField(this, 'threshold'),
+      profileThresholds(this),
+      condensingProfile(this),
+    )
   }
 
   /** Puts each problem beside its field (the nearest one that exists for its path). */

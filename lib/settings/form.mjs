@@ -28,7 +28,10 @@ export function el(tag, attrs = {}, ...children) {
 
 /** "preserveRecentCount" → "Preserve recent count". */
 export function humanize(key) {
-  const words = String(key).replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase()
+  const words = String(key)
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase()
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
@@ -52,11 +55,17 @@ export function defaultFor(schema, root) {
       for (const r of s.required ?? []) out[r] = defaultFor(s.properties[r], root)
       return out
     }
-    case 'array': return []
-    case 'integer': case 'number': return s.minimum ?? 0
-    case 'string': return ''
-    case 'boolean': return false
-    default: return null
+    case 'array':
+      return []
+    case 'integer':
+    case 'number':
+      return s.minimum ?? 0
+    case 'string':
+      return ''
+    case 'boolean':
+      return false
+    default:
+      return null
   }
 }
 
@@ -109,17 +118,24 @@ export function field(schema, ctx) {
   const label = ctx.label ?? humanize(ctx.key ?? '')
   const help = helpText(s)
   const inner = optionalInner(s, root)
-  if (inner) return optionalField(inner, s, ctx, label, help)
+  if (inner) return optionalField(inner, ctx, label, help)
   const id = idFor(path, 'value')
   const wrap = (control, extra = {}) =>
-    el('div', { class: 'cc-field', 'data-path': path, ...extra },
-      el('label', { for: id, text: label }), control,
+    el(
+      'div',
+      { class: 'cc-field', 'data-path': path, ...extra },
+      el('label', { for: id, text: label }),
+      control,
       help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
-      el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }))
+      el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
+    )
   const consts = constChoices(s, root)
   if (consts) {
-    const select = el('select', { id, 'aria-describedby': help ? `${id}-help` : undefined, onchange: () => ctx.set(JSON.parse(select.value)) },
-      consts.map(([v, d]) => el('option', { value: JSON.stringify(v), text: d ? `${v} — ${d}` : String(v) })))
+    const select = el(
+      'select',
+      { id, 'aria-describedby': help ? `${id}-help` : undefined, onchange: () => ctx.set(JSON.parse(select.value)) },
+      consts.map(([v, d]) => el('option', { value: JSON.stringify(v), text: d ? `${v} — ${d}` : String(v) })),
+    )
     select.value = JSON.stringify(ctx.get() ?? defaultFor(s, root))
     return wrap(select)
   }
@@ -129,12 +145,24 @@ export function field(schema, ctx) {
   if (type === 'boolean') {
     const box = el('input', { type: 'checkbox', id, 'aria-describedby': help ? `${id}-help` : undefined, onchange: () => ctx.set(box.checked) })
     box.checked = Boolean(ctx.get() ?? s.default)
-    return el('div', { class: 'cc-field cc-check', 'data-path': path }, box, el('label', { for: id, text: label }),
+    return el(
+      'div',
+      { class: 'cc-field cc-check', 'data-path': path },
+      box,
+      el('label', { for: id, text: label }),
       help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
-      el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }))
+      el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
+    )
   }
   if (type === 'integer' || type === 'number') {
-    const input = el('input', { type: 'number', id, min: s.minimum, max: s.maximum, step: type === 'integer' ? 1 : 'any', 'aria-describedby': help ? `${id}-help` : undefined })
+    const input = el('input', {
+      type: 'number',
+      id,
+      min: s.minimum,
+      max: s.maximum,
+      step: type === 'integer' ? 1 : 'any',
+      'aria-describedby': help ? `${id}-help` : undefined,
+    })
     const v = ctx.get()
     input.value = v === undefined ? '' : String(v)
     if (v === undefined && s.default !== undefined && s.default !== null) input.placeholder = String(s.default)
@@ -158,19 +186,24 @@ export function field(schema, ctx) {
 }
 
 /** An optional setting: a switch that sets it (to its default) or removes it, then its control. */
-function optionalField(inner, outer, ctx, label, help) {
+function optionalField(inner, ctx, label, help) {
   const id = idFor(ctx.path, 'set')
   const value = ctx.get()
   const on = value !== undefined && value !== null
   const box = el('input', {
-    type: 'checkbox', id, 'aria-describedby': help ? `${id}-help` : undefined,
+    type: 'checkbox',
+    id,
+    'aria-describedby': help ? `${id}-help` : undefined,
     onchange: () => ctx.set(box.checked ? defaultFor(inner, ctx.root) : undefined),
   })
   box.checked = on
-  return el('div', { class: 'cc-field cc-optional', 'data-path': ctx.path },
+  return el(
+    'div',
+    { class: 'cc-field cc-optional', 'data-path': ctx.path },
     el('div', { class: 'cc-check' }, box, el('label', { for: id, text: `Set ${label.charAt(0).toLowerCase()}${label.slice(1)}` })),
     help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
-    on ? field(inner, { ...ctx, label, optional: true }) : el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }))
+    on ? field(inner, { ...ctx, label, optional: true }) : el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
+  )
 }
 
 /** A choice between forms: a select of the form, then the chosen form's fields. */
@@ -178,19 +211,32 @@ function choiceField(s, ctx, label, help) {
   const branches = s.oneOf ?? s.anyOf
   const id = idFor(ctx.path, 'form')
   const current = branchOf(branches, ctx.get(), ctx.root)
-  const select = el('select', { id, onchange: () => ctx.set(defaultFor(branches[Number(select.value)], ctx.root)) },
-    branches.map((b, i) => el('option', { value: String(i), text: branchLabel(b, ctx.root, i) })))
+  const select = el(
+    'select',
+    { id, onchange: () => ctx.set(defaultFor(branches[Number(select.value)], ctx.root)) },
+    branches.map((b, i) => el('option', { value: String(i), text: branchLabel(b, ctx.root, i) })),
+  )
   select.value = String(current)
   const chosen = resolve(branches[current], ctx.root)
   let body
   if (chosen.type === 'object') {
-    body = objectField({ ...chosen, properties: Object.fromEntries(Object.entries(chosen.properties ?? {}).filter(([, p]) => resolve(p, ctx.root).const === undefined)) }, { ...ctx, label: undefined }, '', '')
+    body = objectField(
+      { ...chosen, properties: Object.fromEntries(Object.entries(chosen.properties ?? {}).filter(([, p]) => resolve(p, ctx.root).const === undefined)) },
+      { ...ctx, label: undefined },
+      '',
+      '',
+    )
   } else {
     body = field(chosen, { ...ctx, label: humanize(ctx.key ?? 'value') })
   }
-  return el('fieldset', { class: 'cc-choice', 'data-path': ctx.path }, el('legend', { text: label }),
+  return el(
+    'fieldset',
+    { class: 'cc-choice', 'data-path': ctx.path },
+    el('legend', { text: label }),
     help ? el('div', { class: 'cc-help', text: help }) : null,
-    el('div', { class: 'cc-field' }, el('label', { for: id, text: `${label}: form` }), select), body)
+    el('div', { class: 'cc-field' }, el('label', { for: id, text: `${label}: form` }), select),
+    body,
+  )
 }
 
 /** An object: a fieldset of its properties (advanced ones collapsed), or a map's rows. */
@@ -202,7 +248,9 @@ function objectField(s, ctx, label, help) {
   for (const [k, p] of Object.entries(props)) {
     if (ctx.omit?.includes(k)) continue // the panel shows it its own way (Smart's preset)
     const f = field(p, {
-      root: ctx.root, key: k, path: childPath(ctx.path, k),
+      root: ctx.root,
+      key: k,
+      path: childPath(ctx.path, k),
       get: () => (ctx.get() ?? {})[k],
       set: (v) => {
         const next = { ...(ctx.get() ?? {}) }
@@ -219,45 +267,98 @@ function objectField(s, ctx, label, help) {
   const parts = [...children]
   if (advanced.length) parts.push(el('details', { class: 'cc-advanced' }, el('summary', { text: 'Advanced' }), advanced))
   if (label === undefined || label === '') return el('div', { class: 'cc-object', 'data-path': ctx.path }, parts)
-  return el('fieldset', { class: 'cc-object', 'data-path': ctx.path }, el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null, parts,
-    el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }))
+  return el(
+    'fieldset',
+    { class: 'cc-object', 'data-path': ctx.path },
+    el('legend', { text: label }),
+    help ? el('div', { class: 'cc-help', text: help }) : null,
+    parts,
+    el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
+  )
 }
 
 /** A map (`additionalProperties` schema): one row per key, a key field and an add button. */
 function mapRows(valueSchema, ctx, value) {
   const rows = Object.keys(value).map((k) =>
-    el('div', { class: 'cc-row' },
+    el(
+      'div',
+      { class: 'cc-row' },
       field(valueSchema, {
-        root: ctx.root, key: k, label: k, path: childPath(ctx.path, k),
+        root: ctx.root,
+        key: k,
+        label: k,
+        path: childPath(ctx.path, k),
         get: () => (ctx.get() ?? {})[k],
         set: (v) => ctx.set({ ...(ctx.get() ?? {}), [k]: v }),
       }),
-      el('button', { type: 'button', text: `Remove ${k}`, onclick: () => { const n = { ...(ctx.get() ?? {}) }; delete n[k]; ctx.set(n) } })))
+      el('button', {
+        type: 'button',
+        text: `Remove ${k}`,
+        onclick: () => {
+          const n = { ...(ctx.get() ?? {}) }
+          delete n[k]
+          ctx.set(n)
+        },
+      }),
+    ),
+  )
   const id = idFor(ctx.path, 'newkey')
   const key = el('input', { type: 'text', id, placeholder: ctx.keyHint ?? 'id' })
-  const add = el('button', { type: 'button', text: 'Add', onclick: () => { if (key.value.trim()) ctx.set({ ...(ctx.get() ?? {}), [key.value.trim()]: defaultFor(valueSchema, ctx.root) }) } })
+  const add = el('button', {
+    type: 'button',
+    text: 'Add',
+    onclick: () => {
+      if (key.value.trim()) ctx.set({ ...(ctx.get() ?? {}), [key.value.trim()]: defaultFor(valueSchema, ctx.root) })
+    },
+  })
   return el('div', { class: 'cc-map' }, rows, el('div', { class: 'cc-row' }, el('label', { for: id, text: 'New key' }), key, add))
 }
 
 /** A list: each item's fields with move and remove buttons, and an add button. */
 function listField(s, ctx, label, help) {
   const items = ctx.get() ?? []
-  const update = (fn) => { const next = [...(ctx.get() ?? [])]; fn(next); ctx.set(next) }
+  const update = (fn) => {
+    const next = [...(ctx.get() ?? [])]
+    fn(next)
+    ctx.set(next)
+  }
   const rows = items.map((item, i) => {
     const itemLabel = item && typeof item === 'object' && (item.name || item.id) ? `${i + 1}. ${item.name || item.id}` : `${label} ${i + 1}`
-    return el('div', { class: 'cc-item' },
+    return el(
+      'div',
+      { class: 'cc-item' },
       field(s.items, {
-        root: ctx.root, key: String(i), label: itemLabel, path: childPath(ctx.path, i),
+        root: ctx.root,
+        key: String(i),
+        label: itemLabel,
+        path: childPath(ctx.path, i),
         get: () => (ctx.get() ?? [])[i],
-        set: (v) => update((n) => { n[i] = v }),
+        set: (v) =>
+          update((n) => {
+            n[i] = v
+          }),
       }),
-      el('div', { class: 'cc-row' },
-        el('button', { type: 'button', text: 'Move up', disabled: i === 0, 'aria-label': `Move ${itemLabel} up`, onclick: () => update((n) => n.splice(i - 1, 0, n.splice(i, 1)[0])) }),
-        el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${itemLabel}`, onclick: () => update((n) => n.splice(i, 1)) })))
+      el(
+        'div',
+        { class: 'cc-row' },
+        el('button', {
+          type: 'button',
+          text: 'Move up',
+          disabled: i === 0,
+          'aria-label': `Move ${itemLabel} up`,
+          onclick: () => update((n) => n.splice(i - 1, 0, n.splice(i, 1)[0])),
+        }),
+        el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${itemLabel}`, onclick: () => update((n) => n.splice(i, 1)) }),
+      ),
+    )
   })
-  return el('fieldset', { class: 'cc-list', 'data-path': ctx.path }, el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null, rows,
+  return el(
+    'fieldset',
+    { class: 'cc-list', 'data-path': ctx.path },
+    el('legend', { text: label }),
+    help ? el('div', { class: 'cc-help', text: help }) : null,
+    rows,
     el('button', { type: 'button', text: `Add to ${label.toLowerCase()}`, onclick: () => update((n) => n.push(defaultFor(s.items, ctx.root))) }),
-    el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }))
+    el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
+  )
 }

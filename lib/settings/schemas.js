@@ -11,7 +11,12 @@ const native = require('../native.js')
 const PROVIDERS = [
   { id: 'native', name: 'Native', summarizes: true, description: 'Your model summarizes the older conversation, as Roo Code does.' },
   { id: 'lossless', name: 'Lossless', summarizes: false, description: 'Removes only repeats and superseded state; every reference can be expanded back.' },
-  { id: 'truncation', name: 'Truncation', summarizes: false, description: 'Shortens or drops old tool results and parameters; keeps the first message, recent ones and what you typed.' },
+  {
+    id: 'truncation',
+    name: 'Truncation',
+    summarizes: false,
+    description: 'Shortens or drops old tool results and parameters; keeps the first message, recent ones and what you typed.',
+  },
   { id: 'smart', name: 'Smart', summarizes: true, description: 'Passes that keep, suppress, truncate or summarize each kind of content; start from a preset.' },
 ]
 
@@ -45,7 +50,13 @@ async function previewOnHistory(messages, settings = {}, options = {}) {
     try {
       const r = await condense(messages, { provider: p.id, ...(config ? { config } : {}), ...(options.summarize ? { summarize: options.summarize } : {}) })
       tokensBefore = r.metrics.tokensBefore
-      rows.push({ provider: p.id, name: p.name, tokensAfter: r.error ? r.metrics.tokensBefore : r.metrics.tokensAfter, messagesChanged: r.metrics.messagesChanged, ...(r.error ? { note: r.error } : {}) })
+      rows.push({
+        provider: p.id,
+        name: p.name,
+        tokensAfter: r.error ? r.metrics.tokensBefore : r.metrics.tokensAfter,
+        messagesChanged: r.metrics.messagesChanged,
+        ...(r.error ? { note: r.error } : {}),
+      })
     } catch (e) {
       rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: e.message })
     }

@@ -9,17 +9,40 @@ import { childPath } from './validate.mjs'
 /** The provider choice: a radio group (arrow keys move within it), each with what it does. */
 export function providerChoice(panel) {
   const current = panel.value.provider ?? 'native'
-  const group = el('div', { class: 'cc-providers', role: 'radiogroup', 'aria-labelledby': 'cc-h-strategy' },
+  const group = el(
+    'div',
+    { class: 'cc-providers', role: 'radiogroup', 'aria-labelledby': 'cc-h-strategy' },
     panel.schemas.providers.map((p) => {
       const id = `cc-provider-${p.id}`
-      const radio = el('input', { type: 'radio', name: 'cc-provider', id, value: p.id, 'aria-describedby': `${id}-help`, onchange: () => panel.selectProvider(p.id) })
+      const radio = el('input', {
+        type: 'radio',
+        name: 'cc-provider',
+        id,
+        value: p.id,
+        'aria-describedby': `${id}-help`,
+        onchange: () => panel.selectProvider(p.id),
+      })
       radio.checked = p.id === current
-      return el('div', { class: 'cc-provider' }, radio,
-        el('div', {}, el('label', { for: id, text: p.name }),
-          el('div', { class: 'cc-help', id: `${id}-help`, text: `${p.description}${p.summarizes ? ' Calls your model.' : ' No model call.'}` })))
-    }))
-  return el('section', { 'data-path': 'settings.provider' }, el('h2', { id: 'cc-h-strategy', text: 'Condensing strategy' }), group,
-    el('div', { class: 'cc-error', 'data-error-for': 'settings.provider', role: 'status' }))
+      return el(
+        'div',
+        { class: 'cc-provider' },
+        radio,
+        el(
+          'div',
+          {},
+          el('label', { for: id, text: p.name }),
+          el('div', { class: 'cc-help', id: `${id}-help`, text: `${p.description}${p.summarizes ? ' Calls your model.' : ' No model call.'}` }),
+        ),
+      )
+    }),
+  )
+  return el(
+    'section',
+    { 'data-path': 'settings.provider' },
+    el('h2', { id: 'cc-h-strategy', text: 'Condensing strategy' }),
+    group,
+    el('div', { class: 'cc-error', 'data-error-for': 'settings.provider', role: 'status' }),
+  )
 }
 
 /** What a preset does, from the engine's own configuration of it. */
@@ -35,18 +58,55 @@ export function presetChoice(panel, config) {
   const chosen = typeof config.preset === 'string' ? config.preset : null
   const radios = panel.schemas.presets.map((p) => {
     const id = `cc-preset-${p.name}`
-    const radio = el('input', { type: 'radio', name: 'cc-preset', id, value: p.name, 'aria-describedby': `${id}-help`, onchange: () => panel.setProviderConfig('smart', { preset: p.name }) })
+    const radio = el('input', {
+      type: 'radio',
+      name: 'cc-preset',
+      id,
+      value: p.name,
+      'aria-describedby': `${id}-help`,
+      onchange: () => panel.setProviderConfig('smart', { preset: p.name }),
+    })
     radio.checked = chosen === p.name
-    return el('div', { class: 'cc-provider' }, radio,
-      el('div', {}, el('label', { for: id, text: humanize(p.name) }), el('div', { class: 'cc-help', id: `${id}-help`, text: p.description || presetSummary(p.config) })))
+    return el(
+      'div',
+      { class: 'cc-provider' },
+      radio,
+      el(
+        'div',
+        {},
+        el('label', { for: id, text: humanize(p.name) }),
+        el('div', { class: 'cc-help', id: `${id}-help`, text: p.description || presetSummary(p.config) }),
+      ),
+    )
   })
   const customId = 'cc-preset-custom'
-  const custom = el('input', { type: 'radio', name: 'cc-preset', id: customId, value: '', onchange: () => panel.setProviderConfig('smart', panel.displayedConfig('smart')) })
+  const custom = el('input', {
+    type: 'radio',
+    name: 'cc-preset',
+    id: customId,
+    value: '',
+    onchange: () => panel.setProviderConfig('smart', panel.displayedConfig('smart')),
+  })
   custom.checked = chosen === null
-  radios.push(el('div', { class: 'cc-provider' }, custom,
-    el('div', {}, el('label', { for: customId, text: 'Custom' }), el('div', { class: 'cc-help', text: 'Your own passes. Editing any setting of a preset below makes it custom.' }))))
-  return el('fieldset', { 'data-path': 'settings.providers.smart.preset' }, el('legend', { text: 'Start from a preset' }),
-    el('div', { class: 'cc-providers', role: 'radiogroup', 'aria-label': 'Smart preset' }, radios))
+  radios.push(
+    el(
+      'div',
+      { class: 'cc-provider' },
+      custom,
+      el(
+        'div',
+        {},
+        el('label', { for: customId, text: 'Custom' }),
+        el('div', { class: 'cc-help', text: 'Your own passes. Editing any setting of a preset below makes it custom.' }),
+      ),
+    ),
+  )
+  return el(
+    'fieldset',
+    { 'data-path': 'settings.providers.smart.preset' },
+    el('legend', { text: 'Start from a preset' }),
+    el('div', { class: 'cc-providers', role: 'radiogroup', 'aria-label': 'Smart preset' }, radios),
+  )
 }
 
 /** Export the provider's config as JSON, and import one (checked by its schema before use). */
@@ -74,11 +134,19 @@ export function exportImport(panel, providerId) {
     }
     panel.setProviderConfig(providerId, parsed)
   }
-  return el('details', { class: 'cc-json' }, el('summary', { text: 'Export or import as JSON' }),
+  return el(
+    'details',
+    { class: 'cc-json' },
+    el('summary', { text: 'Export or import as JSON' }),
     el('div', { class: 'cc-field' }, el('label', { for: id, text: `${humanize(providerId)} configuration (JSON)` }), area),
-    el('div', { class: 'cc-row' },
+    el(
+      'div',
+      { class: 'cc-row' },
       el('button', { type: 'button', text: 'Export', onclick: exportIt }),
-      el('button', { type: 'button', text: 'Import', onclick: importIt })), status)
+      el('button', { type: 'button', text: 'Import', onclick: importIt }),
+    ),
+    status,
+  )
 }
 
 /** About this many characters make a token in English prose and code. */
@@ -106,11 +174,19 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
       out.textContent = `The host could not prepare the request: ${e?.message ?? e}`
     }
   }
-  return el('div', { class: 'cc-prompt', 'data-prompt-for': providerId },
-    el('div', { class: 'cc-status', 'data-prompt-length': String(text.length), text: `${custom ? 'Custom prompt' : 'Default prompt'}: ${text.length} characters, about ${Math.ceil(text.length / CHARS_PER_TOKEN)} tokens.` }),
+  return el(
+    'div',
+    { class: 'cc-prompt', 'data-prompt-for': providerId },
+    el('div', {
+      class: 'cc-status',
+      'data-prompt-length': String(text.length),
+      text: `${custom ? 'Custom prompt' : 'Default prompt'}: ${text.length} characters, about ${Math.ceil(text.length / CHARS_PER_TOKEN)} tokens.`,
+    }),
     notes.map((n) => el('div', { class: 'cc-help cc-prompt-note', text: n })),
     el('details', {}, el('summary', { text: 'Default prompt' }), el('pre', { text: defaultPrompt })),
-    el('button', { type: 'button', text: 'Preview the summary request', onclick: show }), out)
+    el('button', { type: 'button', text: 'Preview the summary request', onclick: show }),
+    out,
+  )
 }
 
 /** Per API profile: inherit the global threshold (-1) or its own percentage. */
@@ -131,35 +207,62 @@ export function profileThresholds(panel) {
     num.value = inherit ? '' : String(current)
     num.placeholder = String(panel.value.threshold ?? 100)
     num.addEventListener('change', () => set(p.id, num.value === '' ? -1 : Number(num.value)))
-    return el('tr', { 'data-path': path },
+    return el(
+      'tr',
+      { 'data-path': path },
       el('th', { scope: 'row', text: p.name }),
       el('td', {}, el('div', { class: 'cc-check' }, box, el('label', { for: boxId, text: `Inherit global for ${p.name}` }))),
-      el('td', {}, el('label', { for: numId, class: 'cc-help', text: `Threshold for ${p.name} (%)` }), num,
-        el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' })))
+      el(
+        'td',
+        {},
+        el('label', { for: numId, class: 'cc-help', text: `Threshold for ${p.name} (%)` }),
+        num,
+        el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
+      ),
+    )
   })
-  return el('fieldset', { 'data-path': 'settings.profileThresholds' }, el('legend', { text: 'Thresholds per API profile' }),
+  return el(
+    'fieldset',
+    { 'data-path': 'settings.profileThresholds' },
+    el('legend', { text: 'Thresholds per API profile' }),
     profiles.length ? el('table', {}, el('tbody', {}, rows)) : el('div', { class: 'cc-help', text: 'The host passed no API profiles.' }),
-    el('div', { class: 'cc-error', 'data-error-for': 'settings.profileThresholds', role: 'status' }))
+    el('div', { class: 'cc-error', 'data-error-for': 'settings.profileThresholds', role: 'status' }),
+  )
 }
 
 /** The profile whose model writes summaries. */
 export function condensingProfile(panel) {
   const id = 'cc-condensing-profile'
-  const select = el('select', { id, onchange: () => {
-    const next = { ...panel.value }
-    if (select.value === '') delete next.condensingProfileId
-    else next.condensingProfileId = select.value
-    panel.update(next)
-  } }, el('option', { value: '', text: "The task's own profile" }), panel.profiles.map((p) => el('option', { value: p.id, text: p.name })))
+  const select = el(
+    'select',
+    {
+      id,
+      onchange: () => {
+        const next = { ...panel.value }
+        if (select.value === '') delete next.condensingProfileId
+        else next.condensingProfileId = select.value
+        panel.update(next)
+      },
+    },
+    el('option', { value: '', text: "The task's own profile" }),
+    panel.profiles.map((p) => el('option', { value: p.id, text: p.name })),
+  )
   select.value = panel.value.condensingProfileId ?? ''
-  return el('div', { class: 'cc-field', 'data-path': 'settings.condensingProfileId' }, el('label', { for: id, text: 'Profile that writes summaries' }), select,
-    el('div', { class: 'cc-error', 'data-error-for': 'settings.condensingProfileId', role: 'status' }))
+  return el(
+    'div',
+    { class: 'cc-field', 'data-path': 'settings.condensingProfileId' },
+    el('label', { for: id, text: 'Profile that writes summaries' }),
+    select,
+    el('div', { class: 'cc-error', 'data-error-for': 'settings.condensingProfileId', role: 'status' }),
+  )
 }
 
 /** One manager setting rendered from the manager's schema. */
 export function managerField(panel, key) {
   return field(panel.schemas.manager.properties[key], {
-    root: panel.schemas.manager, key, path: `settings.${key}`,
+    root: panel.schemas.manager,
+    key,
+    path: `settings.${key}`,
     get: () => panel.value[key],
     set: (v) => {
       const next = { ...panel.value }
@@ -184,19 +287,46 @@ export function previewSection(panel) {
   const body = el('div', { 'aria-live': 'polite' })
   const draw = (result) => {
     const before = result.tokensBefore
-    body.replaceChildren(el('table', {},
-      el('thead', {}, el('tr', {}, el('th', { text: 'Provider' }), el('th', { class: 'num', text: 'Tokens after' }), el('th', { class: 'num', text: 'Removed' }), el('th', { text: `Before (${fmt(before)}) / after` }))),
-      el('tbody', {}, result.rows.map((r) => {
-        const after = r.tokensAfter
-        const pct = typeof after === 'number' && before > 0 ? `${(((before - after) * 100) / before).toFixed(1)}%` : '—'
-        const width = typeof after === 'number' && before > 0 ? `${Math.max(0.5, (after * 100) / before)}%` : '0'
-        return el('tr', { 'data-provider': r.provider },
-          el('th', { scope: 'row', text: r.name ?? humanize(r.provider) }),
-          el('td', { class: 'num', text: fmt(after) }), el('td', { class: 'num', text: pct }),
-          el('td', {}, el('div', { class: 'cc-bars', title: r.note ?? '' },
-            el('div', { class: 'cc-bar before' }), bar(width)),
-            r.note ? el('div', { class: 'cc-help', text: r.note }) : null))
-      }))))
+    body.replaceChildren(
+      el(
+        'table',
+        {},
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { text: 'Provider' }),
+            el('th', { class: 'num', text: 'Tokens after' }),
+            el('th', { class: 'num', text: 'Removed' }),
+            el('th', { text: `Before (${fmt(before)}) / after` }),
+          ),
+        ),
+        el(
+          'tbody',
+          {},
+          result.rows.map((r) => {
+            const after = r.tokensAfter
+            const pct = typeof after === 'number' && before > 0 ? `${(((before - after) * 100) / before).toFixed(1)}%` : '—'
+            const width = typeof after === 'number' && before > 0 ? `${Math.max(0.5, (after * 100) / before)}%` : '0'
+            return el(
+              'tr',
+              { 'data-provider': r.provider },
+              el('th', { scope: 'row', text: r.name ?? humanize(r.provider) }),
+              el('td', { class: 'num', text: fmt(after) }),
+              el('td', { class: 'num', text: pct }),
+              el(
+                'td',
+                {},
+                el('div', { class: 'cc-bars', title: r.note ?? '' }, el('div', { class: 'cc-bar before' }), bar(width)),
+                r.note ? el('div', { class: 'cc-help', text: r.note }) : null,
+              ),
+            )
+          }),
+        ),
+      ),
+    )
   }
   const run = async () => {
     body.replaceChildren(el('div', { class: 'cc-status', text: 'Measuring on the current task…' }))
@@ -206,8 +336,12 @@ export function previewSection(panel) {
       body.replaceChildren(el('div', { class: 'cc-error', text: `The preview failed: ${e?.message ?? e}` }))
     }
   }
-  return el('section', {}, el('h2', { text: 'Preview on this task' }),
+  return el(
+    'section',
+    {},
+    el('h2', { text: 'Preview on this task' }),
     panel.preview
       ? [el('button', { type: 'button', class: 'cc-primary', text: 'Preview what each strategy removes', onclick: run }), body]
-      : el('div', { class: 'cc-help', text: 'The host gives no preview.' }))
+      : el('div', { class: 'cc-help', text: 'The host gives no preview.' }),
+  )
 }

@@ -5,8 +5,24 @@
 // keyword fails the tests instead of being half-checked. Never changes the value it checks.
 
 const KNOWN = new Set([
-  '$schema', '$defs', '$ref', 'title', 'description', 'default', 'type', 'enum', 'const', 'minimum', 'maximum',
-  'format', 'properties', 'required', 'additionalProperties', 'items', 'oneOf', 'anyOf',
+  '$schema',
+  '$defs',
+  '$ref',
+  'title',
+  'description',
+  'default',
+  'type',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'format',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'oneOf',
+  'anyOf',
 ])
 
 /** Rust's integer widths as schemars names them. */
@@ -76,22 +92,31 @@ export function validate(schema, value, path = 'settings', root = schema, schema
     }
   }
   if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) at(`expected ${show(s.const)}, got ${show(value)}`, 'const')
-  if (s.enum && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) at(`expected one of ${s.enum.map(show).join(', ')}, got ${show(value)}`, 'enum')
+  if (s.enum && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
+    at(`expected one of ${s.enum.map(show).join(', ')}, got ${show(value)}`, 'enum')
   if (typeof value === 'number') {
     if (s.minimum !== undefined && value < s.minimum) at(`must be at least ${s.minimum}, got ${value}`, 'minimum')
     if (s.maximum !== undefined && value > s.maximum) at(`must be at most ${s.maximum}, got ${value}`, 'maximum')
-    if (s.format && FORMATS[s.format] && !FORMATS[s.format](value)) at(`expected a ${s.format === 'double' ? 'finite number' : `whole number that fits ${s.format}`}, got ${value}`, 'format')
+    if (s.format && FORMATS[s.format] && !FORMATS[s.format](value))
+      at(`expected a ${s.format === 'double' ? 'finite number' : `whole number that fits ${s.format}`}, got ${value}`, 'format')
   }
   if (typeOf(value) === 'object') {
     const props = s.properties ?? {}
     for (const r of s.required ?? []) if (!(r in value)) at(`${r} is required`, 'required')
     for (const [k, v] of Object.entries(value)) {
       if (k in props) errors.push(...validate(props[k], v, childPath(path, k), root, `${schemaPath}/properties/${k}`))
-      else if (s.additionalProperties === false) errors.push({ path: childPath(path, k), message: `unknown key, expected one of ${Object.keys(props).join(', ')}`, schemaPath: `${schemaPath}/additionalProperties` })
-      else if (s.additionalProperties && s.additionalProperties !== true) errors.push(...validate(s.additionalProperties, v, childPath(path, k), root, `${schemaPath}/additionalProperties`))
+      else if (s.additionalProperties === false)
+        errors.push({
+          path: childPath(path, k),
+          message: `unknown key, expected one of ${Object.keys(props).join(', ')}`,
+          schemaPath: `${schemaPath}/additionalProperties`,
+        })
+      else if (s.additionalProperties && s.additionalProperties !== true)
+        errors.push(...validate(s.additionalProperties, v, childPath(path, k), root, `${schemaPath}/additionalProperties`))
     }
   }
-  if (Array.isArray(value) && s.items !== undefined) value.forEach((v, i) => errors.push(...validate(s.items, v, childPath(path, i), root, `${schemaPath}/items`)))
+  if (Array.isArray(value) && s.items !== undefined)
+    value.forEach((v, i) => errors.push(...validate(s.items, v, childPath(path, i), root, `${schemaPath}/items`)))
   for (const keyword of ['oneOf', 'anyOf']) {
     if (!s[keyword]) continue
     const results = s[keyword].map((branch, i) => validate(branch, value, path, root, `${schemaPath}/${keyword}/${i}`))

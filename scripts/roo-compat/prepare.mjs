@@ -5,8 +5,8 @@
 // need. With --roo the specs stay as they are and Roo's own implementation is exported beside them,
 // over the same stubs, to show the harness is fair. It never writes inside this repository.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync, readFileSync, readdirSync, existsSync, symlinkSync, copyFileSync } from 'node:fs'
-import { dirname, join, relative, resolve, posix } from 'node:path'
+import { mkdirSync, writeFileSync, readFileSync, readdirSync, symlinkSync, copyFileSync } from 'node:fs'
+import { dirname, join, resolve, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -32,7 +32,9 @@ const put = (path, text) => {
 
 // Roo's implementation modules (what the specs test) at this commit.
 const IMPL_DIRS = ['src/core/condense', 'src/core/sliding-window', 'src/core/context-management']
-const files = git('ls-tree', '-r', '--name-only', commit, '--', ...IMPL_DIRS).split('\n').filter(Boolean)
+const files = git('ls-tree', '-r', '--name-only', commit, '--', ...IMPL_DIRS)
+  .split('\n')
+  .filter(Boolean)
 const specs = files.filter((f) => /__tests__\/.*\.spec\.ts$/.test(f))
 const impl = files.filter((f) => !f.includes('__tests__') && f.endsWith('.ts'))
 // Which of this package's entries a maintainer of Roo at this commit imports.
@@ -74,7 +76,10 @@ function templateAfter(text, marker) {
     const c = text[i]
     if (c === '\\') {
       const n = text[i + 1]
-      if (n === '\n') { i++; continue }
+      if (n === '\n') {
+        i++
+        continue
+      }
       s += n === 'n' ? '\n' : n === 't' ? '\t' : n
       i++
       continue
@@ -114,11 +119,18 @@ for (const name of ['condense.ts', 'context-management.ts', 'foldedFileContext.t
 }
 // Roo's default prompt from Roo's source at this commit (the harness's stand-in for Roo's
 // prompt settings), given to the entry before each spec file.
-put('setup.ts', `import { createRequire } from "node:module"
+put(
+  'setup.ts',
+  `import { createRequire } from "node:module"
 globalThis.structuredClone = globalThis.structuredClone || ((o: any) => JSON.parse(JSON.stringify(o)))
-${ownImpl ? '' : `const roo = createRequire(import.meta.url)(${JSON.stringify(entry)})
+${
+  ownImpl
+    ? ''
+    : `const roo = createRequire(import.meta.url)(${JSON.stringify(entry)})
 roo.configure({ ...roo.configuration(), defaultPrompt: ${JSON.stringify(prompt)}${requestSystemPrompt ? `, requestSystemPrompt: ${JSON.stringify(requestSystemPrompt)}` : ''} })
-`}`)
+`
+}`,
+)
 
 // Which implementation module a spec's specifier names, if any.
 function implTarget(specFile, spec) {
@@ -157,7 +169,9 @@ for (const name of readdirSync(join(repo, 'node_modules'))) {
 }
 symlinkSync(repo, join(out, 'node_modules', 'context-condense'))
 
-put('vitest.config.mts', `import { defineConfig } from "vitest/config"
+put(
+  'vitest.config.mts',
+  `import { defineConfig } from "vitest/config"
 import path from "node:path"
 const stub = (p: string) => path.resolve(__dirname, p)
 export default defineConfig({
@@ -172,5 +186,6 @@ export default defineConfig({
     },
   },
 })
-`)
+`,
+)
 console.log(JSON.stringify({ era: eraName, entry: ownImpl ? "Roo's own implementation" : entry, specs, rewritten }))

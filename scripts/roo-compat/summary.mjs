@@ -23,7 +23,8 @@ for (const r of report.testResults) {
   failed += f
   const note = r.assertionResults.length === 0 && r.message ? `  (file failed: ${r.message.split('\n')[0]})` : ''
   console.log(`  ${name}: ${p} passed, ${f} failed${note}`)
-  for (const a of r.assertionResults) if (a.status === 'failed') failures.push(`${name} > ${a.fullName}\n      ${(a.failureMessages[0] ?? '').split('\n')[0].slice(0, 240)}`)
+  for (const a of r.assertionResults)
+    if (a.status === 'failed') failures.push(`${name} > ${a.fullName}\n      ${(a.failureMessages[0] ?? '').split('\n')[0].slice(0, 240)}`)
 }
 console.log(`total: ${passed} of ${passed + failed} passed`)
 if (process.env.ROO_COMPAT_VERBOSE !== '0' && failures.length > 0) {

@@ -9,7 +9,7 @@ export class TelemetryService {
     return TelemetryService._instance !== null
   }
   static get instance(): any {
-    if (!TelemetryService._instance) throw new Error("TelemetryService not initialized")
+    if (!TelemetryService._instance) throw new Error('TelemetryService not initialized')
     return TelemetryService._instance
   }
   captureContextCondensed(..._args: unknown[]) {}

@@ -1,6 +1,6 @@
 // Stand-in for Roo's BaseProvider: its default countTokens is Roo's tiktoken count (Roo's own
 // src/utils/tiktoken.ts, exported from Roo at the same commit), without the worker pool.
-import { tiktoken } from "../../utils/tiktoken"
+import { tiktoken } from '../../utils/tiktoken'
 
 export abstract class BaseProvider {
   abstract createMessage(systemPrompt: string, messages: any[], metadata?: any): any
