@@ -129,6 +129,12 @@ export interface PackedChanges {
   text: string
 }
 
+/**
+ * The built-in providers, the Smart presets' names and the engine's constants (the one list every
+ * JavaScript module reads).
+ */
+export declare function providerCatalogue(): any
+
 /** The next event of an engine run, as JavaScript receives it. */
 export interface RawEvent {
   /** "summarize", "done" or "error". */

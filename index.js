@@ -850,5 +850,6 @@ module.exports.managerGuardRecord = nativeBinding.managerGuardRecord
 module.exports.managerReadConfig = nativeBinding.managerReadConfig
 module.exports.managerThreshold = nativeBinding.managerThreshold
 module.exports.managerValidateConfig = nativeBinding.managerValidateConfig
+module.exports.providerCatalogue = nativeBinding.providerCatalogue
 module.exports.smartPreset = nativeBinding.smartPreset
 module.exports.warmUp = nativeBinding.warmUp

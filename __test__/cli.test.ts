@@ -462,13 +462,13 @@ describe('exit codes and what the messages say', () => {
       {
         code: 2,
         stderr:
-          'context-condense: condense: --provider is required\n  pass --provider lossless|truncation|smart|native (context-condense analyze shows what each saves)\n',
+          'context-condense: condense: --provider is required\n  pass --provider native|lossless|truncation|smart (context-condense analyze shows what each saves)\n',
       },
     ],
     [
       'unknown provider',
       ['condense', historyFile(), '-p', 'fast'],
-      { code: 2, stderr: 'context-condense: --provider: unknown value "fast"; expected lossless, truncation, smart, native\n  see context-condense --help\n' },
+      { code: 2, stderr: 'context-condense: --provider: unknown value "fast"; expected native, lossless, truncation, smart\n  see context-condense --help\n' },
     ],
     [
       'preset without smart',

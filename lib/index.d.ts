@@ -354,6 +354,21 @@ export function condense(messages: ApiMessage[], options: CondenseOptions): Prom
 export function countTokens(input: string | ApiMessage[] | OpenAIMessage[], options?: CountOptions): number
 /** countTokens with the counting off the JavaScript thread. */
 export function countTokensAsync(input: string | ApiMessage[] | OpenAIMessage[], options?: CountOptions): Promise<number>
+/** A built-in provider, as the engine's catalogue describes it. */
+export interface CatalogueProvider {
+  id: 'native' | 'lossless' | 'truncation' | 'smart'
+  name: string
+  description: string
+  /** Takes a token target (the manager's stop setting). */
+  takesTarget: boolean
+  capabilities: ProviderCapabilities
+}
+/** The engine's one list of built-in providers, the Smart presets' names and its constants. */
+export function providerCatalogue(): {
+  providers: CatalogueProvider[]
+  presets: Array<NonNullable<SmartConfig['preset']>>
+  constants: { minCondenseThreshold: number; maxCondenseThreshold: number; tokenBufferPercentage: number; defaultMaxTokens: number }
+}
 /** The JSON Schema (draft 2020-12) of a provider's `config`, for settings UIs. */
 export function configSchema(provider: 'lossless' | 'truncation' | 'native' | 'smart'): Record<string, unknown>
 /** A Smart preset's configuration: a starting point to edit and pass back as `config`. */

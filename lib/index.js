@@ -710,6 +710,11 @@ async function analyzeAsync(messages, options) {
 }
 
 /** The JSON Schema of a provider's `config`, for settings UIs. */
+/** The built-in providers (id, name, description, capabilities), the Smart presets' names and the engine's constants. */
+function providerCatalogue() {
+  return native.providerCatalogue()
+}
+
 function configSchema(provider) {
   return native.configSchema(provider)
 }
@@ -723,6 +728,7 @@ module.exports = {
   condense,
   repairConversation,
   configSchema,
+  providerCatalogue,
   smartPreset,
   countTokens,
   countTokensAsync,

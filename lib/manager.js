@@ -12,58 +12,11 @@ const native = require('./native.js')
 const lib = require('./index.js')
 const internal = require('./internal.js')
 
-const BUILT_IN = {
-  native: {
-    name: 'Native',
-    description: "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.",
-    capabilities: {
-      supportsLossless: false,
-      supportsBatchMode: true,
-      supportsIndividualMode: false,
-      supportsMultiPass: false,
-      supportsLLMSummarization: true,
-      estimatedSpeed: 'slow',
-    },
-  },
-  lossless: {
-    name: 'Lossless',
-    description: 'Removes only what is repeated or superseded, leaving references that expand back.',
-    capabilities: {
-      supportsLossless: true,
-      supportsBatchMode: false,
-      supportsIndividualMode: true,
-      supportsMultiPass: true,
-      supportsLLMSummarization: false,
-      estimatedSpeed: 'fast',
-    },
-  },
-  truncation: {
-    name: 'Truncation',
-    description: 'Suppresses or truncates old tool results and parameters; keeps the first message, the recent ones and what the user typed.',
-    capabilities: {
-      supportsLossless: false,
-      supportsBatchMode: false,
-      supportsIndividualMode: true,
-      supportsMultiPass: false,
-      supportsLLMSummarization: false,
-      estimatedSpeed: 'fast',
-    },
-  },
-  smart: {
-    name: 'Smart',
-    description: 'A lossless prelude, then configurable passes of keep / suppress / truncate / summarize over message text, tool parameters and tool results.',
-    capabilities: {
-      supportsLossless: true,
-      supportsBatchMode: true,
-      supportsIndividualMode: true,
-      supportsMultiPass: true,
-      supportsLLMSummarization: true,
-      estimatedSpeed: 'medium',
-    },
-  },
-}
+/** The engine's catalogue: the built-in providers (what each is and can do) and its constants. */
+const CATALOGUE = native.providerCatalogue()
+const BUILT_IN = Object.fromEntries(CATALOGUE.providers.map(({ id, name, description, capabilities }) => [id, { name, description, capabilities }]))
 /** Providers that take a token target (the stop setting). */
-const TAKES_TARGET = new Set(['truncation', 'smart'])
+const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).map((p) => p.id))
 
 /** Roo Code's sliding window: keeps the first message and drops an even number of the oldest others. */
 function slidingWindow(messages, fracToRemove = 0.5) {
@@ -389,7 +342,7 @@ function managerConfigSchema() {
 exports.CondensationManager = CondensationManager
 exports.managerConfigSchema = managerConfigSchema
 exports.slidingWindow = slidingWindow
-exports.MIN_CONDENSE_THRESHOLD = 5
-exports.MAX_CONDENSE_THRESHOLD = 100
-exports.TOKEN_BUFFER_PERCENTAGE = 0.1
-exports.DEFAULT_MAX_TOKENS = 8192
+exports.MIN_CONDENSE_THRESHOLD = CATALOGUE.constants.minCondenseThreshold
+exports.MAX_CONDENSE_THRESHOLD = CATALOGUE.constants.maxCondenseThreshold
+exports.TOKEN_BUFFER_PERCENTAGE = CATALOGUE.constants.tokenBufferPercentage
+exports.DEFAULT_MAX_TOKENS = CATALOGUE.constants.defaultMaxTokens

@@ -27,7 +27,6 @@ pub const MAX_CONDENSE_THRESHOLD: f64 = 100.0;
 pub const TOKEN_BUFFER_PERCENTAGE: f64 = 0.1;
 /// Reserved for the model's answer when the host gives no `maxTokens` (Roo Code's Anthropic default).
 pub const DEFAULT_MAX_TOKENS: u64 = 8192;
-pub const BUILT_IN: [&str; 4] = ["native", "lossless", "truncation", "smart"];
 
 /// Trigger, stop and minimum-gain settings; each level may set any of them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -360,7 +359,7 @@ pub fn validate_config(value: &Value) -> Vec<Problem> {
         None => {}
         Some(Value::Object(p)) => {
             for (id, c) in p {
-                if !BUILT_IN.contains(&id.as_str()) {
+                if crate::catalogue::provider(id).is_none() {
                     continue; // a provider written in JavaScript checks its own config
                 }
                 if let Err(e) = Options::from_value(&json!({ "provider": id, "config": c })) {

@@ -291,6 +291,13 @@ pub fn default_prompts() -> DefaultPrompts {
     }
 }
 
+/// The built-in providers, the Smart presets' names and the engine's constants (the one list every
+/// JavaScript module reads).
+#[napi]
+pub fn provider_catalogue() -> Value {
+    crate::catalogue::catalogue()
+}
+
 /// Tokens of one string.
 #[napi(catch_unwind)]
 pub fn count_text(text: String, encoding_name: Option<String>) -> Result<u32> {

@@ -48,13 +48,7 @@ pub struct Metrics {
 }
 
 pub fn strategy_name(provider: &str) -> &'static str {
-    match provider {
-        "lossless" => "Lossless",
-        "truncation" => "Truncation",
-        "smart" => "Smart",
-        "native" => "Native",
-        _ => "Unknown",
-    }
+    crate::catalogue::provider(provider).map_or("Unknown", |p| p.name)
 }
 
 fn thousands(n: i64) -> String {

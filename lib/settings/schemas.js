@@ -4,29 +4,20 @@
 // Reads the engine; holds no state and changes nothing it is given.
 'use strict'
 
-const { condense, configSchema, managerConfigSchema, smartPreset } = require('../index.js')
+const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
 const native = require('../native.js')
-
-/** The built-in providers, in the order the panel offers them, with what each does. */
-const PROVIDERS = [
-  { id: 'native', name: 'Native', summarizes: true, description: 'Your model summarizes the older conversation, as Roo Code does.' },
-  { id: 'lossless', name: 'Lossless', summarizes: false, description: 'Removes only repeats and superseded state; every reference can be expanded back.' },
-  {
-    id: 'truncation',
-    name: 'Truncation',
-    summarizes: false,
-    description: 'Shortens or drops old tool results and parameters; keeps the first message, recent ones and what you typed.',
-  },
-  { id: 'smart', name: 'Smart', summarizes: true, description: 'Passes that keep, suppress, truncate or summarize each kind of content; start from a preset.' },
-]
 
 /** The presets the panel offers as starting points (the engine knows more use-case presets). */
 const PRESETS = ['conservative', 'balanced', 'aggressive']
 
+/** The built-in providers as the engine's catalogue lists them, with whether each calls the model. */
+const providers = () =>
+  providerCatalogue().providers.map((p) => ({ id: p.id, name: p.name, description: p.description, summarizes: p.capabilities.supportsLLMSummarization }))
+
 /** Everything the panel renders from, as plain JSON. */
 function settingsSchemas() {
   return {
-    providers: PROVIDERS.map((p) => ({ ...p, schema: configSchema(p.id) })),
+    providers: providers().map((p) => ({ ...p, schema: configSchema(p.id) })),
     manager: managerConfigSchema(),
     presets: PRESETS.map((name) => ({ name, config: smartPreset(name) })),
     prompts: native.defaultPrompts(),
@@ -41,7 +32,7 @@ function settingsSchemas() {
 async function previewOnHistory(messages, settings = {}, options = {}) {
   const rows = []
   let tokensBefore
-  for (const p of PROVIDERS) {
+  for (const p of providers()) {
     const config = settings.providers?.[p.id]
     if (p.id === 'native' && !options.summarize) {
       rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: 'Writes a summary with your model: not run in the preview.' })

@@ -1,0 +1,365 @@
+// Roo's non-destructive histories: which stored messages the model is sent, rewinding and cleaning up
+// after removals, where each message of a result comes from, references moved by a summary, and
+// writing a result back as tags. Works on copies; the caller's messages are never mutated.
+'use strict'
+
+const lib = require('../index.js')
+const { describe, isObject } = require('../values.js')
+const { finite, checkArray } = require('./host.js')
+
+// ---------------------------------------------------------------------------------------------
+// Non-destructive histories: what is visible, the projection, rewinding.
+
+/** For each message, whether the model is sent it. */
+function visibility(messages) {
+  const summaryAt = new Map()
+  const markers = new Set()
+  messages.forEach((m, i) => {
+    if (!m) return
+    if (m.isSummary && m.condenseId && !summaryAt.has(m.condenseId)) summaryAt.set(m.condenseId, i)
+    if (m.isTruncationMarker && m.truncationId) markers.add(m.truncationId)
+  })
+  return messages.map((m, i) => {
+    if (!m) return true
+    const parent = m.condenseParent
+    if (parent) {
+      // Replaced by its summary (which follows what it replaces), or by its shortened copy.
+      const at = summaryAt.get(parent)
+      if (at !== undefined && i < at) return false
+      const next = messages[i + 1]
+      if (next && next.condensedBy === parent) return false
+    }
+    if (m.truncationParent && markers.has(m.truncationParent)) return false
+    if (m.condensedBy) {
+      // A shortened copy stands in for the message right before it, nothing else.
+      const prev = messages[i - 1]
+      if (!prev || prev.condenseParent !== m.condensedBy) return false
+    }
+    return true
+  })
+}
+
+/** The projection and, for each of its messages, its index in the stored history. */
+function project(messages) {
+  const visible = visibility(messages)
+  const effective = []
+  const index = []
+  messages.forEach((m, i) => {
+    if (visible[i]) {
+      effective.push(m)
+      index.push(i)
+    }
+  })
+  return { effective, index, visible }
+}
+
+/**
+ * After messages were removed from a non-destructive history (a rewind, a deletion): tags whose
+ * summary, marker or copy is gone are cleared, so those messages are sent again, and shortened
+ * copies whose message is gone are dropped. Untouched messages are the caller's own objects.
+ */
+function cleanupAfterTruncation(messages) {
+  checkArray(messages, 'cleanupAfterTruncation')
+  const summaryAt = new Map()
+  const markers = new Set()
+  messages.forEach((m, i) => {
+    if (m && m.isSummary && m.condenseId && !summaryAt.has(m.condenseId)) summaryAt.set(m.condenseId, i)
+    if (m && m.isTruncationMarker && m.truncationId) markers.add(m.truncationId)
+  })
+  const out = []
+  messages.forEach((m, i) => {
+    if (!m) return void out.push(m)
+    if (m.condensedBy) {
+      const prev = messages[i - 1]
+      if (!prev || prev.condenseParent !== m.condensedBy) return // its message is gone
+    }
+    let clearCondense = false
+    if (m.condenseParent) {
+      const at = summaryAt.get(m.condenseParent)
+      const next = messages[i + 1]
+      clearCondense = !(at !== undefined && i < at) && !(next && next.condensedBy === m.condenseParent)
+    }
+    const clearTruncation = Boolean(m.truncationParent) && !markers.has(m.truncationParent)
+    if (!clearCondense && !clearTruncation) return void out.push(m)
+    const copy = { ...m }
+    if (clearCondense) delete copy.condenseParent
+    if (clearTruncation) delete copy.truncationParent
+    out.push(copy)
+  })
+  return out
+}
+
+/**
+ * Rewinds a non-destructive history: drops the stored messages from `at` on (an index, or the
+ * first message whose ts is at or after a timestamp, as Roo rewinds) and restores what only the
+ * dropped summaries, markers and copies were hiding. A shortened copy goes with its message.
+ */
+function rewindConversation(messages, at) {
+  checkArray(messages, 'rewindConversation')
+  let cut
+  if (typeof at === 'number') cut = at
+  else if (isObject(at) && typeof at.index === 'number') cut = at.index
+  else if (isObject(at) && typeof at.ts === 'number') {
+    cut = messages.findIndex((m) => m && typeof m.ts === 'number' && m.ts >= at.ts)
+    if (cut < 0) cut = messages.length
+  } else throw new TypeError(`rewindConversation: at: expected an index or { index } or { ts }, got ${describe(at)}`)
+  if (!Number.isInteger(cut)) throw new TypeError(`rewindConversation: at: expected a whole index, got ${cut}`)
+  cut = Math.max(0, Math.min(messages.length, cut))
+  while (
+    cut > 0 &&
+    cut < messages.length &&
+    messages[cut] &&
+    messages[cut].condensedBy &&
+    messages[cut - 1] &&
+    messages[cut - 1].condenseParent === messages[cut].condensedBy
+  )
+    cut--
+  return cleanupAfterTruncation(messages.slice(0, cut))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where each message of a result comes from: `{ from, to, kind }` over the input, kind "same"
+// (the caller's object), "changed" (a shortened copy of input[from]) or "summary" (a new summary
+// standing for input[from..to)).
+
+const sameTurn = (a, b) => Boolean(a) && Boolean(b) && a.role === b.role && a.ts === b.ts
+
+/** Origins of a provider's output: one for one, or one span replaced by a new summary. */
+function align(input, output) {
+  const n = input.length
+  const m = output.length
+  const kind = (o, j) => (o === input[j] ? 'same' : 'changed')
+  if (m === n) return output.map((o, i) => ({ from: i, to: i + 1, kind: kind(o, i) }))
+  if (m > n) return null
+  const inputs = new Set(input)
+  const end = (s) => n - (m - s - 1)
+  for (let s = 1; s < m; s++) {
+    const o = output[s]
+    if (inputs.has(o) || !o || o.isSummary !== true || end(s) <= s) continue
+    let fits = true
+    for (let i = 0; i < m && fits; i++) {
+      if (i === s) continue
+      const j = i < s ? i : end(s) + (i - s - 1)
+      fits = output[i] === input[j] || sameTurn(output[i], input[j])
+    }
+    if (!fits) continue
+    return output.map((o2, i) => {
+      if (i < s) return { from: i, to: i + 1, kind: kind(o2, i) }
+      if (i === s) return { from: s, to: end(s), kind: 'summary' }
+      const j = end(s) + (i - s - 1)
+      return { from: j, to: j + 1, kind: kind(o2, j) }
+    })
+  }
+  return null
+}
+
+/** Origins over the first input of a second step's output (`b` over the first step's output). */
+function compose(a, b) {
+  return b.map((o) => {
+    const first = a[o.from]
+    const last = a[o.to - 1]
+    const kind = o.kind !== 'same' ? o.kind : o.to - o.from === 1 ? first.kind : 'summary'
+    return { from: first.from, to: last.to, kind }
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// References left by the lossless operations ("⟨ Reference: … message #N · sha256:… ⟩") name
+// positions; a summary after them moves or removes what they point at.
+
+const REFERENCE = /⟨ Reference: [^\n]*?message #(\d+) · sha256:[0-9a-fA-F]{12} ⟩/g
+
+/** The message with `fn` applied to each of its texts (the same object when nothing changes). */
+function mapTexts(m, fn) {
+  if (typeof m.content === 'string') {
+    const t = fn(m.content)
+    return t === m.content ? m : { ...m, content: t }
+  }
+  if (!Array.isArray(m.content)) return m
+  let changed = false
+  const content = m.content.map((b) => {
+    if (!b || typeof b !== 'object') return b
+    if (b.type === 'text' && typeof b.text === 'string') {
+      const t = fn(b.text)
+      if (t === b.text) return b
+      changed = true
+      return { ...b, text: t }
+    }
+    if (b.type === 'tool_result') {
+      if (typeof b.content === 'string') {
+        const t = fn(b.content)
+        if (t === b.content) return b
+        changed = true
+        return { ...b, content: t }
+      }
+      if (Array.isArray(b.content)) {
+        let partChanged = false
+        const parts = b.content.map((p) => {
+          if (!p || typeof p !== 'object' || typeof p.text !== 'string') return p
+          const t = fn(p.text)
+          if (t === p.text) return p
+          partChanged = true
+          return { ...p, text: t }
+        })
+        if (!partChanged) return b
+        changed = true
+        return { ...b, content: parts }
+      }
+    }
+    return b
+  })
+  return changed ? { ...m, content } : m
+}
+
+function referencedIndices(m) {
+  const out = []
+  mapTexts(m, (t) => {
+    for (const match of t.matchAll(REFERENCE)) out.push(Number(match[1]))
+    return t
+  })
+  return out
+}
+
+/**
+ * After a summary replaced `input[1..keepStart)` (the layout [input[0], summary, ...input[keepStart..]]),
+ * the references in the messages a first step changed point at positions of `input`: those into
+ * the summarized part are expanded back (the bytes are gone otherwise), the others renumbered.
+ */
+function fixReferences(input, output, keepStart, changedAt) {
+  let expanded
+  const renumber = (t) =>
+    t.replace(REFERENCE, (whole, n) => {
+      const k = Number(n)
+      const now = k === 0 ? 0 : k >= keepStart ? k - keepStart + 2 : k
+      return now === k ? whole : whole.replace(`message #${k}`, `message #${now}`)
+    })
+  const result = output.slice()
+  for (let i = 0; i < output.length; i++) {
+    if (i === 1) continue
+    const j = i === 0 ? 0 : keepStart + i - 2
+    if (!changedAt(j)) continue
+    const refs = referencedIndices(input[j])
+    if (refs.length === 0) continue
+    let m = input[j]
+    // A reference is sealed to its offset from its target: one into the summarized part, or
+    // one whose target moves while it stays (or the reverse, around the first message), is
+    // expanded back instead.
+    if (refs.some((k) => (k >= 1 && k < keepStart) || (k === 0) !== (j === 0))) {
+      expanded = expanded ?? lib.expandReferences(input)
+      m = expanded[j]
+    }
+    result[i] = mapTexts(m, renumber)
+  }
+  return result
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results written into a non-destructive history.
+
+const TAGS = ['condenseParent', 'truncationParent', 'condensedBy']
+
+/**
+ * The stored history after a condensation of its projection: messages a summary stands for get
+ * `condenseParent` (unless something still hides them), the summary goes right after them; a
+ * shortened message gets `condenseParent` and its copy (`condensedBy`) right after it. The first
+ * message is never changed. Nothing is removed.
+ */
+function writeNonDestructive(stored, index, visible, effective, output, origins, id) {
+  const n = stored.length
+  const tagged = new Array(n).fill(false)
+  const before = new Map()
+  const after = new Map()
+  const add = (map, at, m) => (map.has(at) ? map.get(at).push(m) : map.set(at, [m]))
+  for (let i = 0; i < output.length; i++) {
+    const o = origins[i]
+    if (o.kind === 'same' || o.from === 0) continue
+    if (o.kind === 'summary') {
+      const start = index[o.from - 1] + 1
+      const end = o.to < effective.length ? index[o.to] : n
+      for (let si = start; si < end; si++) {
+        // Already hidden by an earlier summary or copy: that one stays in charge of it.
+        if (!(stored[si].condenseParent && !visible[si])) tagged[si] = true
+      }
+      add(before, end, output[i])
+    } else {
+      const si = index[o.from]
+      tagged[si] = true
+      const copy = { ...output[i] }
+      for (const t of TAGS) delete copy[t]
+      copy.condensedBy = id
+      add(after, si, copy)
+    }
+  }
+  const out = []
+  for (let si = 0; si <= n; si++) {
+    if (before.has(si)) out.push(...before.get(si))
+    if (si === n) break
+    out.push(tagged[si] ? { ...stored[si], condenseParent: id } : stored[si])
+    if (after.has(si)) out.push(...after.get(si))
+  }
+  return out
+}
+
+/** Roo's summary message; non-destructive ones carry their id and a ts just before the kept part. */
+function summaryMessage(content, firstKept, condenseId) {
+  const m = { role: 'assistant', content }
+  const ts = firstKept ? firstKept.ts : undefined
+  if (ts !== undefined) m.ts = condenseId !== undefined && finite(ts) ? ts - 1 : ts
+  m.isSummary = true
+  if (condenseId !== undefined) m.condenseId = condenseId
+  return m
+}
+
+/**
+ * What the model is sent. Today (and after a fresh-start summary, a user one): from the last
+ * summary on, without tool_results whose tool_use is gone and without what a marker
+ * hides. Otherwise: the stored history without the messages a summary, a shortened copy or a
+ * sliding-window marker stands in for. The caller's objects, never copied unless a block is dropped.
+ */
+function effectiveHistory(messages, era) {
+  checkArray(messages, 'getEffectiveApiHistory')
+  let at = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i] && messages[i].isSummary === true) {
+      at = i
+      break
+    }
+  }
+  // Today's Roo starts from its last summary, whatever its role; before, only a fresh-start (user)
+  // summary is read that way.
+  if (at >= 0 && (era.freshStart || messages[at].role === 'user')) {
+    // A shortened copy (this package's first step) stands in for its message here too.
+    const shown = visibility(messages)
+    const from = messages.slice(at).filter((m, k) => shown[at + k] || (m && m.truncationParent))
+    const uses = new Set()
+    for (const m of from) {
+      if (m && m.role === 'assistant' && Array.isArray(m.content)) for (const b of m.content) if (b && b.type === 'tool_use' && b.id) uses.add(b.id)
+    }
+    const markers = new Set(from.filter((m) => m && m.isTruncationMarker && m.truncationId).map((m) => m.truncationId))
+    const out = []
+    for (const m of from) {
+      if (m && m.truncationParent && markers.has(m.truncationParent)) continue
+      if (m && m.role === 'user' && Array.isArray(m.content)) {
+        const kept = m.content.filter((b) => !(b && b.type === 'tool_result') || uses.has(b.tool_use_id))
+        if (kept.length === 0) continue
+        out.push(kept.length === m.content.length ? m : { ...m, content: kept })
+      } else out.push(m)
+    }
+    return out
+  }
+  const visible = visibility(messages)
+  return messages.filter((_, i) => visible[i])
+}
+
+module.exports = {
+  visibility,
+  project,
+  cleanupAfterTruncation,
+  rewindConversation,
+  align,
+  compose,
+  fixReferences,
+  writeNonDestructive,
+  summaryMessage,
+  effectiveHistory,
+}

@@ -1,0 +1,238 @@
+// Context management (manageContext, truncateConversationIfNeeded, willManageContext) and the sliding
+// window: the engine decides when to condense; the era's summary runs; the window follows when it
+// fails or is off. Never mutates the caller's messages.
+'use strict'
+
+const { randomUUID } = require('node:crypto')
+const native = require('../../index.js')
+const { slidingWindow } = require('../manager.js')
+const { isObject } = require('../values.js')
+const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
+const { finite, HostError, shown, countWith, failure, checkArray } = require('./host.js')
+
+// ---------------------------------------------------------------------------------------------
+// The sliding window.
+
+const TRUNCATION_KEYS = ['telemetry', 'nonDestructive', 'generateId']
+
+/**
+ * Roo's sliding window: keeps the first message and removes an even number of the oldest others
+ * (`fracToRemove` of them, rounded down to even). Non-destructive (the default since 2026): those
+ * are tagged `truncationParent` instead, behind a marker message, and the result is
+ * `{ messages, truncationId, messagesRemoved }`.
+ */
+function truncateWith(state, messages, fracToRemove, taskId, options) {
+  checkArray(messages, 'truncateConversation')
+  const o = { ...state.defaults, ...readOptions(options, [...TRUNCATION_KEYS, ...CALL_KEYS], 'truncateConversation: options', false) }
+  capture(o.telemetry, 'captureSlidingWindowTruncation', [taskId])
+  const nd = o.nonDestructive ?? state.era.nonDestructive
+  if (!nd) return slidingWindow(messages, fracToRemove)
+  const id = (o.generateId ?? randomUUID)()
+  // What the sliding window sees: messages neither hidden by an earlier truncation nor markers.
+  const visible = []
+  messages.forEach((m, i) => {
+    if (m && !m.truncationParent && !m.isTruncationMarker) visible.push(i)
+  })
+  const raw = Math.floor((visible.length - 1) * fracToRemove)
+  const remove = raw - (raw % 2)
+  if (!(remove > 0)) return { messages, truncationId: id, messagesRemoved: 0 }
+  const hide = new Set(visible.slice(1, remove + 1))
+  const boundary = visible[remove + 1] ?? messages.length
+  const keptTs = messages[boundary] ? messages[boundary].ts : undefined
+  const marker = {
+    role: 'user',
+    content: `[Sliding window truncation: ${remove} messages hidden to reduce context]`,
+    ts: (finite(keptTs) ? keptTs : Date.now()) - 1,
+    isTruncationMarker: true,
+    truncationId: id,
+  }
+  const out = messages.map((m, i) => (hide.has(i) ? { ...m, truncationParent: id } : m))
+  out.splice(boundary, 0, marker)
+  return { messages: out, truncationId: id, messagesRemoved: remove }
+}
+
+/**
+ * Roo's trigger, from the engine's one implementation (src/manager.rs): the threshold for the
+ * profile (its own when 5..100, else the global one, with Roo's warning for an invalid one), the
+ * allowed size (the window less a 10 % buffer and the reserved output).
+ */
+function decide(p, prevParts, warn, fn) {
+  const config = { autoCondenseContext: Boolean(p.autoCondenseContext), autoCondenseContextPercent: p.autoCondenseContextPercent }
+  const thresholds = {}
+  if (isObject(p.profileThresholds)) {
+    for (const [k, v] of Object.entries(p.profileThresholds)) if (finite(v)) thresholds[k] = v
+  }
+  config.profileThresholds = thresholds
+  const situation = {
+    totalTokens: Math.ceil(prevParts.totalTokens),
+    lastMessageTokens: Math.ceil(prevParts.lastMessageTokens),
+    contextWindow: Math.ceil(p.contextWindow),
+  }
+  if (p.maxTokens) situation.maxTokens = Math.ceil(p.maxTokens)
+  if (typeof p.currentProfileId === 'string') situation.profileId = p.currentProfileId
+  let engineConfig
+  try {
+    engineConfig = native.managerReadConfig(config)
+  } catch (e) {
+    // The engine's rules refuse a global threshold outside 5..100 (Roo's settings offer no other).
+    const detail = String(e && e.message ? e.message : e)
+      .replace(/^invalid options: /, '')
+      .replace(/config\.threshold/g, 'autoCondenseContextPercent')
+    throw new HostError('invalid', `${fn}: ${detail}`)
+  }
+  const d = native.managerDecide(engineConfig, situation)
+  if (warn && d.threshold.warning) console.warn(d.threshold.warning)
+  const prevContextTokens = prevParts.totalTokens + prevParts.lastMessageTokens
+  return { ...d, prevContextTokens, summarize: Boolean(p.autoCondenseContext) && d.condense }
+}
+
+/** The numbers of a context-management call, checked: a clear error for each bad one. */
+function checkNumbers(fn, p) {
+  const need = (k, min, optional) => {
+    const v = p[k]
+    if (optional && (v === undefined || v === null)) return
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new HostError('invalid', `${fn}: ${k}: expected a number >= ${min}, got ${shown(v)}`)
+  }
+  need('totalTokens', 0)
+  need('contextWindow', 1)
+  need('maxTokens', 0, true)
+  need('autoCondenseContextPercent', 0, !p.autoCondenseContext)
+}
+
+/** The last message's tokens, as Roo counts them (the handler's count of its blocks). */
+async function lastMessageTokens(messages, apiHandler, o) {
+  const last = messages[messages.length - 1]
+  const content = last ? last.content : ''
+  return countWith(Array.isArray(content) ? content : [{ type: 'text', text: typeof content === 'string' ? content : '' }], apiHandler, o)
+}
+
+/**
+ * Roo Code's context management: condenses when the context reaches the effective threshold or
+ * passes the allowed size, and falls back to the sliding window when condensing fails or is off
+ * and the context is past the allowed size. `summarize(messages, prevContextTokens, o)` is the
+ * era's summary call; `windowTokens` says how the context after the sliding window is counted.
+ */
+async function manage(state, params, fn, summarize) {
+  const p = isObject(params) ? params : {}
+  let messages = p.messages
+  const extra = {}
+  for (const [k, v] of Object.entries(p)) if (!MANAGE_KEYS.includes(k)) extra[k] = v
+  const fail = (error, prevContextTokens = 0) => ({ messages: Array.isArray(messages) ? messages : [], summary: '', cost: 0, prevContextTokens, error })
+  if (!Array.isArray(messages) || messages.length === 0) return fail(undefined)
+  let o
+  try {
+    o = resolveOptions(state, extra, `${fn}: options`)
+  } catch (e) {
+    return fail(`${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}`)
+  }
+  let d
+  try {
+    checkNumbers(fn, p)
+    // Counted even when the signal has fired already: the caller still learns the context's size.
+    const last = await lastMessageTokens(messages, p.apiHandler, { ...o, signal: undefined })
+    d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, true, fn)
+  } catch (e) {
+    return fail(failure(e, o))
+  }
+  const prevContextTokens = d.prevContextTokens
+  let error
+  let errorDetails
+  let cost = 0
+  if (d.summarize) {
+    // A first step is enough when the context ends under both triggers.
+    const target = Math.max(0, Math.min(Math.floor(d.allowedTokens), Math.ceil((d.threshold.percent * p.contextWindow) / 100) - 1))
+    const result = await summarize(messages, prevContextTokens, { ...extra, targetTokens: o.targetTokens ?? (finite(target) ? target : undefined) })
+    if (result.error) {
+      error = result.error
+      errorDetails = result.errorDetails
+      cost = result.cost
+    } else if (result.summaryError && result.newContextTokens > d.allowedTokens) {
+      // The first step saved something but not enough, and the summary failed: the sliding
+      // window goes on from the first step's result.
+      error = result.summaryError
+      cost = result.cost
+      messages = result.messages
+    } else {
+      return { ...result, prevContextTokens }
+    }
+  }
+  const withDetails = errorDetails !== undefined ? { errorDetails } : {}
+  if (d.overflow && !(o.signal && o.signal.aborted)) {
+    const truncationOptions = { telemetry: o.telemetry, nonDestructive: o.nonDestructive, generateId: o.generateId }
+    const t = truncateWith(state, messages, 0.5, p.taskId, truncationOptions)
+    if (!o.nonDestructive) return { messages: t, prevContextTokens, summary: '', cost, error, ...withDetails }
+    // The context after the window: the system prompt (Roo counts it since December 2025) and
+    // every message neither hidden nor a marker.
+    let newContextTokensAfterTruncation
+    try {
+      newContextTokensAfterTruncation = await countWith([{ type: 'text', text: typeof p.systemPrompt === 'string' ? p.systemPrompt : '' }], p.apiHandler, o)
+      for (const m of t.messages) {
+        if (!m || m.truncationParent || m.isTruncationMarker) continue
+        if (Array.isArray(m.content)) newContextTokensAfterTruncation += await countWith(m.content, p.apiHandler, o)
+        else if (typeof m.content === 'string') newContextTokensAfterTruncation += await countWith([{ type: 'text', text: m.content }], p.apiHandler, o)
+      }
+    } catch (e) {
+      return {
+        messages: t.messages,
+        prevContextTokens,
+        summary: '',
+        cost,
+        error: failure(e, o),
+        truncationId: t.truncationId,
+        messagesRemoved: t.messagesRemoved,
+      }
+    }
+    return {
+      messages: t.messages,
+      prevContextTokens,
+      summary: '',
+      cost,
+      error,
+      ...withDetails,
+      truncationId: t.truncationId,
+      messagesRemoved: t.messagesRemoved,
+      newContextTokensAfterTruncation,
+    }
+  }
+  return { messages, summary: '', cost, prevContextTokens, error, ...withDetails }
+}
+
+const MANAGE_KEYS = [
+  'messages',
+  'totalTokens',
+  'contextWindow',
+  'maxTokens',
+  'apiHandler',
+  'autoCondenseContext',
+  'autoCondenseContextPercent',
+  'systemPrompt',
+  'taskId',
+  'customCondensingPrompt',
+  'condensingApiHandler',
+  'profileThresholds',
+  'currentProfileId',
+  'useNativeTools',
+  'metadata',
+  'environmentDetails',
+  'filesReadByRoo',
+  'cwd',
+  'rooIgnoreController',
+]
+
+/** Roo's willManageContext: whether manageContext would condense or slide the window now. */
+function willManageContext(params) {
+  const p = isObject(params) ? params : {}
+  checkNumbers('willManageContext', p)
+  const last = p.lastMessageTokens ?? 0
+  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0)
+    throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${shown(last)}`)
+  let d
+  try {
+    d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, false, 'willManageContext')
+  } catch (e) {
+    throw new TypeError(e.message)
+  }
+  return d.summarize || d.overflow
+}
+
+module.exports = { truncateWith, manage, willManageContext }

@@ -1,0 +1,156 @@
+// Roo's tool-block helpers: tool blocks as text for a summary request, synthetic results for orphan
+// tool calls, <command> blocks, the tool_use blocks kept messages need, and the messages since the
+// last summary. Pure functions over messages; never calls the host.
+'use strict'
+
+const { N_MESSAGES_TO_KEEP, SYNTHETIC_TOOL_RESULT } = require('./options.js')
+const { finite, checkArray } = require('./host.js')
+
+// ---------------------------------------------------------------------------------------------
+// Roo's helpers of today (the tool-block-to-text conversions, orphan tool calls, <command> blocks).
+
+/** A tool_use block as text ("[Tool Use: name]" and its inputs), as Roo sends it for condensing. */
+function toolUseToText(block) {
+  let input
+  if (typeof block.input === 'object' && block.input !== null) {
+    input = Object.entries(block.input)
+      .map(([key, value]) => `${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value, null, 2) : String(value)}`)
+      .join('\n')
+  } else input = String(block.input)
+  return `[Tool Use: ${block.name}]\n${input}`
+}
+
+/** A tool_result block as text ("[Tool Result]" or "[Tool Result (Error)]" and its content). */
+function toolResultToText(block) {
+  const suffix = block.is_error ? ' (Error)' : ''
+  if (typeof block.content === 'string') return `[Tool Result${suffix}]\n${block.content}`
+  if (Array.isArray(block.content)) {
+    const text = block.content.map((b) => (b && b.type === 'text' ? b.text : b && b.type === 'image' ? '[Image]' : `[${b && b.type}]`)).join('\n')
+    return `[Tool Result${suffix}]\n${text}`
+  }
+  return `[Tool Result${suffix}]`
+}
+
+/** A message's content with its tool_use / tool_result blocks as text blocks (a string stays as it is). */
+function convertToolBlocksToText(content) {
+  if (!Array.isArray(content)) return content
+  return content.map((b) => {
+    if (b && b.type === 'tool_use') return { type: 'text', text: toolUseToText(b) }
+    if (b && b.type === 'tool_result') return { type: 'text', text: toolResultToText(b) }
+    return b
+  })
+}
+
+/** Copies of the messages with their tool blocks as text (the request of a summary needs no tools). */
+function transformMessagesForCondensing(messages) {
+  return messages.map((m) => ({ ...m, content: convertToolBlocksToText(m.content) }))
+}
+
+/**
+ * The messages, and when some assistant tool_use has no tool_result, one user message of
+ * synthetic results for them ("Context condensation triggered. Tool execution deferred.").
+ */
+function injectSyntheticToolResults(messages) {
+  checkArray(messages, 'injectSyntheticToolResults')
+  const calls = new Set()
+  const results = new Set()
+  for (const m of messages) {
+    if (!m || !Array.isArray(m.content)) continue
+    for (const b of m.content) {
+      if (m.role === 'assistant' && b && b.type === 'tool_use') calls.add(b.id)
+      if (m.role === 'user' && b && b.type === 'tool_result') results.add(b.tool_use_id)
+    }
+  }
+  const orphans = [...calls].filter((id) => !results.has(id))
+  if (orphans.length === 0) return messages
+  const content = orphans.map((id) => ({ type: 'tool_result', tool_use_id: id, content: SYNTHETIC_TOOL_RESULT }))
+  return [...messages, { role: 'user', content, ts: Date.now() }]
+}
+
+/** The <command …>…</command> blocks of a message's text, joined by newlines ("" for none). */
+function extractCommandBlocks(m) {
+  const content = m ? m.content : undefined
+  let text
+  if (typeof content === 'string') text = content
+  else if (Array.isArray(content))
+    text = content
+      .filter((b) => b && b.type === 'text')
+      .map((b) => b.text)
+      .join('\n')
+  else return ''
+  const matches = text.match(/<command[^>]*>[\s\S]*?<\/command>/g)
+  return matches ? matches.join('\n') : ''
+}
+
+// ---------------------------------------------------------------------------------------------
+// Roo's summary, positional eras (2025, January 2026), over a history in Roo's destructive layout.
+
+const toolResults = (m) => (m && m.role === 'user' && Array.isArray(m.content) ? m.content.filter((b) => b && b.type === 'tool_result') : [])
+const toolUseIn = (m, id) =>
+  m && m.role === 'assistant' && Array.isArray(m.content) ? m.content.find((b) => b && b.type === 'tool_use' && b.id === id) : undefined
+const reasoningIn = (m) => (m && m.role === 'assistant' && Array.isArray(m.content) ? m.content.filter((b) => b && b.type === 'reasoning') : [])
+
+/**
+ * Roo's getKeepMessagesWithToolBlocks: the last `keepCount` messages, and the tool_use blocks
+ * (with their message's reasoning blocks) that the kept tool_results answer, found in the
+ * `N_MESSAGES_TO_KEEP` messages before the kept ones.
+ */
+function getKeepMessagesWithToolBlocks(messages, keepCount) {
+  checkArray(messages, 'getKeepMessagesWithToolBlocks')
+  if (messages.length <= keepCount) return { keepMessages: messages, toolUseBlocksToPreserve: [], reasoningBlocksToPreserve: [] }
+  const start = messages.length - keepCount
+  const keepMessages = messages.slice(start)
+  const toolUseBlocksToPreserve = []
+  const reasoningBlocksToPreserve = []
+  const seen = new Set()
+  const searched = messages.slice(Math.max(0, start - N_MESSAGES_TO_KEEP), start)
+  for (const kept of keepMessages) {
+    for (const r of toolResults(kept)) {
+      if (seen.has(r.tool_use_id)) continue
+      for (let i = searched.length - 1; i >= 0; i--) {
+        const use = toolUseIn(searched[i], r.tool_use_id)
+        if (!use) continue
+        toolUseBlocksToPreserve.push(use)
+        seen.add(r.tool_use_id)
+        reasoningBlocksToPreserve.push(...reasoningIn(searched[i]))
+        break
+      }
+    }
+  }
+  return { keepMessages, toolUseBlocksToPreserve, reasoningBlocksToPreserve }
+}
+
+/**
+ * The messages since the last summary, the summary included (all of them when there is none).
+ * When that summary is not the user's (Roo's summaries before 2026), the task's original first
+ * message comes first, as Roo does since its fix of the first-message regression; a stand-in line
+ * only when that first message is not the user's either.
+ */
+function getMessagesSinceLastSummary(messages) {
+  checkArray(messages, 'getMessagesSinceLastSummary')
+  let last = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i] && messages[i].isSummary) {
+      last = i
+      break
+    }
+  }
+  if (last < 0) return messages
+  const since = messages.slice(last)
+  if (since[0].role === 'user') return since
+  const first = messages[0]
+  if (first && first.role === 'user') return [first, ...since]
+  const ts = first && finite(first.ts) && first.ts ? first.ts - 1 : Date.now()
+  return [{ role: 'user', content: 'Please continue from the following summary:', ts }, ...since]
+}
+
+module.exports = {
+  toolUseToText,
+  toolResultToText,
+  convertToolBlocksToText,
+  transformMessagesForCondensing,
+  injectSyntheticToolResults,
+  extractCommandBlocks,
+  getKeepMessagesWithToolBlocks,
+  getMessagesSinceLastSummary,
+}
