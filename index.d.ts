@@ -10,6 +10,22 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A manager configuration read once (defaults filled in, Roo's earlier keys mapped, every problem
+ * refused): its thresholds, trigger and loop guard answer without reading the config again.
+ */
+export declare class ManagerRules {
+  constructor(config: any)
+  /** The configuration as read. */
+  config(): any
+  /** The trigger threshold of a profile (and where it came from, with a warning when invalid). */
+  threshold(provider?: string | undefined | null, profileId?: string | undefined | null): any
+  /** Whether to condense now, with the figures behind the answer. */
+  decide(situation: any): any
+  /** The loop guard's state after an attempt. */
+  guardRecord(state: any, progressed: boolean, nowMs: number): any
+}
+
+/**
  * A condensation in steps, so no step holds the JavaScript thread long: the options are checked
  * when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
  * its own thread, and `next` waits (off the JavaScript thread) for what the engine needs next:
@@ -71,7 +87,10 @@ export declare function clearTokenCache(): void
 /** The JSON Schema of a provider's config. */
 export declare function configSchema(provider: string): any
 
-/** Tokens of whole messages, by the engine's own walk (used to cross-check the JavaScript one). */
+/**
+ * Tokens of whole messages, by the engine's own walk (the tests cross-check the JavaScript one with
+ * it; only in builds with the `probes` feature).
+ */
 export declare function countMessages(messages: any, encodingName?: string | undefined | null): number
 
 /** Tokens of one string. */
@@ -98,20 +117,11 @@ export interface DefaultPrompts {
 /** The JSON Schema of the manager config, for settings UIs. */
 export declare function managerConfigSchema(): any
 
-/** Whether to condense now, with the figures behind the answer. */
-export declare function managerDecide(config: any, situation: any): any
-
 /** The loop guard: `null` when the task may try now, else why not. */
 export declare function managerGuardAllows(state: any, nowMs: number): string | null
 
-/** The loop guard's state after an attempt. */
-export declare function managerGuardRecord(config: any, state: any, progressed: boolean, nowMs: number): any
-
 /** The config with defaults filled in and Roo's earlier keys mapped; throws with every problem. */
 export declare function managerReadConfig(config: any): any
-
-/** The trigger threshold of a profile (and where it came from, with a warning when invalid). */
-export declare function managerThreshold(config: any, provider?: string | undefined | null, profileId?: string | undefined | null): any
 
 /** Every problem of a manager config, with paths. */
 export declare function managerValidateConfig(config: any): any

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.ManagerRules = nativeBinding.ManagerRules
 module.exports.Session = nativeBinding.Session
 module.exports.clearTokenCache = nativeBinding.clearTokenCache
 module.exports.configSchema = nativeBinding.configSchema
@@ -844,11 +845,8 @@ module.exports.countTexts = nativeBinding.countTexts
 module.exports.countTextsAsync = nativeBinding.countTextsAsync
 module.exports.defaultPrompts = nativeBinding.defaultPrompts
 module.exports.managerConfigSchema = nativeBinding.managerConfigSchema
-module.exports.managerDecide = nativeBinding.managerDecide
 module.exports.managerGuardAllows = nativeBinding.managerGuardAllows
-module.exports.managerGuardRecord = nativeBinding.managerGuardRecord
 module.exports.managerReadConfig = nativeBinding.managerReadConfig
-module.exports.managerThreshold = nativeBinding.managerThreshold
 module.exports.managerValidateConfig = nativeBinding.managerValidateConfig
 module.exports.providerCatalogue = nativeBinding.providerCatalogue
 module.exports.smartPreset = nativeBinding.smartPreset

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, countTokens, repairConversation, validateConversation, type ApiMessage } from '../lib/index.js'
-import { loadFixture, itReal } from './helpers.js'
+import { HAVE_PROBES, loadFixture, itReal } from './helpers.js'
 
 const base = (): ApiMessage[] => [
   { role: 'user', content: [{ type: 'text', text: '<task>\nFix the bug.\n</task>' }] },
@@ -396,7 +396,7 @@ describe('panics', () => {
       .then(() => console.log('alive'))
   `
   for (const stage of ['sync', 'task', 'callback']) {
-    it(`a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`, () => {
+    it.skipIf(!HAVE_PROBES)(`a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`, () => {
       const out = spawnSync(process.execPath, ['-e', script], {
         env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: stage },
         encoding: 'utf8',

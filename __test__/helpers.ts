@@ -83,3 +83,8 @@ export function assertInvariants(input: ApiMessage[], snapshot: ApiMessage[], re
   const expanded = expandReferences(result.messages)
   expect(countTokens(expanded)).toBeGreaterThanOrEqual(tokensOut)
 }
+
+/** Whether the addon was built with the test-only `probes` feature (`npm run build` turns it on;
+ * release builds leave it off, and the tests that need it are skipped there). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const HAVE_PROBES = typeof (require('../index.js') as { countMessages?: unknown }).countMessages === 'function'

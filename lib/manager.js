@@ -42,7 +42,7 @@ class CondensationManager {
    */
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('CondensationManager: options: expected an object')
-    this.config = native.managerReadConfig(options.config ?? {})
+    this.useConfig(options.config ?? {})
     this.summarize = options.summarize
     this.summarizeOptions = options.summarizeOptions
     this.telemetry = options.telemetry
@@ -102,7 +102,13 @@ class CondensationManager {
   setConfig(config) {
     const problems = this.validateConfig(config)
     if (problems.length > 0) throw new TypeError(`CondensationManager: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`)
-    this.config = native.managerReadConfig(config)
+    this.useConfig(config)
+  }
+
+  /** Reads the config once: `rules` answers thresholds, triggers and the loop guard from it. */
+  useConfig(config) {
+    this.rules = new native.ManagerRules(config)
+    this.config = this.rules.config()
   }
 
   /** The config as JSON, to store or share as a preset. */
@@ -123,14 +129,14 @@ class CondensationManager {
 
   /** The trigger threshold for a profile, % of the window. */
   getEffectiveThreshold(profileId, provider) {
-    const t = native.managerThreshold(this.config, provider, profileId)
+    const t = this.rules.threshold(provider, profileId)
     if (t.warning) console.warn(t.warning)
     return t.percent
   }
 
   /** The full decision: condense or not, why, and the figures behind it. */
   decide({ totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider }) {
-    return native.managerDecide(this.config, { totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider })
+    return this.rules.decide({ totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider })
   }
 
   /** Whether to condense now (see `decide`). */
@@ -234,7 +240,7 @@ class CondensationManager {
     const guard = this.guards.get(taskId) ?? { attemptsWithoutProgress: 0, coolDownUntil: 0 }
     const coolingDown = native.managerGuardAllows(guard, this.now())
     const summarize = context.summarize ?? this.summarize
-    const record = (progressed) => this.guards.set(taskId, native.managerGuardRecord(this.config, guard, progressed, this.now()))
+    const record = (progressed) => this.guards.set(taskId, this.rules.guardRecord(guard, progressed, this.now()))
     let cost = 0
 
     if (!coolingDown) {

@@ -288,7 +288,7 @@ export interface TruncateResponse extends SummarizeResponse {
  * contextWindow reaches the effective threshold or prev passes the allowed size (contextWindow *
  * 0.9 - reserved), with the positional summary, and falls back to `truncateConversation(messages,
  * 0.5, taskId)` when condensing fails or is off and prev is past the allowed size. The rules are
- * the engine's (managerDecide). Bad numbers (totalTokens, contextWindow, …), a countTokens that
+ * the engine's (ManagerRules.decide). Bad numbers (totalTokens, contextWindow, …), a countTokens that
  * throws, answers garbage or never answers: an `error` result, never a throw or a hang.
  */
 export type TruncateConversationIfNeeded = (options: TruncateOptions) => Promise<TruncateResponse>

@@ -14,6 +14,7 @@ if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx "
   echo "ci-build: the Rust target $target is not installed: rustup target add $target" >&2
   exit 1
 fi
+# Release builds leave out the test-only `probes` feature (countMessages, the panic probe).
 args=(--platform --release --features node --target "$target")
 if [ "$target" != "$host" ]; then
   case "$target" in
@@ -23,3 +24,7 @@ if [ "$target" != "$host" ]; then
 fi
 npx napi build "${args[@]}"
 ls -l context-condense.*.node context-condense.*.wasm 2>/dev/null || { echo "ci-build: no binary was written for $target" >&2; exit 1; }
+# A native build for this machine can be loaded: it must not export the test-only functions.
+if [ "$target" = "$host" ] && ls context-condense.*.node >/dev/null 2>&1; then
+  node -e "if (typeof require('./index.js').countMessages === 'function') { console.error('ci-build: the release binary exports countMessages (the probes feature is on)'); process.exit(1) }"
+fi

@@ -6,4 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt -- --check
 cargo clippy --features node -- -D warnings
+cargo clippy --features node,probes -- -D warnings
 cargo test --no-default-features --no-fail-fast

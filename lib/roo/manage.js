@@ -70,9 +70,9 @@ function decide(p, prevParts, warn, fn) {
   }
   if (p.maxTokens) situation.maxTokens = Math.ceil(p.maxTokens)
   if (typeof p.currentProfileId === 'string') situation.profileId = p.currentProfileId
-  let engineConfig
+  let rules
   try {
-    engineConfig = native.managerReadConfig(config)
+    rules = new native.ManagerRules(config)
   } catch (e) {
     // The engine's rules refuse a global threshold outside 5..100 (Roo's settings offer no other).
     const detail = String(e && e.message ? e.message : e)
@@ -80,7 +80,7 @@ function decide(p, prevParts, warn, fn) {
       .replace(/config\.threshold/g, 'autoCondenseContextPercent')
     throw new HostError('invalid', `${fn}: ${detail}`)
   }
-  const d = native.managerDecide(engineConfig, situation)
+  const d = rules.decide(situation)
   if (warn && d.threshold.warning) console.warn(d.threshold.warning)
   const prevContextTokens = prevParts.totalTokens + prevParts.lastMessageTokens
   return { ...d, prevContextTokens, summarize: Boolean(p.autoCondenseContext) && d.condense }

@@ -1,0 +1,135 @@
+//! Values across the boundary: JSON text for results too big for one Node-API conversion, summary
+//! requests as lines of JSON, packed changes, and the checks on what arrives. Converts only.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::{json, Value};
+
+use crate::error::CondenseError;
+use crate::llm::SummarizeRequest;
+use crate::model::{Slot, TextRef};
+
+/// A value as JSON text, for results that may hold more values than one Node-API conversion
+/// takes (about a million): JavaScript parses the text instead.
+pub(super) fn json_text<T: serde::Serialize>(value: &T) -> std::result::Result<String, CondenseError> {
+    serde_json::to_string(value).map_err(|e| CondenseError::Internal(format!("could not write the result: {e}")))
+}
+
+/// A batch of summary requests as lines of JSON, so JavaScript can parse a request of a million
+/// messages a slice at a time: the first line is the requests with `messages` replaced by how
+/// many there are, then one line per message, request after request. (JSON text never holds a
+/// raw line break.)
+pub(super) fn requests_text(batch: &[SummarizeRequest]) -> std::result::Result<String, CondenseError> {
+    let mut out = String::new();
+    let heads: Vec<Value> = batch
+        .iter()
+        .map(|r| {
+            let mut head = serde_json::to_value(r.clone_head()).unwrap_or(Value::Null);
+            head["messages"] = json!(r.messages.len());
+            head
+        })
+        .collect();
+    out.push_str(&json_text(&heads)?);
+    for m in batch.iter().flat_map(|r| r.messages.iter()) {
+        out.push('\n');
+        out.push_str(&json_text(m)?);
+    }
+    Ok(out)
+}
+
+/// Whether a string of `value` (or a key) holds U+FFFD (EF BF BD) or U+FDD0 (EF B7 90).
+pub(super) fn may_need_escaping(value: &Value) -> bool {
+    fn text(s: &str) -> bool {
+        let b = s.as_bytes();
+        memchr::memchr_iter(0xEF, b).any(|i| matches!(b.get(i + 1..i + 3), Some([0xBF, 0xBD]) | Some([0xB7, 0x90])))
+    }
+    match value {
+        Value::String(s) => text(s),
+        Value::Array(a) => a.iter().any(may_need_escaping),
+        Value::Object(o) => o.iter().any(|(k, v)| text(k) || may_need_escaping(v)),
+        _ => false,
+    }
+}
+
+#[cfg(feature = "probes")]
+pub(super) fn as_array(messages: &Value) -> std::result::Result<&[Value], CondenseError> {
+    messages
+        .as_array()
+        .map(Vec::as_slice)
+        .ok_or_else(|| CondenseError::InvalidOptions("messages: expected an array of messages".into()))
+}
+
+/// Changes packed for a cheap crossing: four numbers per change in `codes`
+/// (message, block + 1, part + 1, field: 0 = `text`, 1 = `content`) and every new text
+/// concatenated in `text`, cut by `ends` (UTF-16 offsets, as JavaScript indexes strings).
+/// Creating one string and two typed arrays costs a few napi calls, where an object per
+/// change cost thousands.
+#[napi(object)]
+pub struct PackedChanges {
+    pub codes: Uint32Array,
+    pub ends: Uint32Array,
+    pub text: String,
+}
+
+/// The plain-data form of `PackedChanges`, built off the JavaScript thread.
+pub struct Packed {
+    codes: Vec<u32>,
+    ends: Vec<u32>,
+    text: String,
+}
+
+impl Packed {
+    pub(super) fn new(changes: Vec<(TextRef, String)>) -> Packed {
+        let mut p = Packed {
+            codes: Vec::with_capacity(changes.len() * 4),
+            ends: Vec::with_capacity(changes.len()),
+            text: String::new(),
+        };
+        let mut end = 0u32;
+        for (at, t) in changes {
+            let (block, part, field) = match at.slot {
+                Slot::Content => (0, 0, 1),
+                Slot::Text(j) => (j as u32 + 1, 0, 0),
+                Slot::ResultString(j) => (j as u32 + 1, 0, 1),
+                Slot::ResultPart(j, k) => (j as u32 + 1, k as u32 + 1, 0),
+            };
+            p.codes.extend([at.msg as u32, block, part, field]);
+            end += t.encode_utf16().count() as u32;
+            p.ends.push(end);
+            p.text.push_str(&t);
+        }
+        p
+    }
+
+    pub(super) fn into_js(self) -> PackedChanges {
+        PackedChanges { codes: Uint32Array::new(self.codes), ends: Uint32Array::new(self.ends), text: self.text }
+    }
+}
+
+/// Restored references, for `expandReferences`.
+#[napi(object)]
+pub struct RawExpansion {
+    pub changes: PackedChanges,
+    pub expanded: u32,
+    pub unresolved: u32,
+}
+
+/// A JSON result handed to JavaScript from a task (serde_json::Value is not a task output type).
+pub struct Json(pub(super) Value);
+
+impl TypeName for Json {
+    fn type_name() -> &'static str {
+        "unknown"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for Json {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        // SAFETY: called by napi with a live env, exactly as for a plain Value.
+        unsafe { Value::to_napi_value(env, val.0) }
+    }
+}

@@ -1,0 +1,124 @@
+//! The small stateless exports: token counting, schemas, presets, the catalogue, the default
+//! prompts. Each checks its arguments and turns a panic into an error.
+
+use std::panic::catch_unwind;
+
+use napi_derive::napi;
+use serde_json::Value;
+
+#[cfg(feature = "probes")]
+use super::codec::as_array;
+use super::*;
+use crate::error::CondenseError;
+use crate::tokens::{self, Encoding};
+
+/// Loads the BPE tables on a background thread so the first count does not pay for it.
+#[napi]
+pub fn warm_up() {
+    std::thread::spawn(|| {
+        let _ = catch_unwind(|| tokens::warm_up(Encoding::O200kBase));
+    });
+}
+
+/// Empties the engine's token-count cache.
+#[napi]
+pub fn clear_token_cache() {
+    tokens::clear_cache();
+}
+
+/// The JSON Schema of a provider's config.
+#[napi(catch_unwind)]
+pub fn config_schema(provider: String) -> Result<Value> {
+    guarded(|| crate::condense::config_schema(&provider))
+}
+
+/// The configuration of a Smart preset, as JSON.
+#[napi(catch_unwind)]
+pub fn smart_preset(name: String) -> Result<Value> {
+    guarded(|| {
+        crate::providers::smart::presets::preset(&name).ok_or_else(|| {
+            CondenseError::InvalidOptions(format!(
+                "unknown preset \"{name}\", expected one of {}",
+                crate::providers::smart::presets::NAMES.join(", ")
+            ))
+        })
+    })
+}
+
+/// The prompts a summary is asked with when the config gives none: `conversation` (Native and
+/// Smart's batch mode) and `content` (Smart's per-content summarize operation). Settings UIs show
+/// them beside the custom prompt fields.
+#[napi(object)]
+pub struct DefaultPrompts {
+    pub conversation: String,
+    pub content: String,
+}
+
+#[napi]
+pub fn default_prompts() -> DefaultPrompts {
+    DefaultPrompts {
+        conversation: crate::providers::native::SUMMARY_PROMPT.to_string(),
+        content: crate::passes::content_ops::DEFAULT_SUMMARY_PROMPT.to_string(),
+    }
+}
+
+/// The built-in providers, the Smart presets' names and the engine's constants (the one list every
+/// JavaScript module reads).
+#[napi]
+pub fn provider_catalogue() -> Value {
+    crate::catalogue::catalogue()
+}
+
+/// Tokens of one string.
+#[napi(catch_unwind)]
+pub fn count_text(text: String, encoding_name: Option<String>) -> Result<u32> {
+    let enc = encoding(encoding_name)?;
+    guarded(|| Ok(tokens::count(&text, enc) as u32))
+}
+
+/// Tokens of many strings (what the JavaScript cache missed).
+#[napi(catch_unwind)]
+pub fn count_texts(texts: Vec<String>, encoding_name: Option<String>) -> Result<Vec<u32>> {
+    let enc = encoding(encoding_name)?;
+    guarded(|| {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        Ok(tokens::count_many(&refs, enc).into_iter().map(|n| n as u32).collect())
+    })
+}
+
+pub struct CountTextsTask {
+    texts: Vec<String>,
+    encoding: Encoding,
+}
+
+#[napi]
+impl Task for CountTextsTask {
+    type Output = Vec<u32>;
+    type JsValue = Vec<u32>;
+
+    fn compute(&mut self) -> Result<Vec<u32>> {
+        guarded(|| {
+            let refs: Vec<&str> = self.texts.iter().map(String::as_str).collect();
+            Ok(tokens::count_many(&refs, self.encoding).into_iter().map(|n| n as u32).collect())
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Vec<u32>) -> Result<Vec<u32>> {
+        Ok(output)
+    }
+}
+
+/// Tokens of many strings, counted off the JavaScript thread.
+#[napi]
+pub fn count_texts_async(texts: Vec<String>, encoding_name: Option<String>) -> Result<AsyncTask<CountTextsTask>> {
+    Ok(AsyncTask::new(CountTextsTask { texts, encoding: encoding(encoding_name)? }))
+}
+
+/// Tokens of whole messages, by the engine's own walk (the tests cross-check the JavaScript one with
+/// it; only in builds with the `probes` feature).
+#[cfg(feature = "probes")]
+#[napi(catch_unwind)]
+pub fn count_messages(messages: Value, encoding_name: Option<String>) -> Result<u32> {
+    let enc = encoding(encoding_name)?;
+    guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
+}

@@ -1,0 +1,68 @@
+//! The Node-API binding, and nothing else: converts values at the boundary, runs heavy work
+//! off the JavaScript thread, turns errors into JavaScript errors and panics into errors too
+//! (`catch_unwind` on every export and inside every task). The public API is `lib/index.js`,
+//! which calls these functions; they are not meant to be used directly.
+//!
+//! By concern: `codec` (values across the boundary), `exports` (the small stateless functions),
+//! `manager` (the manager's decisions), `session` (a condensation in steps), `tasks` (work run off
+//! the JavaScript thread), `trim` (giving memory back when the engine goes idle).
+
+mod codec;
+mod exports;
+mod manager;
+mod session;
+mod tasks;
+mod trim;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use napi::bindgen_prelude::*;
+
+use crate::condense::parse_encoding;
+use crate::error::CondenseError;
+use crate::tokens::Encoding;
+
+fn to_napi(e: CondenseError) -> Error {
+    let status = match e {
+        CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_) => Status::InvalidArg,
+        CondenseError::Aborted => Status::Cancelled,
+        CondenseError::Internal(_) => Status::GenericFailure,
+    };
+    Error::new(status, e.to_string())
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// The test-only panic switch: with `CONTEXT_CONDENSE_PANIC_PROBE` set to `sync`, `task` or
+/// `callback`, the engine panics on purpose inside a sync export (`validateConversation`), inside
+/// the engine's own thread, or when a summary reply comes back from JavaScript. The tests use it
+/// to show that each panic reaches JavaScript as an error and the process lives on. Unset in
+/// normal use; reading it costs one environment lookup at each of those three points.
+#[cfg(feature = "probes")]
+fn panic_probe(stage: &str) {
+    if std::env::var("CONTEXT_CONDENSE_PANIC_PROBE").is_ok_and(|v| v == stage) {
+        panic!("panic probe: {stage}");
+    }
+}
+
+/// Without the `probes` feature (release builds) the switch does not exist.
+#[cfg(not(feature = "probes"))]
+#[inline(always)]
+fn panic_probe(_stage: &str) {}
+
+/// Runs `f`, turning a panic into an `Internal` error.
+fn guarded<T>(f: impl FnOnce() -> std::result::Result<T, CondenseError>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(to_napi),
+        Err(p) => Err(to_napi(CondenseError::Internal(panic_message(p)))),
+    }
+}
+
+fn encoding(name: Option<String>) -> Result<Encoding> {
+    parse_encoding(name.as_deref(), "options.encoding").map_err(to_napi)
+}

@@ -1,0 +1,387 @@
+//! A condensation in steps (`Session`): the options checked first, the messages pushed in chunks,
+//! the engine run on its own thread, summary requests answered from JavaScript, abort at any time.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+
+use napi_derive::napi;
+use serde_json::Value;
+
+use super::codec::*;
+use super::tasks::*;
+use super::trim::*;
+use super::*;
+use crate::condense::{condense, Options, Outcome};
+use crate::draft::Item;
+use crate::error::CondenseError;
+use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
+
+/// A condensation in steps, so no step holds the JavaScript thread long: the options are checked
+/// when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
+/// its own thread, and `next` waits (off the JavaScript thread) for what the engine needs next:
+/// a batch of summaries, which JavaScript answers with `reply`, or its result. `abort` stops a run
+/// in progress, also while it waits for summaries.
+#[napi]
+pub struct Session {
+    options: Options,
+    messages: Vec<Value>,
+    abort: Arc<AtomicBool>,
+    events: Option<Arc<Mutex<Receiver<Event>>>>,
+    replies: Option<Sender<Answer>>,
+    /// Set when the history could not cross the boundary: the run then refuses with it.
+    rejected: Option<String>,
+}
+
+/// What the engine thread tells JavaScript.
+/// Both carry JSON text made on the engine thread, so the JavaScript thread only creates a string.
+pub enum Event {
+    /// A batch of summary requests.
+    Summarize(String),
+    /// The changes and the outcome.
+    Done(std::result::Result<(Packed, String), CondenseError>),
+}
+
+/// What JavaScript answers a batch with.
+pub enum Answer {
+    Replies(Vec<std::result::Result<SummaryReply, String>>),
+    Aborted,
+}
+
+/// The engine's summarizer in Node: hands the batch to JavaScript and waits for the answer.
+struct ChannelSummarizer {
+    events: Sender<Event>,
+    replies: Receiver<Answer>,
+    abort: Arc<AtomicBool>,
+}
+
+impl Summarizer for ChannelSummarizer {
+    fn summarize(&mut self, batch: Vec<SummarizeRequest>) -> Vec<std::result::Result<SummaryReply, String>> {
+        let n = batch.len();
+        let failed = |why: &str| (0..n).map(|_| Err(why.to_string())).collect();
+        let batch = match requests_text(&batch) {
+            Ok(text) => text,
+            Err(e) => return failed(&e.to_string()),
+        };
+        if self.abort.load(Ordering::Relaxed) || self.events.send(Event::Summarize(batch)).is_err() {
+            return failed("aborted");
+        }
+        match self.replies.recv() {
+            Ok(Answer::Replies(r)) => {
+                panic_probe("callback");
+                r
+            }
+            Ok(Answer::Aborted) => failed("aborted"),
+            // The session was dropped by JavaScript: nobody will answer.
+            Err(_) => failed("the session was closed"),
+        }
+    }
+}
+
+/// What JavaScript receives of an outcome besides the packed texts, serialized once as JSON text.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OutcomeSummary<'a> {
+    prev_context_tokens: u64,
+    new_context_tokens: u64,
+    summary: &'a str,
+    cost: f64,
+    error: &'a Option<String>,
+    metrics: &'a crate::report::Metrics,
+    report: &'a str,
+    /// New tool inputs: `[message, block, input]`.
+    inputs: Vec<(usize, usize, &'a Value)>,
+    /// The message layout when it changed: an original index, or `{ message }` for a written one.
+    layout: Option<Vec<LayoutItem<'a>>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum LayoutItem<'a> {
+    Keep(usize),
+    New { message: &'a Value },
+}
+
+fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
+    OutcomeSummary {
+        prev_context_tokens: o.prev_context_tokens,
+        new_context_tokens: o.new_context_tokens,
+        summary: &o.summary,
+        cost: o.cost,
+        error: &o.error,
+        metrics: &o.metrics,
+        report: &o.report,
+        inputs: o.changes.inputs.iter().map(|((m, b), v)| (*m, *b, v)).collect(),
+        layout: o.changes.layout.as_ref().map(|l| {
+            l.iter()
+                .map(|item| match item {
+                    Item::Keep(i) => LayoutItem::Keep(*i),
+                    Item::New(v) => LayoutItem::New { message: v },
+                })
+                .collect()
+        }),
+    }
+}
+
+#[napi]
+impl Session {
+    #[napi(constructor)]
+    pub fn new(options: Value) -> Result<Session> {
+        let options = guarded(|| Options::from_value(&options))?;
+        Ok(Session {
+            options,
+            messages: Vec::new(),
+            abort: Arc::new(AtomicBool::new(false)),
+            events: None,
+            replies: None,
+            rejected: None,
+        })
+    }
+
+    /// Adds the next messages of the history. Answers the positions (within `chunk`) of the
+    /// messages holding U+FFFD or U+FDD0: only those can carry a lone surrogate (Node-API turns
+    /// each into U+FFFD on the way in) or the escape character, and JavaScript replaces those
+    /// that do by their escaped form (`set`), so edited text comes back exactly.
+    #[napi]
+    pub fn push(&mut self, chunk: Vec<Value>) -> Vec<u32> {
+        let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
+        self.messages.extend(chunk);
+        flagged
+    }
+
+    /// Replaces the pushed message at `index` (its escaped form, see `push`).
+    #[napi]
+    pub fn set(&mut self, index: u32, message: Value) -> Result<()> {
+        match self.messages.get_mut(index as usize) {
+            Some(m) => {
+                *m = message;
+                Ok(())
+            }
+            None => Err(Error::new(Status::InvalidArg, format!("set: no message at {index}"))),
+        }
+    }
+
+    /// The changes that restore every reference in the pushed messages.
+    #[napi]
+    pub fn expand(&mut self) -> Result<RawExpansion> {
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| {
+            let x = crate::reference::expand(&messages);
+            Ok(RawExpansion {
+                changes: Packed::new(x.changes).into_js(),
+                expanded: x.expanded as u32,
+                unresolved: x.unresolved as u32,
+            })
+        })
+    }
+
+    /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,
+    /// a value that is not an array), with its path, as JSON text (a list of any length crosses
+    /// as one string).
+    #[napi]
+    pub fn validate(&mut self, instead: Option<Value>) -> Result<String> {
+        let pushed = Value::Array(std::mem::take(&mut self.messages));
+        let messages = instead.unwrap_or(pushed);
+        guarded(|| {
+            panic_probe("sync");
+            json_text(&crate::validate::validate_value(&messages))
+        })
+    }
+
+    /// What fills the context of the pushed messages, now, as JSON text.
+    #[napi]
+    pub fn analyze_now(&mut self, encoding_name: Option<String>) -> Result<String> {
+        let enc = encoding(encoding_name)?;
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| json_text(&crate::analyze::analyze(&messages, enc)))
+    }
+
+    /// Marks the history as one the engine cannot take (`problem` names where): `start` then
+    /// answers with a refusal that leaves the messages unchanged.
+    #[napi]
+    pub fn reject(&mut self, problem: String) {
+        self.messages.clear();
+        self.rejected = Some(problem);
+    }
+
+    /// Stops the run: the engine checks between steps, and a wait for summaries ends at once.
+    #[napi]
+    pub fn abort(&self) {
+        self.abort.store(true, Ordering::Relaxed);
+        if let Some(r) = &self.replies {
+            let _ = r.send(Answer::Aborted);
+        }
+    }
+
+    /// Starts the engine on its own thread with the pushed messages; `with_summarizer` says
+    /// whether JavaScript will answer summary requests.
+    #[napi]
+    pub fn start(&mut self, with_summarizer: bool) -> Result<()> {
+        if self.events.is_some() {
+            return Err(Error::new(Status::GenericFailure, "this session was already started"));
+        }
+        let (event_tx, event_rx) = channel::<Event>();
+        let (reply_tx, reply_rx) = channel::<Answer>();
+        self.events = Some(Arc::new(Mutex::new(event_rx)));
+        self.replies = Some(reply_tx);
+        let messages = std::mem::take(&mut self.messages);
+        let options = self.options.clone();
+        let abort = self.abort.clone();
+        let rejected = self.rejected.take();
+        run_started();
+        let spawned = std::thread::Builder::new().name("context-condense".into()).spawn(move || {
+            let done_tx = event_tx.clone();
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                panic_probe("task");
+                if let Some(problem) = rejected {
+                    let o = crate::condense::refuse(&options, problem);
+                    return Ok((Packed::new(o.changes.texts.clone()), json_text(&outcome_summary(&o))?));
+                }
+                let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
+                let summarizer: Option<&mut dyn Summarizer> = if with_summarizer { Some(&mut channel) } else { None };
+                let o = condense(&messages, &options, &abort, summarizer)?;
+                let summary = json_text(&outcome_summary(&o))?;
+                Ok((Packed::new(o.changes.texts), summary))
+            }));
+            let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
+            // A large history's values were allocated on the JavaScript thread and are freed
+            // here: glibc then tidies those small blocks up (malloc_consolidate) on the next
+            // allocation of the JavaScript thread, a stall of a second or two after a
+            // million-message run. Trimming here does that work on this thread instead.
+            let large = messages.len() >= LARGE_HISTORY;
+            drop(messages);
+            if large {
+                trim_now();
+            }
+            let _ = done_tx.send(Event::Done(result));
+            run_ended();
+        });
+        if spawned.is_err() {
+            RUNNING.fetch_sub(1, Ordering::AcqRel);
+        }
+        spawned
+            .map(|_| ())
+            .map_err(|e| Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))
+    }
+
+    /// Waits, off the JavaScript thread, for what the engine needs next.
+    #[napi]
+    pub fn next(&self) -> Result<AsyncTask<NextTask>> {
+        match &self.events {
+            Some(rx) => Ok(AsyncTask::new(NextTask { events: rx.clone(), abort: self.abort.clone() })),
+            None => Err(Error::new(Status::GenericFailure, "this session was not started")),
+        }
+    }
+
+    /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
+    /// `{ ok: false, error }` per request, in order.
+    #[napi]
+    pub fn reply(&self, results: Value) -> Result<()> {
+        let Some(tx) = &self.replies else {
+            return Err(Error::new(Status::GenericFailure, "this session was not started"));
+        };
+        let Value::Array(items) = results else {
+            return Err(Error::new(Status::InvalidArg, "reply: expected an array"));
+        };
+        let answers = items
+            .into_iter()
+            .map(|item| {
+                if item.get("ok").and_then(Value::as_bool) == Some(true) {
+                    serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
+                        .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))
+                } else {
+                    Err(item
+                        .get("error")
+                        .and_then(Value::as_str)
+                        .unwrap_or("the summarize callback failed")
+                        .to_string())
+                }
+            })
+            .collect();
+        // The engine may have stopped waiting (aborted): nothing to do then.
+        let _ = tx.send(Answer::Replies(answers));
+        Ok(())
+    }
+
+    /// Estimates what the session's provider would do (a run with a stand-in model, see
+    /// `manager::estimate`), off the JavaScript thread; the session is emptied.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
+        let pricing = match pricing {
+            None | Some(Value::Null) => None,
+            Some(p) => Some(guarded(|| crate::condense::parse_config::<crate::cost::Pricing>(&p, "pricing"))?),
+        };
+        Ok(AsyncTask::new(EstimateTask {
+            messages: std::mem::take(&mut self.messages),
+            options: self.options.clone(),
+            pricing,
+            with_model,
+        }))
+    }
+
+    /// Analyzes the pushed messages off the JavaScript thread; the session is emptied.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub fn analyze(&mut self, encoding_name: Option<String>) -> Result<AsyncTask<AnalyzeTask>> {
+        Ok(AsyncTask::new(AnalyzeTask {
+            messages: std::mem::take(&mut self.messages),
+            encoding: encoding(encoding_name)?,
+        }))
+    }
+}
+
+/// The next event of an engine run, as JavaScript receives it.
+#[napi(object)]
+pub struct RawEvent {
+    /// "summarize", "done" or "error".
+    pub kind: String,
+    /// The summary requests, as JSON text.
+    pub requests: Option<String>,
+    pub changes: Option<PackedChanges>,
+    /// The outcome (numbers, report, new messages, layout), as JSON text.
+    pub summary: Option<String>,
+    pub error: Option<String>,
+    pub aborted: bool,
+    pub invalid_options: bool,
+}
+
+pub struct NextTask {
+    events: Arc<Mutex<Receiver<Event>>>,
+    abort: Arc<AtomicBool>,
+}
+
+#[napi]
+impl Task for NextTask {
+    type Output = Event;
+    type JsValue = RawEvent;
+
+    fn compute(&mut self) -> Result<Event> {
+        let rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))
+    }
+
+    fn resolve(&mut self, _env: Env, event: Event) -> Result<RawEvent> {
+        let empty = RawEvent {
+            kind: String::new(),
+            requests: None,
+            changes: None,
+            summary: None,
+            error: None,
+            aborted: false,
+            invalid_options: false,
+        };
+        Ok(match event {
+            Event::Summarize(batch) => RawEvent { kind: "summarize".into(), requests: Some(batch), ..empty },
+            Event::Done(Ok((packed, summary))) => {
+                RawEvent { kind: "done".into(), changes: Some(packed.into_js()), summary: Some(summary), ..empty }
+            }
+            Event::Done(Err(e)) => RawEvent {
+                kind: "error".into(),
+                aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),
+                invalid_options: matches!(e, CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_)),
+                error: Some(e.to_string()),
+                ..empty
+            },
+        })
+    }
+}

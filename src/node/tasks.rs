@@ -1,0 +1,60 @@
+//! Work run off the JavaScript thread for a session: the manager's estimate and `analyze`.
+
+use napi_derive::napi;
+use serde_json::Value;
+
+use super::codec::*;
+use super::*;
+use crate::condense::Options;
+use crate::tokens::Encoding;
+
+pub struct EstimateTask {
+    pub(super) messages: Vec<Value>,
+    pub(super) options: Options,
+    pub(super) pricing: Option<crate::cost::Pricing>,
+    pub(super) with_model: bool,
+}
+
+#[napi]
+impl Task for EstimateTask {
+    type Output = Value;
+    type JsValue = Json;
+
+    fn compute(&mut self) -> Result<Value> {
+        guarded(|| {
+            let e = crate::manager::estimate(
+                &self.messages,
+                &self.options,
+                self.pricing.as_ref(),
+                self.options.encoding,
+                self.with_model,
+            );
+            Ok(serde_json::to_value(e).unwrap_or(Value::Null))
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+        Ok(Json(output))
+    }
+}
+
+pub struct AnalyzeTask {
+    pub(super) messages: Vec<Value>,
+    pub(super) encoding: Encoding,
+}
+
+#[napi]
+impl Task for AnalyzeTask {
+    type Output = Value;
+    type JsValue = Json;
+
+    fn compute(&mut self) -> Result<Value> {
+        guarded(|| {
+            Ok(serde_json::to_value(crate::analyze::analyze(&self.messages, self.encoding)).unwrap_or(Value::Null))
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+        Ok(Json(output))
+    }
+}

@@ -1,0 +1,64 @@
+//! Gives freed memory back to the system once the engine has been idle for a while (glibc keeps
+//! it otherwise). Counts engine runs; touches nothing else.
+
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+/// Engine runs in progress, and how many have started so far. When the engine has been idle for
+/// `TRIM_AFTER`, glibc is asked to give freed memory back to the system: a burst of concurrent
+/// condensations otherwise leaves the process tens of MB larger (each engine thread's allocations
+/// land in arenas glibc keeps). Waiting first, as jemalloc's decay does, keeps back-to-back calls
+/// from giving memory back only to ask for it again.
+pub(super) static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub(super) static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Messages from which a finished run gives freed memory back at once (see `Session::start`).
+pub(super) const LARGE_HISTORY: usize = 50_000;
+pub(super) const TRIM_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
+
+pub(super) fn run_started() {
+    RUNNING.fetch_add(1, Ordering::AcqRel);
+    STARTED.fetch_add(1, Ordering::AcqRel);
+}
+
+pub(super) fn run_ended() {
+    if RUNNING.fetch_sub(1, Ordering::AcqRel) == 1 {
+        let (pending, wake) = idle_trimmer();
+        *pending.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_one();
+    }
+}
+
+type Wake = (Mutex<bool>, std::sync::Condvar);
+
+/// The thread that trims once the engine has stayed idle (started on first use), and the flag
+/// that says the engine went idle since it last looked.
+pub(super) fn idle_trimmer() -> &'static Wake {
+    static WAKE: std::sync::OnceLock<&'static Wake> = std::sync::OnceLock::new();
+    WAKE.get_or_init(|| {
+        let wake: &'static Wake = Box::leak(Box::new((Mutex::new(false), std::sync::Condvar::new())));
+        let _ = std::thread::Builder::new().name("context-condense-trim".into()).spawn(move || loop {
+            let (pending, cv) = wake;
+            let mut went_idle = pending.lock().unwrap_or_else(|e| e.into_inner());
+            while !*went_idle {
+                went_idle = cv.wait(went_idle).unwrap_or_else(|e| e.into_inner());
+            }
+            *went_idle = false;
+            drop(went_idle);
+            // Idle for TRIM_AFTER with nothing started meanwhile: give the memory back.
+            let seen = STARTED.load(Ordering::Acquire);
+            std::thread::sleep(TRIM_AFTER);
+            if RUNNING.load(Ordering::Acquire) == 0 && STARTED.load(Ordering::Acquire) == seen {
+                trim_now();
+            }
+        });
+        wake
+    })
+}
+
+pub(super) fn trim_now() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it is thread-safe in glibc.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
