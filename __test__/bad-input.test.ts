@@ -396,21 +396,24 @@ describe('panics', () => {
       .then(() => console.log('alive'))
   `
   for (const stage of ['sync', 'task', 'callback']) {
-    it.skipIf(!HAVE_PROBES)(`a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`, () => {
-      const out = spawnSync(process.execPath, ['-e', script], {
-        env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: stage },
-        encoding: 'utf8',
-        timeout: 30_000,
-      })
-      expect(out.status).toBe(0)
-      const lines = out.stdout.trim().split('\n')
-      expect(JSON.parse(lines[0])).toEqual({ ok: false, message: expect.stringContaining(`panic probe: ${stage}`) })
-      // The process goes on; after a sync or callback panic, the next condensation works (the
-      // task probe fires in every engine run, so there the next one fails the same way).
-      expect(lines[lines.length - 1]).toBe('alive')
-      if (stage === 'task') expect(JSON.parse(lines[1]).again).toContain('panic probe: task')
-      else expect(lines).toHaveLength(2)
-    })
+    it.skipIf(!HAVE_PROBES)(
+      `a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`,
+      () => {
+        const out = spawnSync(process.execPath, ['-e', script], {
+          env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: stage },
+          encoding: 'utf8',
+          timeout: 30_000,
+        })
+        expect(out.status).toBe(0)
+        const lines = out.stdout.trim().split('\n')
+        expect(JSON.parse(lines[0])).toEqual({ ok: false, message: expect.stringContaining(`panic probe: ${stage}`) })
+        // The process goes on; after a sync or callback panic, the next condensation works (the
+        // task probe fires in every engine run, so there the next one fails the same way).
+        expect(lines[lines.length - 1]).toBe('alive')
+        if (stage === 'task') expect(JSON.parse(lines[1]).again).toContain('panic probe: task')
+        else expect(lines).toHaveLength(2)
+      },
+    )
   }
 })
 

@@ -342,3 +342,52 @@ describe('the summarize callback under load', () => {
     expect(validateConversation(r.messages)).toEqual([])
   })
 })
+
+describe('why a provider declined: errorCode', () => {
+  const turns = (n: number): ApiMessage[] =>
+    Array.from(
+      { length: n },
+      (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i}: ${'words of the conversation '.repeat(30)}` }) as ApiMessage,
+    )
+
+  it('names each cause with a stable code, beside the unchanged messages and the error text', async () => {
+    const cases: Array<[string, () => Promise<CondenseResult>]> = [
+      [
+        'invalid-history',
+        () =>
+          condense(
+            [
+              { role: 'user', content: 'a' },
+              { role: 'bogus' as 'user', content: 'b' },
+            ],
+            { provider: 'lossless' },
+          ),
+      ],
+      ['not-enough-messages', () => condense(turns(3), { provider: 'native', summarize: fakeSummary() })],
+      ['no-summarizer', () => condense(turns(12), { provider: 'native' })],
+      [
+        'summarize-failed',
+        () =>
+          condense(turns(12), {
+            provider: 'native',
+            summarize: async () => {
+              throw new Error('the model is down')
+            },
+            summarizeOptions: { retries: 0 },
+          }),
+      ],
+      ['empty-summary', () => condense(turns(12), { provider: 'native', summarize: async () => '   ' })],
+      ['context-grew', () => condense(turns(12), { provider: 'native', summarize: async () => 'much longer than what it replaces '.repeat(2000) })],
+    ]
+    for (const [code, run] of cases) {
+      const r = await run()
+      expect(r.errorCode, `${code}: ${r.error}`).toBe(code)
+      expect(typeof r.error).toBe('string')
+      expect(r.newContextTokens).toBe(r.prevContextTokens)
+    }
+    // A condensation that worked has neither.
+    const ok = await condense(turns(12), { provider: 'native', summarize: fakeSummary() })
+    expect(ok.error).toBeUndefined()
+    expect(ok.errorCode).toBeUndefined()
+  })
+})

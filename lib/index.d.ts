@@ -268,6 +268,23 @@ export interface CondenseMetrics {
   durationMs: number
 }
 
+/** Why a provider left the history as it was. */
+export type RefusalCode =
+  /** The history's structure (or a value the engine cannot take) stops it; the error says where. */
+  | 'invalid-history'
+  /** Native: too few messages between the first and the kept tail. */
+  | 'not-enough-messages'
+  /** Native: a summary is already among the kept messages. */
+  | 'condensed-recently'
+  /** Native needs `summarize`, and none was given. */
+  | 'no-summarizer'
+  /** The summarize callback failed (rejected, threw, timed out, answered with an error). */
+  | 'summarize-failed'
+  /** The summarize callback answered with an empty summary. */
+  | 'empty-summary'
+  /** The summary would not make the context smaller. */
+  | 'context-grew'
+
 export interface CondenseResult<M = ApiMessage> {
   /** The condensed history. Messages nothing changed are the caller's own objects (shared, not
    * copied); changed ones are new objects. The input array is never modified. */
@@ -280,8 +297,10 @@ export interface CondenseResult<M = ApiMessage> {
   cost: number
   prevContextTokens: number
   newContextTokens: number
-  /** A problem with the data; `messages` is then a copy of the input, unchanged. */
+  /** A problem with the data, or the provider declining; `messages` is then a copy of the input, unchanged. */
   error?: string
+  /** The stable code of `error`, to branch on (the text may change): see `RefusalCode`. */
+  errorCode?: RefusalCode
   metrics: CondenseMetrics
   /** A readable account of what was done. */
   report: string

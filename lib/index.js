@@ -655,7 +655,10 @@ async function condense(messages, options) {
         metrics: summary.metrics,
         report: summary.report,
       }
-      if (summary.error) result.error = summary.error
+      if (summary.error) {
+        result.error = summary.error
+        result.errorCode = summary.errorCode
+      }
       if (repaired) result.repairs = repaired.repairs
       return result
     }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::draft::{Changes, Draft};
 use crate::edit::Op;
-use crate::error::CondenseError;
+use crate::error::{CondenseError, Refusal};
 use crate::llm::Summarizer;
 use crate::providers::lossless::{self, LosslessConfig};
 use crate::providers::native::{self, NativeConfig};
@@ -189,6 +189,8 @@ pub struct Outcome {
     pub cost: f64,
     /// A problem with the data or a provider's refusal: nothing was changed.
     pub error: Option<String>,
+    /// The stable code of `error` (`Refusal::code`).
+    pub error_code: Option<&'static str>,
     pub metrics: Metrics,
     pub report: String,
 }
@@ -212,13 +214,7 @@ pub fn condense(
 
     if let Some(problem) = first_structural_problem(messages) {
         let tokens = options.prev_context_tokens.unwrap_or(0);
-        return Ok(refusal(
-            provider,
-            encoding,
-            tokens,
-            started,
-            format!("{problem}; the messages were left unchanged"),
-        ));
+        return Ok(refusal(provider, encoding, tokens, started, Refusal::InvalidHistory(problem.to_string())));
     }
 
     let mut draft = Draft::new(messages);
@@ -276,11 +272,9 @@ pub fn condense(
                     });
                 }
                 Err(e) => {
+                    let called = calls_possible && e.called_summarizer();
                     let mut o = refusal(provider, encoding, before, started, e);
-                    o.metrics.callback_calls = usize::from(
-                        calls_possible
-                            && o.error.as_deref().is_some_and(|x| x.starts_with("Failed") || x == native::ERR_GREW),
-                    );
+                    o.metrics.callback_calls = usize::from(called);
                     return Ok(o);
                 }
             }
@@ -336,6 +330,7 @@ pub fn condense(
         summary,
         cost,
         error: None,
+        error_code: None,
         report: render(&metrics),
         metrics,
     })
@@ -380,17 +375,11 @@ fn percent(part: u64, whole: u64) -> f64 {
 /// at the boundary): nothing changed, and the error says where.
 pub fn refuse(options: &Options, error: String) -> Outcome {
     let tokens = options.prev_context_tokens.unwrap_or(0);
-    refusal(
-        options.provider.id(),
-        options.encoding,
-        tokens,
-        Instant::now(),
-        format!("{error}; the messages were left unchanged"),
-    )
+    refusal(options.provider.id(), options.encoding, tokens, Instant::now(), Refusal::InvalidHistory(error))
 }
 
 /// An outcome that changes nothing and says why.
-fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Instant, error: String) -> Outcome {
+fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Instant, error: Refusal) -> Outcome {
     let metrics = Metrics {
         provider,
         encoding: encoding.name(),
@@ -416,7 +405,8 @@ fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Ins
         summary: String::new(),
         cost: 0.0,
         report: format!("Context not condensed: {error}"),
-        error: Some(error),
+        error_code: Some(error.code()),
+        error: Some(error.to_string()),
         metrics,
     }
 }

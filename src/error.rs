@@ -1,5 +1,6 @@
 //! The errors the engine reports. Invalid options and unbuilt providers are the caller's
-//! mistakes and are thrown in JavaScript; problems in the data come back in the result.
+//! mistakes and are thrown in JavaScript; problems in the data, and a provider declining, come
+//! back in the result as a `Refusal`, with a stable code a host can branch on.
 
 use thiserror::Error;
 
@@ -15,4 +16,45 @@ pub enum CondenseError {
     /// A panic caught at the boundary: a bug, reported instead of crashing the host.
     #[error("internal error (please report it): {0}")]
     Internal(String),
+}
+
+/// Why a provider left the history as it was: the result's `error` (its text) and `errorCode`.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The history cannot be condensed as it is (its structure, or a value the engine cannot take).
+    #[error("{0}; the messages were left unchanged")]
+    InvalidHistory(String),
+    #[error("Not enough messages to condense")]
+    NotEnoughMessages,
+    #[error("Context was condensed recently")]
+    CondensedRecently,
+    #[error("No summarize callback was given: the native provider summarizes with the host's model")]
+    NoSummarizer,
+    /// The summarize callback failed (rejected, threw, timed out, answered with an error).
+    #[error("Failed to condense context: {0}")]
+    SummarizeFailed(String),
+    #[error("Failed to condense context: the summarize callback returned an empty summary")]
+    EmptySummary,
+    #[error("Context size increased during condensing; skipping this attempt")]
+    ContextGrew,
+}
+
+impl Refusal {
+    /// The stable code of the cause (`errorCode` in JavaScript).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::InvalidHistory(_) => "invalid-history",
+            Refusal::NotEnoughMessages => "not-enough-messages",
+            Refusal::CondensedRecently => "condensed-recently",
+            Refusal::NoSummarizer => "no-summarizer",
+            Refusal::SummarizeFailed(_) => "summarize-failed",
+            Refusal::EmptySummary => "empty-summary",
+            Refusal::ContextGrew => "context-grew",
+        }
+    }
+
+    /// Whether the summarize callback was called before the refusal.
+    pub fn called_summarizer(&self) -> bool {
+        matches!(self, Refusal::SummarizeFailed(_) | Refusal::EmptySummary | Refusal::ContextGrew)
+    }
 }

@@ -104,7 +104,7 @@ class CliError extends Error {
 /** The engine declined (its `error`): exit 1, with what to do about it. */
 function notCondensed(r) {
   let hint = 'nothing was written'
-  if (/No summarize callback/.test(r.error))
+  if (r.errorCode === 'no-summarizer')
     hint = 'native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written'
   const err = new CliError(EXIT.engine, `not condensed: ${r.error}`, hint)
   err.result = r

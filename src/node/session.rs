@@ -88,6 +88,8 @@ struct OutcomeSummary<'a> {
     summary: &'a str,
     cost: f64,
     error: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'static str>,
     metrics: &'a crate::report::Metrics,
     report: &'a str,
     /// New tool inputs: `[message, block, input]`.
@@ -110,6 +112,7 @@ fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
         summary: &o.summary,
         cost: o.cost,
         error: &o.error,
+        error_code: o.error_code,
         metrics: &o.metrics,
         report: &o.report,
         inputs: o.changes.inputs.iter().map(|((m, b), v)| (*m, *b, v)).collect(),

@@ -16,18 +16,13 @@ use serde_json::{json, Value};
 
 use crate::cost::{reply_cost, Pricing};
 use crate::draft::{Draft, Item};
+use crate::error::Refusal;
 use crate::llm::{render_message, Purpose, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role};
 use crate::parse::View;
 use crate::tokens::Encoding;
 
 pub const N_MESSAGES_TO_KEEP: usize = 3;
-
-pub const ERR_NOT_ENOUGH: &str = "Not enough messages to condense";
-pub const ERR_RECENT: &str = "Context was condensed recently";
-pub const ERR_NO_CALLBACK: &str =
-    "No summarize callback was given: the native provider summarizes with the host's model";
-pub const ERR_GREW: &str = "Context size increased during condensing; skipping this attempt";
 
 /// The default instructions for a conversation summary (the project's own words).
 pub const SUMMARY_PROMPT: &str = "\
@@ -102,7 +97,7 @@ pub fn summarize_span(
     pricing: Option<&Pricing>,
     summarizer: &mut dyn Summarizer,
     encoding: Encoding,
-) -> Result<BatchOutcome, String> {
+) -> Result<BatchOutcome, Refusal> {
     let current = draft.messages();
     let mut request_messages: Vec<Value> = Vec::new();
     if current.get(from).is_some_and(|m| role(m) == Some("assistant")) {
@@ -123,11 +118,11 @@ pub fn summarize_span(
         .into_iter()
         .next()
         .unwrap_or_else(|| Err("the summarize callback gave no answer".into()));
-    let reply = reply.map_err(|e| format!("Failed to condense context: {e}"))?;
+    let reply = reply.map_err(Refusal::SummarizeFailed)?;
     let cost = reply_cost(&reply, pricing);
     let text = reply.text.trim();
     if text.is_empty() {
-        return Err("Failed to condense context: the summarize callback returned an empty summary".into());
+        return Err(Refusal::EmptySummary);
     }
     let originals: Vec<usize> =
         draft.layout[from..to].iter().filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None }).collect();
@@ -146,7 +141,7 @@ pub fn summarize_span(
     draft.layout = layout;
     if draft.saved_tokens(encoding) <= 0 {
         draft.layout = before;
-        return Err(ERR_GREW.into());
+        return Err(Refusal::ContextGrew);
     }
     Ok(BatchOutcome { summary, cost, callback_calls: 1, summarized_messages: to - from })
 }
@@ -215,7 +210,7 @@ pub fn run(
     config: &NativeConfig,
     encoding: Encoding,
     summarizer: Option<&mut dyn Summarizer>,
-) -> Result<BatchOutcome, String> {
+) -> Result<BatchOutcome, Refusal> {
     let current = draft.messages();
     let n = current.len();
     let mut keep_start = n.saturating_sub(config.keep_last);
@@ -228,13 +223,13 @@ pub fn run(
     // Roo counts the "Please continue from the following summary" message it puts before a
     // previous summary among the messages to summarize.
     if keep_start - from + usize::from(last_summary.is_some()) <= 1 {
-        return Err(ERR_NOT_ENOUGH.into());
+        return Err(Refusal::NotEnoughMessages);
     }
     if current[keep_start..].iter().any(|m| is_summary(m)) {
-        return Err(ERR_RECENT.into());
+        return Err(Refusal::CondensedRecently);
     }
     drop(current);
-    let Some(summarizer) = summarizer else { return Err(ERR_NO_CALLBACK.into()) };
+    let Some(summarizer) = summarizer else { return Err(Refusal::NoSummarizer) };
     let prompt = prompt_or_default(config.custom_prompt.as_deref());
     // Roo keeps the first message, drops everything before the last summary, and summarizes
     // from that summary (or from the start) up to the kept tail.

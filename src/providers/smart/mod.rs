@@ -344,7 +344,7 @@ fn batch(
         }
         Err(e) => {
             m.skipped = Some(format!("summary not used: {e}"));
-            m.errors.push(e);
+            m.errors.push(e.to_string());
         }
     }
 }
