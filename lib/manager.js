@@ -10,7 +10,7 @@
 
 const native = require('./native.js')
 const lib = require('./index.js')
-const internal = require('./internal.js')
+const { pushInChunks } = require('./intake.js')
 
 /** The engine's catalogue: the built-in providers (what each is and can do) and its constants. */
 const CATALOGUE = native.providerCatalogue()
@@ -322,7 +322,7 @@ class CondensationManager {
     const config = this._providerOptions(id, opts.decision)
     const pricing = opts.pricing ?? config.pricing
     const session = new native.Session({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
-    const problem = await internal.pushInChunks(session, messages, undefined)
+    const problem = await pushInChunks(session, messages, undefined)
     if (problem) throw new TypeError(`estimate: ${problem}`)
     return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
   }

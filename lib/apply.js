@@ -1,0 +1,139 @@
+// The engine's changes applied with structural sharing: messages it did not change are the caller's
+// own objects, changed ones new objects, built in slices. Never mutates the caller's messages.
+'use strict'
+
+const { repairSteps } = require('./repair.js')
+const scheduler = require('./scheduler.js')
+const { unescapeText } = require('./crossing.js')
+
+// ---------------------------------------------------------------------------------------------
+// Changes from the engine, applied with structural sharing.
+
+/**
+ * Applies packed changes (see PackedChanges in src/node.rs: four codes per change, the new texts
+ * concatenated) to `out`, a copy of `messages`, `size` changes per call of the returned step
+ * (true when all are applied): changed messages become shallow copies with new blocks, the others
+ * stay the caller's own objects.
+ */
+function changeApplier(messages, packed, out) {
+  const { codes, ends, text } = packed
+  let start = 0
+  let c = 0
+  return (size) => {
+    const stop = Math.min(ends.length, c + size)
+    for (; c < stop; c++) {
+      const i = codes[4 * c]
+      const block = codes[4 * c + 1] - 1
+      const part = codes[4 * c + 2] - 1
+      const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
+      const value = unescapeText(text.slice(start, ends[c]))
+      start = ends[c]
+      const original = messages[i]
+      const m = out[i] === original ? { ...original } : out[i]
+      if (block < 0) {
+        m.content = value
+      } else {
+        if (m.content === original.content) m.content = m.content.slice()
+        const b = m.content[block] === original.content[block] ? { ...original.content[block] } : m.content[block]
+        if (part >= 0) {
+          if (b.content === original.content[block].content) b.content = b.content.slice()
+          b.content[part] = { ...b.content[part], text: value }
+        } else {
+          b[field] = value
+        }
+        m.content[block] = b
+      }
+      out[i] = m
+    }
+    return c >= ends.length
+  }
+}
+
+/** Applies packed changes at once and returns a new array (changed messages are new objects). */
+function applyChanges(messages, packed) {
+  const out = messages.slice()
+  changeApplier(messages, packed, out)(Infinity)
+  return out
+}
+
+/**
+ * The engine's answer applied through the scheduler: the copy of the array, the text changes, the
+ * new tool inputs, then the message layout, each in slices.
+ */
+async function buildMessages(messages, changes, summary, signal) {
+  const out = await copyMessages(messages, signal)
+  await scheduler.run(changeApplier(messages, changes, out), signal, 64)
+  const inputs = summary.inputs
+  let n = 0
+  await scheduler.run(
+    (size) => {
+      const stop = Math.min(inputs.length, n + size)
+      for (; n < stop; n++) {
+        const [i, block, input] = inputs[n]
+        const m = out[i] === messages[i] ? { ...messages[i] } : out[i]
+        if (m.content === messages[i].content) m.content = m.content.slice()
+        m.content[block] = { ...m.content[block], input }
+        out[i] = m
+      }
+      return n >= inputs.length
+    },
+    signal,
+    64,
+  )
+  const layout = summary.layout
+  if (!layout) return out
+  const laid = []
+  let j = 0
+  await scheduler.run(
+    (size) => {
+      const stop = Math.min(layout.length, j + size)
+      for (; j < stop; j++) {
+        const item = layout[j]
+        laid.push(typeof item === 'number' ? out[item] : item.message)
+      }
+      return j >= layout.length
+    },
+    signal,
+    1024,
+  )
+  return laid
+}
+
+/** repairConversation through the scheduler: its steps (one per message looked at) in slices. */
+async function repairSliced(messages, signal) {
+  const steps = repairSteps(messages)
+  let result
+  await scheduler.run(
+    (size) => {
+      for (let n = 0; n < size; n++) {
+        const step = steps.next()
+        if (step.done) {
+          result = step.value
+          return true
+        }
+      }
+      return false
+    },
+    signal,
+    256,
+  )
+  return result
+}
+
+/** A copy of the caller's array (the messages themselves shared), through the scheduler. */
+async function copyMessages(messages, signal) {
+  const out = []
+  let k = 0
+  await scheduler.run(
+    (size) => {
+      const stop = Math.min(messages.length, k + size)
+      for (; k < stop; k++) out.push(messages[k])
+      return k >= messages.length
+    },
+    signal,
+    1024,
+  )
+  return out
+}
+
+module.exports = { applyChanges, buildMessages, repairSliced, copyMessages }

@@ -1,0 +1,53 @@
+// Feeding a history to the engine without holding the event loop: chunks through the scheduler,
+// and the abort signal's checks. Shared by lib/index.js and lib/manager.js.
+'use strict'
+
+const { describe } = require('./values.js')
+const scheduler = require('./scheduler.js')
+const { pushChunk } = require('./crossing.js')
+
+// ---------------------------------------------------------------------------------------------
+// Feeding a history to the engine without holding the event loop.
+
+/**
+ * Pushes `messages` in chunks, through the scheduler (every call's chunks share one budget of
+ * event-loop time); answers the problem when a value cannot cross (the session is then rejected),
+ * rejects with the signal's reason once it aborts.
+ */
+async function pushInChunks(session, messages, signal) {
+  let i = 0
+  let problem
+  await scheduler.run(
+    (size) => {
+      if (i >= messages.length) return true
+      const end = Math.min(messages.length, i + size)
+      problem = pushChunk(session, messages.slice(i, end), i)
+      if (problem) {
+        // A value the engine cannot take: the run refuses with where it is, like any other
+        // structural problem, and the messages come back unchanged.
+        session.reject(problem)
+        return true
+      }
+      i = end
+      return i >= messages.length
+    },
+    signal,
+    4,
+  )
+  return problem
+}
+
+function abortError(signal) {
+  if (signal && signal.reason !== undefined) return signal.reason
+  return new DOMException('This operation was aborted', 'AbortError')
+}
+
+function checkSignal(signal, at) {
+  if (signal === undefined) return undefined
+  if (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+    throw new TypeError(`${at}: expected an AbortSignal, got ${describe(signal)}`)
+  }
+  return signal
+}
+
+module.exports = { pushInChunks, abortError, checkSignal }

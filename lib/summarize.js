@@ -1,0 +1,166 @@
+// The host's summarize callback: concurrency cap, timeout, bounded retry, cancellation, its replies
+// read and checked, and the engine's requests parsed a slice at a time.
+'use strict'
+
+const { describe } = require('./values.js')
+const scheduler = require('./scheduler.js')
+const { fromEngine } = require('./crossing.js')
+
+// ---------------------------------------------------------------------------------------------
+// The host's summarize callback: concurrency cap, timeout, bounded retry, cancellation.
+
+const SUMMARIZE_DEFAULTS = { concurrency: 4, timeoutMs: 120_000, retries: 2, retryDelayMs: 500 }
+
+function checkSummarizeOptions(raw) {
+  const o = { ...SUMMARIZE_DEFAULTS }
+  if (raw === undefined) return o
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new TypeError(`condense: options.summarizeOptions: expected an object, got ${describe(raw)}`)
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(key in SUMMARIZE_DEFAULTS)) {
+      throw new TypeError(`condense: options.summarizeOptions.${key}: unknown key, expected one of ${Object.keys(SUMMARIZE_DEFAULTS).join(', ')}`)
+    }
+    const min = key === 'concurrency' || key === 'timeoutMs' ? 1 : 0
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+      throw new TypeError(`condense: options.summarizeOptions.${key}: expected a whole number >= ${min}, got ${describe(value)}`)
+    }
+    o[key] = value
+  }
+  return o
+}
+
+const REPLY_NUMBERS = ['cost', 'inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']
+const REPLY_SHAPE = '{ text: string, cost?, inputTokens?, outputTokens?, cacheWriteTokens?, cacheReadTokens? }'
+
+/** A reply field read once; a getter (or proxy) that throws is reported, not thrown. */
+function readField(value, key) {
+  try {
+    return { ok: true, value: value[key] }
+  } catch (e) {
+    return { ok: false, error: `options.summarize returned a reply whose ${key} could not be read: ${errorText(e)}` }
+  }
+}
+
+/** The callback's answer as the engine reads it, or a reason it cannot be used. Never throws. */
+function readReply(value) {
+  if (typeof value === 'string') return { ok: true, reply: { text: value } }
+  if (value === null || typeof value !== 'object') {
+    return { ok: false, error: `options.summarize returned ${describe(value)}; expected a string or ${REPLY_SHAPE}` }
+  }
+  const text = readField(value, 'text')
+  if (!text.ok) return text
+  if (typeof text.value !== 'string') {
+    return { ok: false, error: `options.summarize returned ${describe(value)} whose text is ${describe(text.value)}; expected a string or ${REPLY_SHAPE}` }
+  }
+  const reply = { text: text.value }
+  for (const k of REPLY_NUMBERS) {
+    const field = readField(value, k)
+    if (!field.ok) return field
+    const n = field.value
+    if (n === undefined || n === null) continue
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      return { ok: false, error: `options.summarize returned ${k}: ${describe(n)}; expected a finite number >= 0` }
+    }
+    reply[k] = n
+  }
+  return { ok: true, reply }
+}
+
+function errorText(e) {
+  return e instanceof Error ? e.message : String(e)
+}
+
+/** One request: each attempt raced against its timeout and the abort; rejections retried. */
+async function summarizeOne(request, summarize, o, signal) {
+  for (let attempt = 0; ; attempt++) {
+    if (signal && signal.aborted) return { ok: false, error: 'aborted' }
+    const attemptController = new AbortController()
+    const onAbort = () => attemptController.abort(signal.reason)
+    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    let timer
+    const outcome = await new Promise((resolve) => {
+      timer = setTimeout(() => {
+        resolve({ kind: 'timeout' })
+        // Tell the callback too, so it can stop its request.
+        attemptController.abort(new Error(`options.summarize did not answer within ${o.timeoutMs} ms`))
+      }, o.timeoutMs)
+      attemptController.signal.addEventListener('abort', () => resolve({ kind: 'aborted' }), { once: true })
+      let pending
+      try {
+        pending = summarize(request, { signal: attemptController.signal })
+      } catch (e) {
+        resolve({ kind: 'threw', error: e })
+        return
+      }
+      Promise.resolve(pending).then(
+        (value) => resolve({ kind: 'value', value }),
+        (error) => resolve({ kind: 'rejected', error }),
+      )
+    })
+    clearTimeout(timer)
+    if (signal) signal.removeEventListener('abort', onAbort)
+    switch (outcome.kind) {
+      case 'value':
+        return readReply(outcome.value)
+      case 'timeout':
+        return { ok: false, error: `options.summarize did not answer within ${o.timeoutMs} ms` }
+      case 'aborted':
+        return { ok: false, error: 'aborted' }
+      default: {
+        const how = outcome.kind === 'threw' ? 'threw' : 'rejected'
+        if (attempt >= o.retries) {
+          return { ok: false, error: `options.summarize ${how} (${attempt + 1} ${attempt === 0 ? 'attempt' : 'attempts'}): ${errorText(outcome.error)}` }
+        }
+        await new Promise((r) => setTimeout(r, o.retryDelayMs * 2 ** attempt))
+      }
+    }
+  }
+}
+
+/** A batch of requests, at most `concurrency` at a time, answers in request order. */
+async function summarizeBatch(requests, summarize, o, signal) {
+  const results = new Array(requests.length)
+  let next = 0
+  const worker = async () => {
+    while (next < requests.length) {
+      const i = next++
+      results[i] = await summarizeOne(requests[i], summarize, o, signal)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(o.concurrency, requests.length) }, worker))
+  return results
+}
+
+/**
+ * The engine's summary requests (lines of JSON, see `requests_text` in src/node.rs: the requests
+ * with a count for `messages`, then one line per message), parsed a slice at a time.
+ */
+async function readRequests(text, signal) {
+  let pos = text.indexOf('\n')
+  const heads = fromEngine(pos < 0 ? text : text.slice(0, pos))
+  const total = heads.reduce((n, h) => n + h.messages, 0)
+  const all = []
+  await scheduler.run(
+    (size) => {
+      for (let k = 0; k < size && all.length < total; k++) {
+        let end = text.indexOf('\n', pos + 1)
+        if (end < 0) end = text.length
+        all.push(fromEngine(text.slice(pos + 1, end)))
+        pos = end
+      }
+      return all.length >= total
+    },
+    signal,
+    256,
+  )
+  let at = 0
+  for (const h of heads) {
+    const n = h.messages
+    h.messages = all.slice(at, at + n)
+    at += n
+  }
+  return heads
+}
+
+module.exports = { checkSummarizeOptions, summarizeBatch, readRequests }

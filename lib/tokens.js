@@ -1,0 +1,225 @@
+// Token counting on the JavaScript side: the same definition as the engine's (a test checks both
+// agree), a cache keyed by the strings themselves (bounded by entries and characters), and a sliced
+// walk that gives the event loop back. Reads messages; never changes them.
+'use strict'
+
+const native = require('./native.js')
+const { describe } = require('./values.js')
+const scheduler = require('./scheduler.js')
+const openaiFormat = require('./openai-format.js')
+const { unsupportedProblem, inputTooDeep } = require('./crossing.js')
+const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
+
+// ---------------------------------------------------------------------------------------------
+// Token counting. One definition, mirrored from src/tokens.rs (a test checks both agree):
+// text, thinking text, tool name + JSON of tool input, tool result text; images by Roo Code's
+// estimate ceil(sqrt(base64 length)), 300 without inline data; anything else 0.
+
+/** Per encoding: string -> token count. Bounded by entries and by characters held. */
+const tokenCache = new Map()
+const CACHE_MAX_ENTRIES = 200_000
+const CACHE_MAX_CHARS = 64 * 1024 * 1024
+let cacheChars = 0
+
+function cacheFor(encoding) {
+  let cache = tokenCache.get(encoding)
+  if (!cache) {
+    cache = new Map()
+    tokenCache.set(encoding, cache)
+  }
+  return cache
+}
+
+function remember(cache, text, count) {
+  // A text larger than an eighth of the budget would mostly evict the others: not kept.
+  if (text.length > CACHE_MAX_CHARS / 8) return
+  if (cache.size >= CACHE_MAX_ENTRIES || cacheChars + text.length > CACHE_MAX_CHARS) {
+    for (const c of tokenCache.values()) c.clear()
+    cacheChars = 0
+  }
+  cache.set(text, count)
+  cacheChars += text.length
+}
+
+function imageTokens(block) {
+  const data = block.source && block.source.data
+  return typeof data === 'string' ? Math.ceil(Math.sqrt(data.length)) : 300
+}
+
+/** Walks one block, handing texts to `text` and fixed amounts to `fixed`. */
+function blockParts(block, text, fixed) {
+  if (block === null || typeof block !== 'object') return
+  switch (block.type) {
+    case 'text':
+      if (typeof block.text === 'string') text(block.text)
+      break
+    case 'thinking':
+      if (typeof block.thinking === 'string') text(block.thinking)
+      break
+    case 'tool_use': {
+      const name = typeof block.name === 'string' ? block.name : ''
+      const input = block.input === undefined ? '' : JSON.stringify(block.input)
+      // As deep as the other entry points take, no deeper.
+      if (inputTooDeep(block.input, input)) throw new Error('a tool input nested too deep')
+      text(name + input)
+      break
+    }
+    case 'tool_result':
+      if (typeof block.content === 'string') text(block.content)
+      else if (Array.isArray(block.content)) for (const b of block.content) blockParts(b, text, fixed)
+      break
+    case 'image':
+      fixed(imageTokens(block))
+      break
+    default:
+  }
+}
+
+/** Counts a list of strings through the cache, synchronously. */
+function countThroughCache(texts, encoding) {
+  const cache = cacheFor(encoding)
+  let total = 0
+  const misses = []
+  for (const t of texts) {
+    const n = cache.get(t)
+    if (n === undefined) misses.push(t)
+    else total += n
+  }
+  if (misses.length === 0) return total
+  const counts = native.countTexts(misses, encoding)
+  for (let i = 0; i < misses.length; i++) {
+    remember(cache, misses[i], counts[i])
+    total += counts[i]
+  }
+  return total
+}
+
+/**
+ * Counting through the scheduler: the walk with its cache look-ups, the crossings of the missed
+ * texts into the engine (in batches, counted on its threads) and the remembering are all slices, so
+ * the event loop is free throughout. The one cost no slicing can split: Node-API copies each string
+ * to UTF-8 as it crosses, so a single huge text holds the loop for that copy (1-2 ms per MB
+ * measured).
+ */
+async function countTokensSliced(input, encoding, fn) {
+  const cache = cacheFor(encoding)
+  let total = 0
+  const misses = []
+  const look = (t) => {
+    const n = cache.get(t)
+    if (n === undefined) misses.push(t)
+    else total += n
+  }
+  if (typeof input === 'string') look(input)
+  else {
+    checkMessagesArray(input, fn)
+    const addFixed = (n) => {
+      total += n
+    }
+    let i = 0
+    await scheduler.run(
+      (size) => {
+        const stop = Math.min(input.length, i + size)
+        collectRange(input, i, stop, fn, look, addFixed)
+        i = stop
+        return i >= input.length
+      },
+      undefined,
+      64,
+    )
+  }
+  if (misses.length === 0) return total
+  // At most NATIVE_BATCHES batches counting at once (each sized to cross in about a slice); each
+  // batch's counts remembered, in slices, while the next ones count.
+  const crossing = { size: 256 }
+  const inFlight = []
+  let k = 0
+  const issue = () =>
+    scheduler.run(
+      (size) => {
+        const stop = Math.min(misses.length, k + size)
+        inFlight.push({ from: k, counted: native.countTextsAsync(misses.slice(k, stop), encoding) })
+        k = stop
+        return true
+      },
+      undefined,
+      crossing,
+    )
+  while (k < misses.length || inFlight.length > 0) {
+    while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
+    const batch = inFlight.shift()
+    const counts = await batch.counted
+    while (k < misses.length && inFlight.length < scheduler.NATIVE_BATCHES) await issue()
+    let j = 0
+    await scheduler.run(
+      (size) => {
+        const stop = Math.min(counts.length, j + size)
+        for (; j < stop; j++) {
+          remember(cache, misses[batch.from + j], counts[j])
+          total += counts[j]
+        }
+        return j >= counts.length
+      },
+      undefined,
+      256,
+    )
+  }
+  return total
+}
+
+/** Hands the texts of messages[from..to) to `text` and their fixed amounts to `addFixed`. */
+function collectRange(input, from, to, fn, text, addFixed) {
+  for (let i = from; i < to; i++) {
+    const m = input[i]
+    if (m === null || typeof m !== 'object') {
+      throw new TypeError(`${fn}: messages[${i}]: expected a message object, got ${describe(m)}`)
+    }
+    if (typeof m.content === 'string') text(m.content)
+    else if (Array.isArray(m.content)) {
+      try {
+        for (const b of m.content) blockParts(b, text, addFixed)
+      } catch (e) {
+        // JSON.stringify of a tool input: too deep, a cycle, a BigInt.
+        throw new TypeError(`${fn}: ${unsupportedProblem([m], i, e && e.message)}`)
+      }
+    }
+  }
+}
+
+function collectTexts(input, fn) {
+  if (typeof input === 'string') return { texts: [input], fixed: 0 }
+  checkMessagesArray(input, fn)
+  const texts = []
+  let fixed = 0
+  const text = (t) => texts.push(t)
+  collectRange(input, 0, input.length, fn, text, (n) => {
+    fixed += n
+  })
+  return { texts, fixed }
+}
+
+function countTokens(input, options) {
+  const routed = openaiFormat.route(input, options, 'countTokens') // options.format: see condense
+  if (routed) return countTokens(routed.messages, routed.options)
+  const opts = checkOptionsObject(options, 'countTokens')
+  const encoding = checkEncoding(opts.encoding, 'countTokens: options.encoding')
+  const { texts, fixed } = collectTexts(input, 'countTokens')
+  return fixed + countThroughCache(texts, encoding)
+}
+
+async function countTokensAsync(input, options) {
+  const routed = openaiFormat.route(input, options, 'countTokensAsync') // options.format: see condense
+  if (routed) return countTokensAsync(routed.messages, routed.options)
+  const opts = checkOptionsObject(options, 'countTokensAsync')
+  const encoding = checkEncoding(opts.encoding, 'countTokensAsync: options.encoding')
+  return countTokensSliced(input, encoding, 'countTokensAsync')
+}
+
+/** Empties both token-count caches (this file's and the engine's). */
+function clearTokenCache() {
+  for (const c of tokenCache.values()) c.clear()
+  cacheChars = 0
+  native.clearTokenCache()
+}
+
+module.exports = { countTokens, countTokensAsync, clearTokenCache }
