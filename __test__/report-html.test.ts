@@ -9,28 +9,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { condense, type ApiMessage, type CondenseOptions, type SummarizeRequest } from '../lib/index.js'
 import { alignHistories, buildReportData, renderHtmlReport, traceCondense, type ReportData } from '../lib/report-html.js'
 import { FIXTURE_DIR, HAVE_FIXTURES, loadFixture, itReal } from './helpers.js'
+import { launchChromium } from '../scripts/chromium.mjs'
 import { completion, startMockLLM } from './mock-llm-server.js'
 
 const ROOT = join(__dirname, '..')
 const CLI = join(ROOT, 'bin', 'context-condense.mjs')
-// Debian's chromium; elsewhere (the release workflow's macOS and Windows runners) a Chrome named here.
-const CHROMIUM = process.env.CONTEXT_CONDENSE_CHROMIUM || '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const tmp = mkdtempSync(join(tmpdir(), 'context-condense-report-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -264,12 +253,7 @@ describe('the page', () => {
 describe('in headless Chromium', () => {
   let browser: Browser
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `${CHROMIUM} is missing: the report's browser tests need Debian's chromium; run \`apt-get install -y chromium\` (as root; .ci/run does it), or name a Chrome in CONTEXT_CONDENSE_CHROMIUM`,
-      )
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

@@ -6,26 +6,16 @@
 import Ajv2020 from 'ajv/dist/2020'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startSettingsDemo } from '../examples/settings/server.mjs'
+import { launchChromium } from '../scripts/chromium.mjs'
 import { CondensationManager, condense, configSchema, managerConfigSchema, smartPreset, type ApiMessage } from '../lib/index.js'
 import { settingsSchemas } from '../lib/settings/schemas.js'
 import { validate } from '../lib/settings/validate.mjs'
 
 const ROOT = join(__dirname, '..')
-const CHROMIUM = process.env.CONTEXT_CONDENSE_CHROMIUM || '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const HISTORY = JSON.parse(readFileSync(join(ROOT, 'fixtures/examples/xml-session.json'), 'utf8')) as ApiMessage[]
 const PROVIDERS = ['native', 'lossless', 'truncation', 'smart'] as const
 
@@ -156,7 +146,7 @@ let browser: Browser
 let demo: { url: string; close(): Promise<void> }
 beforeAll(async () => {
   demo = await startSettingsDemo()
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  browser = await launchChromium()
 })
 afterAll(async () => {
   await browser?.close()

@@ -6,26 +6,22 @@
 //
 // Needs the built addon, ../shared/fixtures/roo-pr8743 beside the repository, playwright-core (a
 // dev dependency) and Debian's chromium (apt-get install -y chromium).
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+import { launchChromium } from '../scripts/chromium.mjs'
+
 const require = createRequire(import.meta.url)
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { traceCondense, renderHtmlReport } = require('../lib/report-html.js')
-const { chromium } = require('playwright-core')
 
-const CHROMIUM = '/usr/bin/chromium'
 const fixture = process.argv[2] ?? 'synthetic-3-tool-dedup'
 const out = process.argv[3] ?? join(root, 'docs', 'report.png')
 const history = join(root, '..', 'shared', 'fixtures', 'roo-pr8743', fixture, 'api_conversation_history.json')
 
-if (!existsSync(CHROMIUM)) {
-  console.error(`${CHROMIUM} is missing: run apt-get install -y chromium`)
-  process.exit(1)
-}
 const messages = JSON.parse(readFileSync(history, 'utf8'))
 const trace = await traceCondense(messages, { provider: 'smart', config: { preset: 'balanced' } })
 const html = renderHtmlReport(messages, trace.result, {
@@ -36,20 +32,7 @@ const html = renderHtmlReport(messages, trace.result, {
 })
 
 const dir = mkdtempSync(join(tmpdir(), 'context-condense-shot-'))
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--hide-scrollbars',
-  ],
-})
+const browser = await launchChromium(['--hide-scrollbars'])
 try {
   const file = join(dir, 'report.html')
   writeFileSync(file, html)

@@ -5,32 +5,17 @@
 //   node docs/settings-screenshot.mjs [out.png]
 //
 // Needs the built addon, playwright-core (a dev dependency) and Debian's chromium.
-import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { startSettingsDemo } from '../examples/settings/server.mjs'
+import { launchChromium } from '../scripts/chromium.mjs'
 
-const require = createRequire(import.meta.url)
-const { chromium } = require('playwright-core')
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = process.argv[2] ?? join(root, 'docs', 'settings.png')
 
 const demo = await startSettingsDemo()
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--hide-scrollbars',
-  ],
-})
+const browser = await launchChromium(['--hide-scrollbars'])
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1000 } })
   await page.goto(demo.url)
