@@ -6,35 +6,34 @@
 import { el, field, humanize } from './form.mjs'
 import { childPath } from './validate.mjs'
 
+/** One choice of a radio group, as a card: the radio, its label and what it does. */
+function radioCard({ group, id, label, help, checked, onchange }) {
+  const radio = el('input', { type: 'radio', name: group, id, value: id, 'aria-describedby': `${id}-help`, onchange })
+  radio.checked = checked
+  return el(
+    'div',
+    { class: 'cc-provider' },
+    radio,
+    el('div', {}, el('label', { for: id, text: label }), el('div', { class: 'cc-help', id: `${id}-help`, text: help })),
+  )
+}
+
 /** The provider choice: a radio group (arrow keys move within it), each with what it does. */
 export function providerChoice(panel) {
   const current = panel.value.provider ?? 'native'
   const group = el(
     'div',
     { class: 'cc-providers', role: 'radiogroup', 'aria-labelledby': 'cc-h-strategy' },
-    panel.schemas.providers.map((p) => {
-      const id = `cc-provider-${p.id}`
-      const radio = el('input', {
-        type: 'radio',
-        name: 'cc-provider',
-        id,
-        value: p.id,
-        'aria-describedby': `${id}-help`,
+    panel.schemas.providers.map((p) =>
+      radioCard({
+        group: 'cc-provider',
+        id: `cc-provider-${p.id}`,
+        label: p.name,
+        help: `${p.description}${p.summarizes ? ' Calls your model.' : ' No model call.'}`,
+        checked: p.id === current,
         onchange: () => panel.selectProvider(p.id),
-      })
-      radio.checked = p.id === current
-      return el(
-        'div',
-        { class: 'cc-provider' },
-        radio,
-        el(
-          'div',
-          {},
-          el('label', { for: id, text: p.name }),
-          el('div', { class: 'cc-help', id: `${id}-help`, text: `${p.description}${p.summarizes ? ' Calls your model.' : ' No model call.'}` }),
-        ),
-      )
-    }),
+      }),
+    ),
   )
   return el(
     'section',
@@ -56,50 +55,25 @@ export function presetSummary(config) {
 /** Smart's presets: choosing one replaces the config by `{ preset }`; "custom" is any other. */
 export function presetChoice(panel, config) {
   const chosen = typeof config.preset === 'string' ? config.preset : null
-  const radios = panel.schemas.presets.map((p) => {
-    const id = `cc-preset-${p.name}`
-    const radio = el('input', {
-      type: 'radio',
-      name: 'cc-preset',
-      id,
-      value: p.name,
-      'aria-describedby': `${id}-help`,
+  const radios = panel.schemas.presets.map((p) =>
+    radioCard({
+      group: 'cc-preset',
+      id: `cc-preset-${p.name}`,
+      label: humanize(p.name),
+      help: p.description || presetSummary(p.config),
+      checked: chosen === p.name,
       onchange: () => panel.setProviderConfig('smart', { preset: p.name }),
-    })
-    radio.checked = chosen === p.name
-    return el(
-      'div',
-      { class: 'cc-provider' },
-      radio,
-      el(
-        'div',
-        {},
-        el('label', { for: id, text: humanize(p.name) }),
-        el('div', { class: 'cc-help', id: `${id}-help`, text: p.description || presetSummary(p.config) }),
-      ),
-    )
-  })
-  const customId = 'cc-preset-custom'
-  const custom = el('input', {
-    type: 'radio',
-    name: 'cc-preset',
-    id: customId,
-    value: '',
-    onchange: () => panel.setProviderConfig('smart', panel.displayedConfig('smart')),
-  })
-  custom.checked = chosen === null
+    }),
+  )
   radios.push(
-    el(
-      'div',
-      { class: 'cc-provider' },
-      custom,
-      el(
-        'div',
-        {},
-        el('label', { for: customId, text: 'Custom' }),
-        el('div', { class: 'cc-help', text: 'Your own passes. Editing any setting of a preset below makes it custom.' }),
-      ),
-    ),
+    radioCard({
+      group: 'cc-preset',
+      id: 'cc-preset-custom',
+      label: 'Custom',
+      help: 'Your own passes. Editing any setting of a preset below makes it custom.',
+      checked: chosen === null,
+      onchange: () => panel.setProviderConfig('smart', panel.displayedConfig('smart')),
+    }),
   )
   return el(
     'fieldset',
