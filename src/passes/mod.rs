@@ -8,6 +8,7 @@ pub mod consolidate;
 pub mod content_ops;
 pub mod dedup_reads;
 pub mod obsolete_state;
+pub mod op_spec;
 pub mod shorten;
 
 use serde::{Deserialize, Serialize};
