@@ -10,7 +10,7 @@ const { unescapeText } = require('./crossing.js')
 // Changes from the engine, applied with structural sharing.
 
 /**
- * Applies packed changes (see PackedChanges in src/node.rs: four codes per change, the new texts
+ * Applies packed changes (see PackedChanges in src/node/codec.rs: four codes per change, the new texts
  * concatenated) to `out`, a copy of `messages`, `size` changes per call of the returned step
  * (true when all are applied): changed messages become shallow copies with new blocks, the others
  * stay the caller's own objects.

@@ -410,7 +410,7 @@ export function analyze(messages: ApiMessage[] | OpenAIMessage[], options?: Coun
 export function analyzeAsync(messages: ApiMessage[] | OpenAIMessage[], options?: CountOptions): Promise<Analysis>
 
 // ---------------------------------------------------------------------------------------------
-// The condensation manager (lib/manager.js, decisions in src/manager.rs).
+// The condensation manager (lib/manager.js, decisions in src/manager/).
 
 export const MIN_CONDENSE_THRESHOLD: 5
 export const MAX_CONDENSE_THRESHOLD: 100

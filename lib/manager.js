@@ -1,6 +1,6 @@
 // The condensation manager: when to condense, with which provider, and what to do when that
 // fails. Its decisions (thresholds per profile, the trigger, overrides, the loop guard's state,
-// config validation, estimates) are made in Rust (src/manager.rs); this file runs the providers —
+// config validation, estimates) are made in Rust (src/manager/); this file runs the providers —
 // the four built-ins through `condense`, and providers written in JavaScript — and the fallback
 // chain: the chosen provider, then Native when a summarize callback exists, then the sliding
 // window (Roo Code's `truncateConversation`) when the context is past its allowed size. Every

@@ -11,7 +11,7 @@
 // truncateConversationIfNeeded).
 //
 // What comes from the engine: the condensing trigger (threshold per profile, buffer, reserved
-// output: src/manager.rs through `ManagerRules.decide`), the sliding window (lib/manager.js), token
+// output: src/manager/ through `ManagerRules.decide`), the sliding window (lib/manager.js), token
 // counts when the host gives no countTokens, the files list (the engine's Native provider), and
 // the optional first step (lossless, truncation or smart) before Roo's summary.
 //

@@ -133,7 +133,7 @@ async function summarizeBatch(requests, summarize, o, signal) {
 }
 
 /**
- * The engine's summary requests (lines of JSON, see `requests_text` in src/node.rs: the requests
+ * The engine's summary requests (lines of JSON, see `requests_text` in src/node/codec.rs: the requests
  * with a count for `messages`, then one line per message), parsed a slice at a time.
  */
 async function readRequests(text, signal) {

@@ -11,7 +11,7 @@ const { unsupportedProblem, inputTooDeep } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
 
 // ---------------------------------------------------------------------------------------------
-// Token counting. One definition, mirrored from src/tokens.rs (a test checks both agree):
+// Token counting. One definition, mirrored from src/tokens/ (a test checks both agree):
 // text, thinking text, tool name + JSON of tool input, tool result text; images by Roo Code's
 // estimate ceil(sqrt(base64 length)), 300 without inline data; anything else 0.
 

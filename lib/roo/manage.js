@@ -52,7 +52,7 @@ function truncateWith(state, messages, fracToRemove, taskId, options) {
 }
 
 /**
- * Roo's trigger, from the engine's one implementation (src/manager.rs): the threshold for the
+ * Roo's trigger, from the engine's one implementation (src/manager/): the threshold for the
  * profile (its own when 5..100, else the global one, with Roo's warning for an invalid one), the
  * allowed size (the window less a 10 % buffer and the reserved output).
  */
