@@ -1,0 +1,95 @@
+// The hand-written public types (lib/index.d.ts) against the engine's JSON Schemas: every config
+// interface names exactly the keys its schema has, optional where the schema does not require
+// them, and each enum type holds exactly the schema's values. Reads the .d.ts with the TypeScript
+// compiler; a key added in Rust and not in the types (or the reverse) fails here.
+import { join } from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+
+import { CondensationManager, configSchema, managerConfigSchema } from '../lib/index.js'
+
+type Schema = { properties?: Record<string, unknown>; required?: string[]; $defs?: Record<string, Schema>; enum?: unknown[]; oneOf?: Schema[]; const?: unknown }
+
+const DTS = join(__dirname, '..', 'lib', 'index.d.ts')
+const program = ts.createProgram([DTS], { noEmit: true, types: [], moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext })
+const checker = program.getTypeChecker()
+const file = program.getSourceFile(DTS)!
+const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(file)!)
+
+/** The properties of an exported interface: name -> optional. */
+function members(name: string): Record<string, boolean> {
+  const symbol = exported.find((s) => s.getName() === name)
+  if (!symbol) throw new Error(`lib/index.d.ts exports no ${name}`)
+  const type = checker.getDeclaredTypeOfSymbol(symbol)
+  return Object.fromEntries(type.getProperties().map((p) => [p.getName(), (p.flags & ts.SymbolFlags.Optional) !== 0]))
+}
+
+/** The string literals of a union type alias (or of a property's type). */
+function literals(type: ts.Type): string[] {
+  const parts = type.isUnion() ? type.types : [type]
+  return parts
+    .filter((t) => t.isStringLiteral())
+    .map((t) => (t as ts.StringLiteralType).value)
+    .sort()
+}
+
+function propertyType(iface: string, key: string): ts.Type {
+  const symbol = exported.find((s) => s.getName() === iface)!
+  const prop = checker.getDeclaredTypeOfSymbol(symbol).getProperty(key)!
+  return checker.getNonNullableType(checker.getTypeOfSymbolAtLocation(prop, file))
+}
+
+const keysOf = (s: Schema) => Object.keys(s.properties ?? {}).sort()
+
+describe('the public types say what the engine takes', () => {
+  const smart = configSchema('smart') as Schema
+  const manager = managerConfigSchema() as Schema
+  const cases: Array<[string, Schema]> = [
+    ['LosslessConfig', configSchema('lossless') as Schema],
+    ['TruncationConfig', configSchema('truncation') as Schema],
+    ['NativeConfig', configSchema('native') as Schema],
+    ['SmartConfig', smart],
+    ['SmartPass', smart.$defs!.PassConfig],
+    ['Pricing', smart.$defs!.Pricing],
+    ['TruncateParams', smart.$defs!.TruncateParams],
+    ['ContentTypeOps', smart.$defs!.ContentTypeOps],
+    ['Triggers', manager.$defs!.Triggers],
+  ]
+  it.each(cases)('%s: the same keys as its schema, optional unless required', (name, schema) => {
+    const m = members(name)
+    expect(Object.keys(m).sort(), `${name} vs its schema`).toEqual(keysOf(schema))
+    for (const key of Object.keys(m)) expect(m[key], `${name}.${key} optional`).toBe(!(schema.required ?? []).includes(key))
+  })
+
+  it("ManagerConfig: its schema's keys, plus Roo Code's earlier keys that the manager reads and the schema leaves out", () => {
+    const m = members('ManagerConfig')
+    const extra = Object.keys(m).filter((k) => !keysOf(manager).includes(k))
+    expect(keysOf(manager).filter((k) => !(k in m))).toEqual([])
+    expect(extra.sort()).toEqual(['autoCondenseContext', 'autoCondenseContextPercent', 'condensingApiConfigId', 'customCondensingPrompt'])
+    // Each extra key is one the engine takes (an unknown one would be refused with its path).
+    const sample: Record<string, unknown> = {
+      autoCondenseContext: true,
+      autoCondenseContextPercent: 80,
+      condensingApiConfigId: 'p',
+      customCondensingPrompt: 'x',
+    }
+    for (const k of extra) expect(new CondensationManager().validateConfig({ [k]: sample[k] }), k).toEqual([])
+    expect(new CondensationManager().validateConfig({ surprise: 1 })[0].path).toBe('config.surprise')
+    for (const key of keysOf(manager)) expect(m[key], `ManagerConfig.${key} optional`).toBe(true)
+  })
+
+  it('the enums hold exactly the schema values (presets, keep, operations)', () => {
+    const presetSchema = smart.properties!.preset as Schema
+    expect(literals(propertyType('SmartConfig', 'preset'))).toEqual(
+      (presetSchema.enum ?? [])
+        .filter((v) => v !== null)
+        .map(String)
+        .sort(),
+    )
+    const keep = (smart.$defs!.Keep.oneOf ?? []).map((b) => String(b.const)).sort()
+    expect(literals(propertyType('LosslessConfig', 'keep'))).toEqual(keep)
+    const operation = smart.$defs!.Operation.enum!.map(String).sort()
+    const opType = exported.find((s) => s.getName() === 'Operation')!
+    expect(literals(checker.getDeclaredTypeOfSymbol(opType))).toEqual(operation)
+  })
+})
