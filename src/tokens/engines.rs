@@ -1,6 +1,6 @@
-//! The three counting engines and how a text is routed between them: the `tiktoken` crate for
-//! ASCII, tiktoken-rs otherwise, and the linear engine for texts with a very long pre-token; long
-//! texts are counted in segments so a `Cancel` can stop them. Counts only; caches nothing.
+//! The two counting engines and how a text is routed between them: the `tiktoken` crate, and the
+//! linear engine for texts with a very long pre-token; long texts are counted in segments so a
+//! `Cancel` can stop them. Counts only; caches nothing.
 
 use crate::error::CondenseError;
 
@@ -22,60 +22,44 @@ pub fn count_uncached(text: &str, encoding: Encoding) -> usize {
 
 /// Counts `text` without the cache, stopping when `cancel` says so.
 ///
-/// The text is cut into segments at line starts where no pre-token can cross: after a `\n`
-/// followed by a character that is neither whitespace (a run of blank lines is one piece) nor
-/// `/` (which a punctuation piece ending in newlines may still take), in both encodings'
-/// patterns. A cut falls where the text changes between ASCII and other lines, and once a
-/// segment passes [`CHECK_EVERY`] bytes. Each segment is counted by the engine that suits it
-/// (the `tiktoken` crate for ASCII, tiktoken-rs for the rest, the linear engine when it holds a
-/// long run); the sum is the count of the whole (tests check it against tiktoken-rs on whole
-/// texts, random mixes and long runs included).
+/// A text longer than [`CHECK_EVERY`] bytes is cut into segments at line starts where no
+/// pre-token can cross: after a `\n` followed by a character that is neither whitespace (a run of
+/// blank lines is one piece) nor `/` (which a punctuation piece ending in newlines may still
+/// take), in both encodings' patterns, once a segment passes [`CHECK_EVERY`] bytes. Each segment
+/// is counted by the engine that suits it (the linear one when it holds a long run); the sum is
+/// the count of the whole (tests check it against tiktoken-rs on whole texts, random mixes and
+/// long runs included).
 pub fn count_uncached_within(text: &str, encoding: Encoding, cancel: Cancel) -> Result<usize, CondenseError> {
     if text.is_empty() {
         return Ok(0);
     }
     cancel.check()?;
-    if text.len() <= CHECK_EVERY && text.is_ascii() {
-        // One segment whatever the lines: no need to walk them.
-        return count_segment(text, true, encoding, cancel);
+    if text.len() <= CHECK_EVERY {
+        return count_segment(text, encoding, cancel);
     }
     let bytes = text.as_bytes();
     let mut total = 0;
     let mut run_start = 0;
-    let mut run_ascii = true;
     let mut line_start = 0;
     while line_start < bytes.len() {
         let line_end = memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
-        let ascii = bytes[line_start..line_end].is_ascii();
-        let cut = line_start > run_start && (ascii != run_ascii || line_start - run_start >= CHECK_EVERY);
-        if cut && text[line_start..].chars().next().is_some_and(|c| !c.is_whitespace() && c != '/') {
-            total += count_segment(&text[run_start..line_start], run_ascii, encoding, cancel)?;
+        if line_start - run_start >= CHECK_EVERY
+            && text[line_start..].chars().next().is_some_and(|c| !c.is_whitespace() && c != '/')
+        {
+            total += count_segment(&text[run_start..line_start], encoding, cancel)?;
             cancel.check()?;
             run_start = line_start;
         }
-        if line_start == run_start {
-            run_ascii = ascii;
-        } else {
-            run_ascii &= ascii;
-        }
         line_start = line_end;
     }
-    Ok(total + count_segment(&text[run_start..], run_ascii, encoding, cancel)?)
+    Ok(total + count_segment(&text[run_start..], encoding, cancel)?)
 }
 
-pub(super) fn count_segment(
-    segment: &str,
-    ascii: bool,
-    encoding: Encoding,
-    cancel: Cancel,
-) -> Result<usize, CondenseError> {
+pub(super) fn count_segment(segment: &str, encoding: Encoding, cancel: Cancel) -> Result<usize, CondenseError> {
     if long_run(segment.as_bytes()) {
         return count_linear(segment, encoding, cancel);
     }
-    match encoding.ascii_engine() {
-        Some(engine) if ascii => Ok(engine.count(segment)),
-        _ => Ok(count_reference(segment, encoding)),
-    }
+    count_plain(segment, encoding)
 }
 
 /// Byte classes for [`long_run`]: bytes a letter or punctuation pre-token may hold after its first
@@ -121,7 +105,10 @@ pub(super) fn long_run(bytes: &[u8]) -> bool {
     false
 }
 
-/// tiktoken-rs, the reference engine, for any text.
-pub fn count_reference(text: &str, encoding: Encoding) -> usize {
-    encoding.bpe().encode_ordinary(text).len()
+/// The `tiktoken` crate's count of `text`, whatever its pre-tokens.
+pub(super) fn count_plain(text: &str, encoding: Encoding) -> Result<usize, CondenseError> {
+    match encoding.engine() {
+        Some(engine) => Ok(engine.count(text)),
+        None => Err(CondenseError::Internal(format!("the {} tables are not built in", encoding.name()))),
+    }
 }

@@ -32,7 +32,7 @@ pub(super) const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
 impl Linear {
     fn build(encoding: Encoding) -> Option<Linear> {
-        let engine = encoding.ascii_engine()?;
+        let engine = encoding.engine()?;
         let words = match encoding {
             Encoding::O200kBase => [
                 "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
@@ -49,7 +49,7 @@ impl Linear {
         let n = engine.vocab_size().checked_sub(engine.num_special_tokens())?;
         let tokens: Vec<Vec<u8>> = (0..n as u32).map(|id| engine.decode(&[id])).collect();
         // The constructor asserts that every token encodes to itself: a failure there means the
-        // vocabulary is not what it expects, and counting falls back to tiktoken-rs.
+        // vocabulary is not what it expects, and the plain engine counts instead.
         let bpe =
             std::panic::catch_unwind(AssertUnwindSafe(|| BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))))
                 .ok()?;
@@ -65,15 +65,15 @@ impl Linear {
         while pos < text.len() {
             let input = Input::new(&text[pos..]).anchored(Anchored::Yes);
             let Some(m) = self.pre.find(input) else {
-                // Every character matches one of the patterns; if not, the reference counts the rest.
-                return Ok(total + count_reference(&text[pos..], self.encoding));
+                // Every character matches one of the patterns; if not, the plain engine counts the rest.
+                return Ok(total + count_plain(&text[pos..], self.encoding)?);
             };
             let mut end = pos + m.end();
             if self.lookahead.get(m.pattern().as_usize()).copied().unwrap_or(false) {
                 end -= text[pos..end].chars().next_back().map_or(0, char::len_utf8);
             }
             if end <= pos {
-                return Ok(total + count_reference(&text[pos..], self.encoding));
+                return Ok(total + count_plain(&text[pos..], self.encoding)?);
             }
             let piece = &text.as_bytes()[pos..end];
             total += if piece.len() > HELPER_PIECE && cancel.flag.is_some() {
@@ -99,7 +99,7 @@ impl Linear {
 
 /// The linear engine of `encoding`, built on first use (about 1 s for o200k_base, 0.4 s for
 /// cl100k_base; only texts with a long run need it). `None` when it cannot be built: the
-/// reference engine counts then. A count that can be stopped waits for the build on a helper
+/// plain engine counts then. A count that can be stopped waits for the build on a helper
 /// thread, so an abort during the build answers at once (the build goes on and is kept).
 pub(super) fn linear(encoding: Encoding, cancel: Cancel) -> Result<Option<&'static Linear>, CondenseError> {
     static O200K: OnceLock<Option<Linear>> = OnceLock::new();
@@ -155,6 +155,6 @@ pub(super) fn wait_for<T: Send + 'static>(
 pub(super) fn count_linear(text: &str, encoding: Encoding, cancel: Cancel) -> Result<usize, CondenseError> {
     match linear(encoding, cancel)? {
         Some(engine) => engine.count(text, cancel),
-        None => Ok(count_reference(text, encoding)),
+        None => count_plain(text, encoding),
     }
 }

@@ -74,6 +74,27 @@ pub fn count_message(message: &Value, encoding: Encoding) -> usize {
     count_messages(std::slice::from_ref(message), encoding)
 }
 
+/// Tokens of each message, every text through the cache, misses counted in parallel; the sum is
+/// [`count_messages_within`] of the same messages.
+pub fn count_each_within(messages: &[&Value], encoding: Encoding, cancel: Cancel) -> Result<Vec<u64>, CondenseError> {
+    let mut owned: Vec<(usize, String)> = Vec::new();
+    let mut borrowed: Vec<(usize, &str)> = Vec::new();
+    let mut out = vec![0u64; messages.len()];
+    for (i, m) in messages.iter().enumerate() {
+        countable_parts(m, |p| match p {
+            Part::Text(s) => borrowed.push((i, s)),
+            Part::ToolCall(s) => owned.push((i, s)),
+            Part::Fixed(n) => out[i] += n as u64,
+        });
+    }
+    let owners: Vec<usize> = borrowed.iter().map(|(i, _)| *i).chain(owned.iter().map(|(i, _)| *i)).collect();
+    let texts: Vec<&str> = borrowed.iter().map(|(_, s)| *s).chain(owned.iter().map(|(_, s)| s.as_str())).collect();
+    for (i, n) in owners.into_iter().zip(count_many_within(&texts, encoding, cancel)?) {
+        out[i] += n as u64;
+    }
+    Ok(out)
+}
+
 /// Tokens of a whole history, every text through the cache, misses counted in parallel.
 pub fn count_messages(messages: &[Value], encoding: Encoding) -> usize {
     unstoppable(count_messages_within(messages, encoding, Cancel::NEVER))

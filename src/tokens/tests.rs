@@ -3,6 +3,15 @@
 use super::*;
 use serde_json::json;
 
+/// tiktoken-rs, the reference the engines are held to (a test dependency only).
+fn count_reference(text: &str, encoding: Encoding) -> usize {
+    let bpe = match encoding {
+        Encoding::O200kBase => tiktoken_rs::o200k_base_singleton(),
+        Encoding::Cl100kBase => tiktoken_rs::cl100k_base_singleton(),
+    };
+    bpe.encode_ordinary(text).len()
+}
+
 #[test]
 fn special_tokens_are_plain_text() {
     // `<|endoftext|>` must not throw nor count as one special token.
@@ -10,7 +19,7 @@ fn special_tokens_are_plain_text() {
 }
 
 #[test]
-fn the_ascii_engine_agrees_with_tiktoken_rs() {
+fn the_engine_agrees_with_tiktoken_rs_on_ascii() {
     // Texts that stress the pre-tokenizer: whitespace runs, digits, contractions, symbols,
     // line endings, special-token strings, code.
     let samples = [
@@ -84,6 +93,96 @@ fn mixed_text_is_counted_by_runs_exactly() {
 }
 
 #[test]
+fn the_engine_agrees_with_tiktoken_rs_on_any_unicode() {
+    // Scripts, combining marks, emoji sequences, Unicode spaces and digits, case oddities, private
+    // use and noncharacters, contractions with curly quotes: what a pre-tokenizer gets wrong.
+    let alphabet = [
+        "a",
+        "Z",
+        "é",
+        "É",
+        "ß",
+        "ǅ",
+        "ﬁ",
+        "\u{301}",
+        "\u{308}",
+        "日",
+        "本",
+        "한",
+        "ア",
+        "ー",
+        "ا",
+        "ع",
+        "ह",
+        "ि",
+        "ไ",
+        "😀",
+        "👍🏽",
+        "\u{200d}",
+        "\u{fe0f}",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "\u{a0}",
+        "\u{3000}",
+        "\u{2028}",
+        "\u{85}",
+        "0",
+        "7",
+        "١",
+        "'",
+        "'s",
+        "'S",
+        "'ll",
+        "'re",
+        "’",
+        "\"",
+        ".",
+        "...",
+        "!",
+        "-",
+        "_",
+        "/",
+        "\\",
+        "(",
+        "{",
+        "<",
+        "#",
+        "$",
+        "&",
+        "*",
+        "=",
+        "`",
+        "|",
+        ";",
+        "\u{ffff}",
+        "\u{fffd}",
+        "𝔘",
+        "𝟙",
+        "Ⅳ",
+        "½",
+        "²",
+        "\u{0}",
+        "\u{1b}",
+        "İ",
+        "ı",
+        "ᾈ",
+        "Σ",
+        "ς",
+        "\u{e000}",
+        "\u{10ffff}",
+    ];
+    for seed in 0..3000u64 {
+        let text: String = random_from(&alphabet, (seed % 40) as usize, seed + 1).concat();
+        for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+            assert_eq!(count_uncached(&text, enc), count_reference(&text, enc), "{enc:?}: {text:?}");
+        }
+    }
+}
+
+#[test]
 fn cached_and_uncached_agree() {
     let text = "fn main() { println!(\"hello\"); }\n".repeat(40);
     let a = count_uncached(&text, Encoding::O200kBase);
@@ -118,6 +217,7 @@ fn message_parts_follow_the_documented_rules() {
         + 3;
     assert_eq!(count_message(&m, Encoding::O200kBase), expected);
 }
+
 /// `n` pseudo-random picks from `alphabet` (xorshift, seeded).
 fn random_from<T: Copy>(alphabet: &[T], n: usize, seed: u64) -> Vec<T> {
     let mut x = seed | 1;
