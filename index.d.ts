@@ -9,6 +9,55 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A history held in the engine between calls; see the module doc. */
+export declare class Conversation {
+  constructor(encodingName?: string | undefined | null)
+  /** Messages held. */
+  get length(): number
+  /**
+   * Adds messages at the end. Answers the positions (within `chunk`) of those holding U+FFFD
+   * or U+FDD0, as `Session.push` does: JavaScript replaces those needing it by their escaped form.
+   */
+  push(chunk: Array<any>): Array<number>
+  /** Replaces the message at `index`. */
+  set(index: number, message: any): void
+  /**
+   * Moves the last message to `index`, in place of the message there (a replacement pushed
+   * at the end first, so it crosses and is escaped as any new message).
+   */
+  moveLast(index: number): void
+  /** Keeps the first `length` messages. */
+  truncate(length: number): void
+  /** Tokens of the messages held, counting only those not counted yet. */
+  tokens(): number
+  /** Tokens of message `index`. */
+  tokensOf(index: number): number
+  /** Counts what is not counted yet off the JavaScript thread. */
+  count(): Promise<number>
+  /** What fills the context, off the JavaScript thread. */
+  analyze(): Promise<unknown>
+  /**
+   * Starts a condensation of the messages held (options as `Session` takes them; the
+   * encoding is the conversation's). `with_summarizer` says whether JavaScript answers
+   * summary requests.
+   */
+  start(options: any, withSummarizer: boolean): void
+  next(): Promise<unknown>
+  reply(results: any): void
+  abort(): void
+  /**
+   * Takes on the result of the last successful condensation: the messages become the
+   * condensed ones. Answers, per message now held, its index before (-1 for a written one)
+   * or, when its text changed, `-2 - index`.
+   */
+  adopt(): Array<number>
+  /**
+   * Lets go of the messages (memory goes back to the system at once for a large history, after
+   * the engine's idle delay otherwise; a later call finds the conversation empty).
+   */
+  close(): void
+}
+
 /**
  * A manager configuration read once (defaults filled in, Roo's earlier keys mapped, every problem
  * refused): its thresholds, trigger and loop guard answer without reading the config again.
@@ -113,6 +162,13 @@ export interface DefaultPrompts {
   conversation: string
   content: string
 }
+
+/**
+ * Bytes the C allocator has handed out and not had back (glibc's `mallinfo2`), for the benchmark
+ * to measure what a conversation holds without the noise of resident memory; -1 where it cannot
+ * tell. Only in builds with the `probes` feature.
+ */
+export declare function mallocInUse(): number
 
 /** The JSON Schema of the manager config, for settings UIs. */
 export declare function managerConfigSchema(): any

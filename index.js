@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Conversation = nativeBinding.Conversation
 module.exports.ManagerRules = nativeBinding.ManagerRules
 module.exports.Session = nativeBinding.Session
 module.exports.clearTokenCache = nativeBinding.clearTokenCache
@@ -844,6 +845,7 @@ module.exports.countText = nativeBinding.countText
 module.exports.countTexts = nativeBinding.countTexts
 module.exports.countTextsAsync = nativeBinding.countTextsAsync
 module.exports.defaultPrompts = nativeBinding.defaultPrompts
+module.exports.mallocInUse = nativeBinding.mallocInUse
 module.exports.managerConfigSchema = nativeBinding.managerConfigSchema
 module.exports.managerGuardAllows = nativeBinding.managerGuardAllows
 module.exports.managerReadConfig = nativeBinding.managerReadConfig

@@ -11,6 +11,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { generateHistory } from '../fixtures/generate.mjs'
+import { measureConversation } from './conversation.mjs'
 import { runAll as runWorstCases } from './worstcase.mjs'
 
 const require = createRequire(import.meta.url)
@@ -153,6 +154,98 @@ for (const [label, options] of [
   row(`${label} again, same history + 2 messages (warm)`, `${fmt(wm)} ms = ${fmt(wm / floor, 2)}x floor`, '<= 2x', wm / floor <= 2)
 }
 row('event loop blocked at most, all providers (monitorEventLoopDelay max)', `${fmt(worstBlock)} ms`, '<= 10 ms', worstBlock <= 10)
+
+// --- The conversation handle, turn by turn (benchmark/conversation.mjs) ------------------------
+// As a host uses it: open once, condense (taking on the result), then per turn append one message
+// and condense again; "kept" never takes results on, so it holds the whole history plus the turns.
+// The history cut 22 messages before its end (after a user message): the rest are the turns. The
+// ratios are against this history's own floor.
+console.log('')
+const longer = history
+let cut = longer.length - 22
+while (longer[cut - 1].role !== 'user') cut--
+const convFloor = median(
+  [1, 2, 3, 4, 5].map(() => {
+    const t = performance.now()
+    JSON.parse(JSON.stringify(longer.slice(0, cut)))
+    return performance.now() - t
+  }),
+)
+const conversation = await measureConversation({
+  lib,
+  history: longer.slice(0, cut),
+  more: longer.slice(cut),
+  providers: [
+    ['Lossless', { provider: 'lossless' }],
+    ['Smart balanced', { provider: 'smart', config: { preset: 'balanced' } }],
+  ],
+})
+row(`floor of the history the conversation opens on (${cut} messages)`, `${fmt(convFloor)} ms`, '(reference)')
+for (const [c, target] of conversation.providers.map((c, i) => [c, [0.05, 0.1][i]])) {
+  console.log(`Conversation, ${c.label}: open ${fmt(c.openMs)} ms, first condense ${fmt(c.firstMs)} ms, then ${fmt(c.heldTokens, 0)} tokens held`)
+  row(
+    `  append 1 message + condense, result taken on (median of 20)`,
+    `${fmt(c.adoptedMs, 2)} ms = ${fmt(c.adoptedMs / convFloor, 3)}x floor`,
+    `<= ${target}x`,
+    c.adoptedMs / convFloor <= target,
+  )
+  row(
+    '  append 1 message + condense, whole history held',
+    `${fmt(c.keptMs, 2)} ms = ${fmt(c.keptMs / convFloor, 3)}x floor`,
+    `<= ${target}x`,
+    c.keptMs / convFloor <= target,
+  )
+  row('  last turn identical to stateless condense()', `${c.same}`, 'true', c.same)
+}
+row(
+  'conv.tokens after appending one short message',
+  `${fmt(conversation.tokensMs, 3)} ms (with the append ${fmt(conversation.appendAndTokensMs, 3)} ms)`,
+  '<= 0.1 ms + counting it',
+  conversation.tokensMs <= 0.1,
+)
+const convMemory = [1, 2, 3].map(() =>
+  JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', join(here, 'conversation.mjs'), 'memory', String(TOKENS)], {
+      encoding: 'utf8',
+      env: { ...process.env, UV_THREADPOOL_SIZE: '1' },
+    })
+      .trim()
+      .split('\n')
+      .pop(),
+  ),
+)
+const convHeld = Math.max(...convMemory.map((m) => m.held))
+const convLeft = Math.max(...convMemory.map((m) => m.afterClose))
+row(
+  'memory a conversation holds (C heap in use), fresh process',
+  `${fmt(convHeld / 1e6)} MB = ${fmt(convHeld / jsonBytes, 2)}x JSON size`,
+  '<= 1.5x',
+  convHeld / jsonBytes <= 1.5,
+)
+const convView = Math.max(...convMemory.map((m) => m.heldWithView))
+row(
+  '  the same once a condensing has built its semantic view',
+  `${fmt(convView / 1e6)} MB = ${fmt(convView / jsonBytes, 2)}x JSON size`,
+  '<= 1.5x',
+  convView / jsonBytes <= 1.5,
+)
+row('  left after close()', `${fmt(convLeft / 1e6, 2)} MB`, '<= 0.5 MB', convLeft <= 0.5e6)
+const coldStarts = [1, 2, 3, 4, 5].map(() =>
+  JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', join(here, 'cold-start.mjs')], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop(),
+  ),
+)
+const coldFirst = median(coldStarts.map((c) => c.totalMs))
+const coldRss = median(coldStarts.map((c) => c.rss))
+row(
+  'fresh process: require + first condense (20k tokens), median of 5',
+  `${fmt(coldFirst, 0)} ms, +${fmt(coldRss / 1e6)} MB RSS`,
+  '<= 50 ms, <= 20 MB',
+  coldFirst <= 50 && coldRss <= 20e6,
+)
 
 // Memory: in fresh processes (benchmark/memory.mjs), the worst of three.
 const memoryRuns = [1, 2, 3].map(() =>
@@ -388,6 +481,9 @@ if (jsonOut) {
         loadTwoArenas: two,
         eventLoop: loop,
         worstCases: worst,
+        conversation,
+        conversationMemory: convMemory,
+        coldStarts,
       },
       null,
       2,

@@ -128,6 +128,7 @@ function findUnsupported(root, rootPath) {
 /** The problem in `messages` (from index `offset`) that stopped the crossing, named by path. */
 function unsupportedProblem(messages, offset, fallback) {
   for (let i = 0; i < messages.length; i++) {
+    if (messages[i] === undefined) return `messages[${offset + i}]: expected a message object, got undefined`
     const found = findUnsupported(messages[i], ['messages', offset + i])
     if (found) return `${pathText(found.path)}: ${found.message}`
   }

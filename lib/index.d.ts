@@ -366,6 +366,9 @@ export interface CountOptions {
 /** Condenses a history with the chosen provider. Invalid options throw; problems with the data
  * come back in `error` with the messages unchanged. An OpenAI chat history (`format: "openai"` or
  * `"auto"`) comes back in OpenAI's format. */
+export { openConversation, Conversation } from './conversation'
+export type { OpenConversationOptions, ConversationCondenseOptions, ConversationCondenseResult } from './conversation'
+
 export function condense(messages: OpenAIMessage[], options: CondenseOptions & { format: 'openai' | 'auto' }): Promise<CondenseResult<OpenAIMessage>>
 export function condense(messages: ApiMessage[], options: CondenseOptions): Promise<CondenseResult>
 /** Tokens of a string or a history: text, thinking, tool name + JSON input, tool results;
@@ -570,6 +573,9 @@ export class CondensationManager {
     summarizeOptions?: CommonOptions['summarizeOptions']
     telemetry?: { captureContextCondensed?(taskId: string, isAutomaticTrigger: boolean, usedCustomPrompt: boolean, usedCustomApiHandler: boolean): void; captureSlidingWindowTruncation?(taskId: string): void }
     now?: () => number
+    /** How many tasks' histories are kept in the engine between calls, keyed by
+     * `context.taskId` (a call on the same task again crosses only what changed); 0 keeps none. @default 4 */
+    conversations?: number
   })
   registerProvider(provider: CustomProvider): void
   unregisterProvider(id: string): boolean
@@ -584,6 +590,8 @@ export class CondensationManager {
   condenseIfNeeded(messages: ApiMessage[], context: CondenseContext): Promise<ManagedResult>
   estimateReduction(messages: ApiMessage[], options?: { provider?: string; pricing?: Pricing; summarize?: SummarizeCallback; prevContextTokens?: number }): Promise<Estimate>
   estimateCost(messages: ApiMessage[], options?: { provider?: string; pricing?: Pricing; summarize?: SummarizeCallback; prevContextTokens?: number }): Promise<number>
+  /** Lets go of the histories kept for tasks: one task's, or all. */
+  closeConversations(taskId?: string): Promise<void>
 }
 
 /** The JSON Schema of the manager config, for settings UIs. */

@@ -8,15 +8,14 @@
 
 const native = require('./native.js')
 const { repairConversation } = require('./repair.js')
-const { describe } = require('./values.js')
-const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
-const { escapeText, unescapeValue, fromEngine, pathText, findUnsupported, pushAll } = require('./crossing.js')
+const { unescapeValue, fromEngine, pushAll } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
 const { countTokens, countTokensAsync, clearTokenCache } = require('./tokens.js')
-const { applyChanges, buildMessages, repairSliced, copyMessages } = require('./apply.js')
-const { pushInChunks, abortError, checkSignal } = require('./intake.js')
-const { checkSummarizeOptions, summarizeBatch, readRequests } = require('./summarize.js')
+const { applyChanges, repairSliced } = require('./apply.js')
+const { pushInChunks, abortError } = require('./intake.js')
+const { runEngine, readCondenseOptions } = require('./run.js')
+const { openConversation, Conversation } = require('./conversation.js')
 
 native.warmUp()
 
@@ -26,74 +25,16 @@ async function condense(messages, options) {
   const routed = openaiFormat.route(messages, options, 'condense')
   if (routed) return routed.finish(await condense(routed.messages, routed.options))
   checkMessagesArray(messages, 'condense')
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`condense: options: expected an object such as { provider: "lossless" }, got ${describe(options)}`)
-  }
-  const { signal: rawSignal, summarize, summarizeOptions, repair, ...engineOptions } = options
-  if (repair !== undefined && typeof repair !== 'boolean') {
-    throw new TypeError(`condense: options.repair: expected true or false, got ${describe(repair)}`)
-  }
-  const signal = checkSignal(rawSignal, 'condense: options.signal')
-  if (summarize !== undefined && typeof summarize !== 'function') {
-    throw new TypeError(`condense: options.summarize: expected an async function, got ${describe(summarize)}`)
-  }
-  const llm = checkSummarizeOptions(summarizeOptions)
-  const badOption = findUnsupported(engineOptions, ['options'])
-  if (badOption) throw new TypeError(`condense: ${pathText(badOption.path)}: ${badOption.message}`)
+  const { signal, summarize, llm, repair, engineOptions } = readCondenseOptions(options, 'condense')
   // Repaired pairing first (new objects only where repaired), in slices; condensing then works on that.
   const repaired = repair ? await repairSliced(messages, signal) : undefined
   if (repaired) messages = repaired.messages
   const session = new native.Session(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
   await pushInChunks(session, messages, signal)
-  const onAbort = () => session.abort()
-  if (signal) signal.addEventListener('abort', onAbort, { once: true })
-  // A turn to run the engine (scheduler.engineTurn: at most one run per core at once), given
-  // back while the callback answers and once the engine has answered.
-  let release
-  try {
-    release = await scheduler.engineTurn(signal)
-    session.start(summarize !== undefined)
-    for (;;) {
-      const event = await session.next()
-      release()
-      release = undefined
-      if (signal && signal.aborted) throw abortError(signal)
-      if (event.kind === 'summarize') {
-        // Texts leave the engine's escaped form for the host, and answers enter it.
-        const requests = await readRequests(event.requests, signal)
-        const answers = await summarizeBatch(requests, summarize, llm, signal)
-        release = await scheduler.engineTurn(signal)
-        session.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
-        continue
-      }
-      if (event.kind === 'error') {
-        if (event.aborted && signal && signal.aborted) throw abortError(signal)
-        const error = new Error(event.error)
-        if (event.invalidOptions) error.code = 'InvalidArg'
-        throw error
-      }
-      const summary = fromEngine(event.summary)
-      const result = {
-        messages: summary.error ? await copyMessages(messages, signal) : await buildMessages(messages, event.changes, summary, signal),
-        summary: summary.summary,
-        cost: summary.cost,
-        prevContextTokens: summary.prevContextTokens,
-        newContextTokens: summary.newContextTokens,
-        metrics: summary.metrics,
-        report: summary.report,
-      }
-      if (summary.error) {
-        result.error = summary.error
-        result.errorCode = summary.errorCode
-      }
-      if (repaired) result.repairs = repaired.repairs
-      return result
-    }
-  } finally {
-    if (release) release()
-    if (signal) signal.removeEventListener('abort', onAbort)
-  }
+  const result = await runEngine(session, messages, { summarize, llm, signal, start: () => session.start(summarize !== undefined) })
+  if (repaired) result.repairs = repaired.repairs
+  return result
 }
 
 function expandReferences(messages) {
@@ -157,6 +98,8 @@ function smartPreset(name) {
 
 module.exports = {
   condense,
+  openConversation,
+  Conversation,
   repairConversation,
   configSchema,
   providerCatalogue,

@@ -11,6 +11,7 @@
 const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
+const { ConversationPool, DEFAULT_MAX_TASKS } = require('./conversation-pool.js')
 
 /** The engine's catalogue: the built-in providers (what each is and can do) and its constants. */
 const CATALOGUE = native.providerCatalogue()
@@ -38,7 +39,10 @@ function checkProvider(p) {
 
 class CondensationManager {
   /**
-   * @param {{ config?: object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number }} [options]
+   * `conversations`: how many tasks' histories are kept in the engine between calls (keyed by
+   * `context.taskId`), so a call with the same task's history again crosses only what changed; 0
+   * keeps none.
+   * @param {{ config?: object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number, conversations?: number }} [options]
    */
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('CondensationManager: options: expected an object')
@@ -49,6 +53,18 @@ class CondensationManager {
     this.now = options.now ?? Date.now
     this.providers = new Map()
     this.guards = new Map()
+    const keep = options.conversations ?? DEFAULT_MAX_TASKS
+    if (!Number.isInteger(keep) || keep < 0) {
+      throw new TypeError(`CondensationManager: options.conversations: expected a whole number >= 0, got ${String(keep)}`)
+    }
+    this.conversations = keep > 0 ? new ConversationPool(keep) : undefined
+  }
+
+  /** Lets go of the histories kept for tasks (all of them, or one task's). */
+  async closeConversations(taskId) {
+    if (!this.conversations) return
+    if (taskId === undefined) await this.conversations.clear()
+    else await this.conversations.close(taskId)
   }
 
   registerProvider(provider) {
@@ -154,20 +170,23 @@ class CondensationManager {
   }
 
   /** Runs one provider; answers { messages, tokens, summary, cost, error? } after the guards. */
-  async _run(id, messages, prev, decision, context, summarize) {
+  async _run(id, messages, prev, decision, context, summarize, held) {
     const signal = context.signal
     let out
     if (id in BUILT_IN) {
       if (id === 'native' && !summarize) return { error: 'No summarize callback: the native provider needs one' }
-      const r = await lib.condense(messages, {
+      const options = {
         provider: id,
         config: this._providerOptions(id, decision),
         prevContextTokens: prev,
         summarize,
         summarizeOptions: this.summarizeOptions,
         signal,
-      })
+      }
+      // Through the task's conversation, taken on only if the host gets this result.
+      const r = held ? await held.conv.condense({ ...options, adopt: false }) : await lib.condense(messages, options)
       out = { messages: r.messages, summary: r.summary, cost: r.cost, error: r.error, metrics: r.metrics, tokens: r.newContextTokens }
+      if (held && !r.error) out.adopt = () => held.conv.adopt(r)
     } else {
       const p = this.providers.get(id)
       if (!p) return { error: `unknown provider "${id}"` }
@@ -212,9 +231,31 @@ class CondensationManager {
     if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
       throw new TypeError("condenseIfNeeded: context.contextWindow: expected the model's context window in tokens")
     }
-    const last = messages.length > 0 ? messages[messages.length - 1] : undefined
-    const lastMessageTokens = context.lastMessageTokens ?? (last ? lib.countTokens([last]) : 0)
-    const totalTokens = context.totalTokens ?? lib.countTokens(messages.slice(0, -1))
+    const held = await this._held(messages, context)
+    try {
+      return await this._condenseIfNeeded(messages, context, held)
+    } finally {
+      if (held) held.release()
+    }
+  }
+
+  /** The task's conversation, holding `messages` (undefined without a task id or when none are kept). */
+  async _held(messages, context) {
+    if (!this.conversations || typeof context.taskId !== 'string' || context.taskId === '') return undefined
+    try {
+      return await this.conversations.get(context.taskId, messages, { signal: context.signal })
+    } catch (e) {
+      // A history the engine cannot hold: the stateless path answers with the problem.
+      if (e instanceof TypeError) return undefined
+      throw e
+    }
+  }
+
+  async _condenseIfNeeded(messages, context, held) {
+    const n = messages.length
+    const last = n > 0 ? messages[n - 1] : undefined
+    const lastMessageTokens = context.lastMessageTokens ?? (last ? (held ? held.conv.tokensOf(n - 1) : lib.countTokens([last])) : 0)
+    const totalTokens = context.totalTokens ?? (held ? held.conv.tokens - (n > 0 ? held.conv.tokensOf(n - 1) : 0) : lib.countTokens(messages.slice(0, -1)))
     const decision = this.decide({
       totalTokens,
       lastMessageTokens,
@@ -247,7 +288,7 @@ class CondensationManager {
       const chain = [this.config.provider]
       if (this.config.fallback && this.config.provider !== 'native' && summarize) chain.push('native')
       for (const id of chain) {
-        const r = await this._run(id, messages, prev, decision, context, summarize)
+        const r = await this._run(id, messages, prev, decision, context, summarize, held)
         cost += r.cost ?? 0
         if (r.error) {
           base.attempts.push({ provider: id, error: r.error })
@@ -267,6 +308,7 @@ class CondensationManager {
         }
         base.attempts.push({ provider: id, tokensSaved: saved })
         record(true)
+        if (r.adopt) r.adopt()
         if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
           this.telemetry.captureContextCondensed(
             taskId,

@@ -47,6 +47,7 @@ const {
   getMessagesSinceLastSummary,
 } = require('./roo/tools.js')
 const { positional } = require('./roo/summarize.js')
+const { ConversationPool } = require('./conversation-pool.js')
 const { freshStart, generateFoldedFileContext } = require('./roo/fresh.js')
 const { truncateWith, manage, willManageContext } = require('./roo/manage.js')
 
@@ -55,7 +56,8 @@ const { truncateWith, manage, willManageContext } = require('./roo/manage.js')
 
 /** The API of one era, with its own configured defaults. */
 function createEntry(eraName) {
-  const state = { era: ERAS[eraName], defaults: {} }
+  // `conversations`: the engine's copy of recent tasks' histories, so a task's next first step crosses only what changed.
+  const state = { era: ERAS[eraName], defaults: {}, conversations: new ConversationPool() }
   const configure = (options) => {
     const next = readOptions(options, CONFIG_KEYS, 'configure: options', true)
     const previous = state.defaults

@@ -5,6 +5,7 @@
 /** A value as an error message names it: `null`, `an array`, `an object`, `a function`, `string "x"`. */
 function describe(value) {
   if (value === null) return 'null'
+  if (value === undefined) return 'undefined'
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'function') return 'a function'
   if (typeof value === 'bigint') return `bigint ${value}n` // JSON has no form for it

@@ -12,6 +12,8 @@ use crate::draft::{Changes, Draft};
 use crate::edit::Op;
 use crate::error::{CondenseError, Refusal};
 use crate::llm::Summarizer;
+use crate::parse::held::ViewCache;
+use crate::parse::View;
 use crate::providers::lossless::{self, LosslessConfig};
 use crate::providers::native::{self, NativeConfig};
 use crate::providers::smart::{self, PassMetrics, SmartConfig, SmartRun};
@@ -195,6 +197,15 @@ pub struct Outcome {
     pub report: String,
 }
 
+/// What a caller that holds the history between calls already knows of it.
+#[derive(Default)]
+pub struct Known<'a> {
+    /// The tokens of the whole history (when the options do not give them).
+    pub tokens: Option<u64>,
+    /// The history's semantic view, kept message by message.
+    pub views: Option<&'a mut ViewCache>,
+}
+
 /// Condenses `messages`; `summarizer` answers the providers that summarize.
 pub fn condense(
     messages: &[Value],
@@ -202,17 +213,37 @@ pub fn condense(
     abort: &AtomicBool,
     summarizer: Option<&mut dyn Summarizer>,
 ) -> Result<Outcome, CondenseError> {
+    condense_known(messages, options, abort, summarizer, Known::default())
+}
+
+/// [`condense`] with what the caller already knows of the history: the outcome is the same,
+/// only the work to reach it is less.
+pub fn condense_known(
+    messages: &[Value],
+    options: &Options,
+    abort: &AtomicBool,
+    summarizer: Option<&mut dyn Summarizer>,
+    known: Known,
+) -> Result<Outcome, CondenseError> {
     let started = Instant::now();
     let provider = options.provider.id();
     let encoding = options.encoding;
     // Counting the whole history is the engine's longest single task on a big block: it stops
     // on the abort flag like the providers do.
-    let tokens_before = || match options.prev_context_tokens {
+    let tokens_before = || match options.prev_context_tokens.or(known.tokens) {
         Some(n) => Ok(n),
         None => count_messages_within(messages, encoding, Cancel::new(abort)).map(|n| n as u64),
     };
-
-    if let Some(problem) = first_structural_problem(messages) {
+    let mut views = known.views;
+    let problem = match views.as_deref_mut() {
+        Some(cache) => cache.first_structural_problem(messages),
+        None => first_structural_problem(messages),
+    };
+    let mut view = || match views.as_deref_mut() {
+        Some(cache) => cache.view(messages),
+        None => View::build(messages),
+    };
+    if let Some(problem) = problem {
         let tokens = options.prev_context_tokens.unwrap_or(0);
         return Ok(refusal(provider, encoding, tokens, started, Refusal::InvalidHistory(problem.to_string())));
     }
@@ -229,7 +260,7 @@ pub fn condense(
     let before;
     match &options.provider {
         Provider::Lossless(config) => {
-            let run = lossless::run(messages, config, encoding, abort)?;
+            let run = lossless::run_on(messages, &view(), config, encoding, abort)?;
             before = tokens_before()?;
             operations = lossless_operations(&run);
             rolled_back = run.applied.edits_rolled_back;
@@ -241,7 +272,7 @@ pub fn condense(
         Provider::Truncation(config) => {
             before = tokens_before()?;
             let t = Instant::now();
-            let o = truncation::run(&mut draft, config, encoding, before);
+            let o = truncation::run(&mut draft, &view(), config, encoding, before);
             passes.push(PassMetrics {
                 id: "truncation".into(),
                 name: format!("Truncate older than the last {} messages", config.preserve_recent_count),
@@ -282,7 +313,7 @@ pub fn condense(
         Provider::Smart(config) => {
             before = tokens_before()?;
             let mut run = SmartRun { encoding, summarizer, tokens_before: before, abort };
-            let o = smart::run(&mut draft, config, &mut run)?;
+            let o = smart::run(&mut draft, &view(), config, &mut run)?;
             cost = o.cost;
             summary = o.summary;
             callback_calls = o.passes.iter().map(|p| p.callback_calls).sum();

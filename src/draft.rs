@@ -59,6 +59,11 @@ impl<'a> Draft<'a> {
         }
     }
 
+    /// Whether the text at `at` is the original one (not set by this draft).
+    pub fn is_original(&self, at: TextRef) -> bool {
+        !self.texts.contains_key(&at)
+    }
+
     pub fn set_text(&mut self, at: TextRef, text: String) {
         if slot_text(&self.original[at.msg], at.slot) == Some(text.as_str()) {
             self.texts.remove(&at);
@@ -206,6 +211,44 @@ pub fn materialize_changes(original: &[Value], changes: &Changes) -> Vec<Value> 
     draft.messages().into_iter().map(Cow::into_owned).collect()
 }
 
+/// Applies `changes` to `messages` in place, as the messages a condensation produced (kept
+/// messages are moved, not copied). Answers, for each message now in `messages`, where it was
+/// before (`None` for a written one) and whether its text or a tool input changed.
+pub fn apply_in_place(messages: &mut Vec<Value>, changes: Changes) -> Vec<(Option<usize>, bool)> {
+    let mut edited = vec![false; messages.len()];
+    for (at, t) in changes.texts {
+        if let Some(m) = messages.get_mut(at.msg) {
+            edited[at.msg] |= set_slot_text(m, at.slot, t);
+        }
+    }
+    for ((i, block), input) in changes.inputs {
+        if let Some(b) = messages.get_mut(i).and_then(|m| m.get_mut("content")).and_then(|c| c.get_mut(block)) {
+            b["input"] = input;
+            edited[i] = true;
+        }
+    }
+    let Some(layout) = changes.layout else {
+        return edited.into_iter().enumerate().map(|(i, e)| (Some(i), e)).collect();
+    };
+    let mut old: Vec<Option<Value>> = std::mem::take(messages).into_iter().map(Some).collect();
+    let mut origin = Vec::with_capacity(layout.len());
+    for item in layout {
+        match item {
+            Item::Keep(i) => {
+                // A layout names each original message at most once; a copy covers any other case.
+                let m = old.get_mut(i).and_then(Option::take).unwrap_or_else(|| Value::Null);
+                messages.push(m);
+                origin.push((Some(i), edited.get(i).copied().unwrap_or(true)));
+            }
+            Item::New(v) => {
+                messages.push(v);
+                origin.push((None, true));
+            }
+        }
+    }
+    origin
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +279,10 @@ mod tests {
             count_messages(&original, Encoding::O200kBase) as i64 - count_messages(&now, Encoding::O200kBase) as i64;
         assert_eq!(d.saved_tokens(Encoding::O200kBase), expected);
         assert_eq!(materialize_changes(&original, &d.changes()), now);
+        let mut in_place = original.clone();
+        let origin = apply_in_place(&mut in_place, d.changes());
+        assert_eq!(in_place, now);
+        assert_eq!(origin, vec![(Some(0), false), (Some(1), true), (None, true), (Some(3), false)]);
         assert_eq!(
             original[1]["content"][1]["input"]["content"].as_str().map(str::len),
             Some(600),

@@ -55,12 +55,12 @@ impl Slot {
 
 /// The string a slot points at, if the message has that shape.
 pub fn slot_text(message: &Value, slot: Slot) -> Option<&str> {
-    let content = message.get("content")?;
+    let content = field(message, "content")?;
     match slot {
         Slot::Content => content.as_str(),
-        Slot::Text(j) => content.get(j)?.get("text")?.as_str(),
-        Slot::ResultString(j) => content.get(j)?.get("content")?.as_str(),
-        Slot::ResultPart(j, k) => content.get(j)?.get("content")?.get(k)?.get("text")?.as_str(),
+        Slot::Text(j) => content.get(j).and_then(|b| field(b, "text"))?.as_str(),
+        Slot::ResultString(j) => field(content.get(j)?, "content")?.as_str(),
+        Slot::ResultPart(j, k) => field(field(content.get(j)?, "content")?.get(k)?, "text")?.as_str(),
     }
 }
 
@@ -91,18 +91,18 @@ pub fn set_slot_text(message: &mut Value, slot: Slot, text: String) -> bool {
 /// Every string slot of a message, in document order.
 pub fn text_slots(message: &Value) -> Vec<Slot> {
     let mut out = Vec::new();
-    match message.get("content") {
+    match field(message, "content") {
         Some(Value::String(_)) => out.push(Slot::Content),
         Some(Value::Array(blocks)) => {
             for (j, b) in blocks.iter().enumerate() {
-                match b.get("type").and_then(Value::as_str) {
-                    Some("text") if b.get("text").is_some_and(Value::is_string) => out.push(Slot::Text(j)),
-                    Some("tool_result") => match b.get("content") {
+                match field(b, "type").and_then(Value::as_str) {
+                    Some("text") if field(b, "text").is_some_and(Value::is_string) => out.push(Slot::Text(j)),
+                    Some("tool_result") => match field(b, "content") {
                         Some(Value::String(_)) => out.push(Slot::ResultString(j)),
                         Some(Value::Array(parts)) => {
                             for (k, p) in parts.iter().enumerate() {
-                                if p.get("type").and_then(Value::as_str) == Some("text")
-                                    && p.get("text").is_some_and(Value::is_string)
+                                if field(p, "type").and_then(Value::as_str) == Some("text")
+                                    && field(p, "text").is_some_and(Value::is_string)
                                 {
                                     out.push(Slot::ResultPart(j, k));
                                 }
@@ -120,30 +120,64 @@ pub fn text_slots(message: &Value) -> Vec<Slot> {
 }
 
 pub fn role(message: &Value) -> Option<&str> {
-    message.get("role").and_then(Value::as_str)
+    field(message, "role").and_then(Value::as_str)
 }
 
 pub fn is_summary(message: &Value) -> bool {
-    message.get("isSummary").and_then(Value::as_bool) == Some(true)
+    field(message, "isSummary").and_then(Value::as_bool) == Some(true)
 }
 
 /// Which messages the model is sent: newer Roo hides messages whose `condenseParent` names a
 /// summary (`condenseId`) still in the history, or whose `truncationParent` names a truncation
 /// marker (`truncationId`) still in it. Hidden messages are neither condensed nor referenced.
 pub fn active_messages(messages: &[Value]) -> Vec<bool> {
+    let marks: Vec<Marks> = messages.iter().map(Marks::of).collect();
+    active_by_marks(&marks)
+}
+
+/// The fields of a message that decide which messages are sent (see [`active_messages`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    pub condense_id: Option<String>,
+    pub truncation_id: Option<String>,
+    pub condense_parent: Option<String>,
+    pub truncation_parent: Option<String>,
+}
+
+impl Marks {
+    pub fn of(m: &Value) -> Marks {
+        let field = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+        Marks {
+            condense_id: field("condenseId"),
+            truncation_id: field("truncationId"),
+            condense_parent: field("condenseParent"),
+            truncation_parent: field("truncationParent"),
+        }
+    }
+}
+
+/// [`active_messages`] from each message's marks.
+pub fn active_by_marks<'a>(marks: impl IntoIterator<Item = &'a Marks> + Clone) -> Vec<bool> {
     use std::collections::HashSet;
-    let ids =
-        |key: &str| -> HashSet<&str> { messages.iter().filter_map(|m| m.get(key).and_then(Value::as_str)).collect() };
-    let condense_ids = ids("condenseId");
-    let truncation_ids = ids("truncationId");
-    messages
-        .iter()
-        .map(|m| {
-            let hidden_by =
-                |key: &str, live: &HashSet<&str>| m.get(key).and_then(Value::as_str).is_some_and(|p| live.contains(p));
-            !(hidden_by("condenseParent", &condense_ids) || hidden_by("truncationParent", &truncation_ids))
-        })
+    let condense_ids: HashSet<&str> = marks.clone().into_iter().filter_map(|m| m.condense_id.as_deref()).collect();
+    let truncation_ids: HashSet<&str> = marks.clone().into_iter().filter_map(|m| m.truncation_id.as_deref()).collect();
+    let hidden_by = |parent: &Option<String>, live: &HashSet<&str>| parent.as_deref().is_some_and(|p| live.contains(p));
+    marks
+        .into_iter()
+        .map(|m| !(hidden_by(&m.condense_parent, &condense_ids) || hidden_by(&m.truncation_parent, &truncation_ids)))
         .collect()
+}
+
+/// `value.get(key)` on an object, by a linear scan when it has few keys: messages and blocks have
+/// a handful, and comparing them costs less than hashing the key (serde_json's ordered map
+/// hashes every lookup). The same answer as `get`: keys are unique.
+#[inline]
+pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
+    match value {
+        Value::Object(map) if map.len() <= 8 => map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
+        Value::Object(map) => map.get(key),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

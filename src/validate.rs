@@ -63,14 +63,14 @@ pub fn validate_value(history: &Value) -> Vec<Problem> {
 
 /// Only the structural problems, stopping at the first one.
 pub fn first_structural_problem(messages: &[Value]) -> Option<Problem> {
-    for (i, m) in messages.iter().enumerate() {
-        let mut problems = Vec::new();
-        check_message(i, m, &mut problems);
-        if let Some(p) = problems.into_iter().find(Problem::is_structural) {
-            return Some(p);
-        }
-    }
-    None
+    messages.iter().enumerate().find_map(|(i, m)| structural_problem(i, m))
+}
+
+/// The first structural problem of message `i`.
+pub fn structural_problem(i: usize, m: &Value) -> Option<Problem> {
+    let mut problems = Vec::new();
+    check_message(i, m, &mut problems);
+    problems.into_iter().find(Problem::is_structural)
 }
 
 pub fn validate(messages: &[Value]) -> Vec<Problem> {

@@ -21,7 +21,7 @@ const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.
  * stored after their messages (tagged `condenseParent` / `condensedBy`, nothing removed) and no
  * summary is asked for. Undefined when it does not reach the target or would replace a span.
  */
-async function freshFirstStep(messages, o, prevContextTokens) {
+async function freshFirstStep(state, taskId, messages, o, prevContextTokens) {
   if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
   const visible = visibility(messages)
   let at = -1
@@ -42,7 +42,7 @@ async function freshFirstStep(messages, o, prevContextTokens) {
   if (effective.length < 2) return undefined
   const engineOpts = { provider: o.provider, config: prePassConfig(o), prevContextTokens }
   if (o.signal) engineOpts.signal = o.signal
-  const r = await lib.condense(effective, engineOpts)
+  const r = await state.conversations.condense(taskId, effective, engineOpts)
   if (r.error || !Array.isArray(r.messages)) return undefined
   if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
   // The first message (the task, or the summary) stays as it is; only one-for-one changes are kept.
@@ -134,7 +134,7 @@ async function freshStart(state, params, legacy) {
 
   if (o.provider !== 'native' && o.targetTokens !== undefined && finite(p.prevContextTokens)) {
     try {
-      const first = await freshFirstStep(messages, o, p.prevContextTokens)
+      const first = await freshFirstStep(state, taskId, messages, o, p.prevContextTokens)
       if (first) return first
     } catch (e) {
       if (e instanceof HostError && e.kind === 'aborted') return { ...response, error: failure(e, o) }

@@ -144,13 +144,24 @@ async function positional(state, args, keepFirstStep) {
   try {
     const prev =
       prevContextTokens === undefined || prevContextTokens === null ? undefined : hostNumber(prevContextTokens, 'summarizeConversation: prevContextTokens')
-    const c = { o, apiHandler, condensingApiHandler, systemPrompt, spent, prev, customPrompt: nonBlank(customCondensingPrompt) }
+    const c = {
+      o,
+      apiHandler,
+      condensingApiHandler,
+      systemPrompt,
+      spent,
+      prev,
+      customPrompt: nonBlank(customCondensingPrompt),
+      taskId,
+      pool: state.conversations,
+    }
     return await summarizePositional(messages, c, keepFirstStep)
   } catch (e) {
     return { ...response, cost: spent.cost, error: failure(e, o) }
   }
 }
 
+const taskId = (id) => (typeof id === 'string' ? id : undefined)
 const nonBlank = (s) => (typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined)
 
 async function summarizePositional(messages, c, keepFirstStep) {
@@ -177,7 +188,8 @@ async function summarizePositional(messages, c, keepFirstStep) {
     const cb = firstStepCallback(handler, o, spent)
     if (cb) engineOpts.summarize = cb
     if (o.signal) engineOpts.signal = o.signal
-    const r = await lib.condense(effective, engineOpts)
+    // Through the task's conversation when there is a task id: a call on the same task again crosses only what changed.
+    const r = await c.pool.condense(taskId(c.taskId), effective, engineOpts)
     let out = r.error ? undefined : r.messages
     let tokens = r.newContextTokens
     // Roo always keeps the first message as it is (it may hold a slash command's text), in both

@@ -122,3 +122,21 @@ pub fn count_messages(messages: Value, encoding_name: Option<String>) -> Result<
     let enc = encoding(encoding_name)?;
     guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
 }
+
+/// Bytes the C allocator has handed out and not had back (glibc's `mallinfo2`), for the benchmark
+/// to measure what a conversation holds without the noise of resident memory; -1 where it cannot
+/// tell. Only in builds with the `probes` feature.
+#[cfg(feature = "probes")]
+#[napi]
+pub fn malloc_in_use() -> f64 {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads the allocator's statistics; it is thread-safe in glibc.
+        let info = unsafe { libc::mallinfo2() };
+        (info.uordblks + info.hblkhd) as f64
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        -1.0
+    }
+}

@@ -13,8 +13,8 @@ use super::codec::*;
 use super::tasks::*;
 use super::trim::*;
 use super::*;
-use crate::condense::{condense, Options, Outcome};
-use crate::draft::Item;
+use crate::condense::{condense, condense_known, Known, Options, Outcome};
+use crate::draft::{Changes, Item};
 use crate::error::CondenseError;
 use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
 
@@ -28,8 +28,7 @@ pub struct Session {
     options: Options,
     messages: Vec<Value>,
     abort: Arc<AtomicBool>,
-    events: Option<Arc<Mutex<Receiver<Event>>>>,
-    replies: Option<Sender<Answer>>,
+    run: Option<Run>,
     /// Set when the history could not cross the boundary: the run then refuses with it.
     rejected: Option<String>,
 }
@@ -136,8 +135,7 @@ impl Session {
             options,
             messages: Vec::new(),
             abort: Arc::new(AtomicBool::new(false)),
-            events: None,
-            replies: None,
+            run: None,
             rejected: None,
         })
     }
@@ -211,100 +209,39 @@ impl Session {
     /// Stops the run: the engine checks between steps, and a wait for summaries ends at once.
     #[napi]
     pub fn abort(&self) {
-        self.abort.store(true, Ordering::Relaxed);
-        if let Some(r) = &self.replies {
-            let _ = r.send(Answer::Aborted);
-        }
+        abort_run(&self.abort, self.run.as_ref());
     }
 
     /// Starts the engine on its own thread with the pushed messages; `with_summarizer` says
     /// whether JavaScript will answer summary requests.
     #[napi]
     pub fn start(&mut self, with_summarizer: bool) -> Result<()> {
-        if self.events.is_some() {
+        if self.run.is_some() {
             return Err(Error::new(Status::GenericFailure, "this session was already started"));
         }
-        let (event_tx, event_rx) = channel::<Event>();
-        let (reply_tx, reply_rx) = channel::<Answer>();
-        self.events = Some(Arc::new(Mutex::new(event_rx)));
-        self.replies = Some(reply_tx);
-        let messages = std::mem::take(&mut self.messages);
-        let options = self.options.clone();
-        let abort = self.abort.clone();
-        let rejected = self.rejected.take();
-        run_started();
-        let spawned = std::thread::Builder::new().name("context-condense".into()).spawn(move || {
-            let done_tx = event_tx.clone();
-            let result = catch_unwind(AssertUnwindSafe(|| {
-                panic_probe("task");
-                if let Some(problem) = rejected {
-                    let o = crate::condense::refuse(&options, problem);
-                    return Ok((Packed::new(o.changes.texts.clone()), json_text(&outcome_summary(&o))?));
-                }
-                let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
-                let summarizer: Option<&mut dyn Summarizer> = if with_summarizer { Some(&mut channel) } else { None };
-                let o = condense(&messages, &options, &abort, summarizer)?;
-                let summary = json_text(&outcome_summary(&o))?;
-                Ok((Packed::new(o.changes.texts), summary))
-            }));
-            let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
-            // A large history's values were allocated on the JavaScript thread and are freed
-            // here: glibc then tidies those small blocks up (malloc_consolidate) on the next
-            // allocation of the JavaScript thread, a stall of a second or two after a
-            // million-message run. Trimming here does that work on this thread instead.
-            let large = messages.len() >= LARGE_HISTORY;
-            drop(messages);
-            if large {
-                trim_now();
-            }
-            let _ = done_tx.send(Event::Done(result));
-            run_ended();
-        });
-        if spawned.is_err() {
-            RUNNING.fetch_sub(1, Ordering::AcqRel);
-        }
-        spawned
-            .map(|_| ())
-            .map_err(|e| Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))
+        let messages = Arc::new(std::mem::take(&mut self.messages));
+        let spec = RunSpec {
+            options: self.options.clone(),
+            rejected: self.rejected.take(),
+            with_summarizer,
+            keep: None,
+            held: None,
+        };
+        self.run = Some(spawn_run(messages, spec, self.abort.clone())?);
+        Ok(())
     }
 
     /// Waits, off the JavaScript thread, for what the engine needs next.
     #[napi]
     pub fn next(&self) -> Result<AsyncTask<NextTask>> {
-        match &self.events {
-            Some(rx) => Ok(AsyncTask::new(NextTask { events: rx.clone(), abort: self.abort.clone() })),
-            None => Err(Error::new(Status::GenericFailure, "this session was not started")),
-        }
+        next_event(self.run.as_ref(), &self.abort, "this session was not started")
     }
 
     /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
     /// `{ ok: false, error }` per request, in order.
     #[napi]
     pub fn reply(&self, results: Value) -> Result<()> {
-        let Some(tx) = &self.replies else {
-            return Err(Error::new(Status::GenericFailure, "this session was not started"));
-        };
-        let Value::Array(items) = results else {
-            return Err(Error::new(Status::InvalidArg, "reply: expected an array"));
-        };
-        let answers = items
-            .into_iter()
-            .map(|item| {
-                if item.get("ok").and_then(Value::as_bool) == Some(true) {
-                    serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
-                        .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))
-                } else {
-                    Err(item
-                        .get("error")
-                        .and_then(Value::as_str)
-                        .unwrap_or("the summarize callback failed")
-                        .to_string())
-                }
-            })
-            .collect();
-        // The engine may have stopped waiting (aborted): nothing to do then.
-        let _ = tx.send(Answer::Replies(answers));
-        Ok(())
+        reply_run(self.run.as_ref(), results, "this session was not started")
     }
 
     /// Estimates what the session's provider would do (a run with a stand-in model, see
@@ -327,10 +264,122 @@ impl Session {
     #[napi(ts_return_type = "Promise<unknown>")]
     pub fn analyze(&mut self, encoding_name: Option<String>) -> Result<AsyncTask<AnalyzeTask>> {
         Ok(AsyncTask::new(AnalyzeTask {
-            messages: std::mem::take(&mut self.messages),
+            messages: Arc::new(std::mem::take(&mut self.messages)),
             encoding: encoding(encoding_name)?,
         }))
     }
+}
+
+/// An engine run on its own thread, and the channels JavaScript talks to it through.
+pub struct Run {
+    events: Arc<Mutex<Receiver<Event>>>,
+    replies: Sender<Answer>,
+}
+
+/// What a run is asked to do.
+pub struct RunSpec {
+    pub options: Options,
+    /// A history the boundary refused: the run answers with this refusal.
+    pub rejected: Option<String>,
+    /// Whether JavaScript answers summary requests.
+    pub with_summarizer: bool,
+    /// Where a successful run leaves its changes (a conversation applies them to what it holds).
+    pub keep: Option<Arc<Mutex<Option<Changes>>>>,
+    /// What the conversation running it knows of its messages.
+    pub held: Option<super::conversation::Held>,
+}
+
+/// Starts the engine on its own thread over `messages`.
+pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool>) -> Result<Run> {
+    let (event_tx, event_rx) = channel::<Event>();
+    let (reply_tx, reply_rx) = channel::<Answer>();
+    let RunSpec { options, rejected, with_summarizer, keep, held } = spec;
+    run_started();
+    let spawned = std::thread::Builder::new().name("context-condense".into()).spawn(move || {
+        let done_tx = event_tx.clone();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            panic_probe("task");
+            if let Some(problem) = rejected {
+                let o = crate::condense::refuse(&options, problem);
+                return Ok((Packed::new(o.changes.texts.clone()), json_text(&outcome_summary(&o))?));
+            }
+            let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
+            let summarizer: Option<&mut dyn Summarizer> = if with_summarizer { Some(&mut channel) } else { None };
+            let o = match &held {
+                Some(h) => {
+                    let (tokens, mut views) = h.known(&messages, &abort)?;
+                    let known = Known { tokens: Some(tokens), views: Some(&mut views) };
+                    condense_known(&messages, &options, &abort, summarizer, known)?
+                }
+                None => condense(&messages, &options, &abort, summarizer)?,
+            };
+            let summary = json_text(&outcome_summary(&o))?;
+            if let (Some(keep), None) = (&keep, &o.error) {
+                *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(o.changes.clone());
+            }
+            Ok((Packed::new(o.changes.texts), summary))
+        }));
+        let result = result.unwrap_or_else(|p| Err(CondenseError::Internal(panic_message(p))));
+        // A large history's values were allocated on the JavaScript thread and are freed
+        // here: glibc then tidies those small blocks up (malloc_consolidate) on the next
+        // allocation of the JavaScript thread, a stall of a second or two after a
+        // million-message run. Trimming here does that work on this thread instead. (A
+        // conversation's messages stay alive: only this run's reference goes.)
+        let freed_large = messages.len() >= LARGE_HISTORY && Arc::strong_count(&messages) == 1;
+        drop(messages);
+        if freed_large {
+            trim_now();
+        }
+        let _ = done_tx.send(Event::Done(result));
+        run_ended();
+    });
+    match spawned {
+        Ok(_) => Ok(Run { events: Arc::new(Mutex::new(event_rx)), replies: reply_tx }),
+        Err(e) => {
+            RUNNING.fetch_sub(1, Ordering::AcqRel);
+            Err(Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))
+        }
+    }
+}
+
+/// Stops a run: the engine checks the flag between steps, and a wait for summaries ends at once.
+pub fn abort_run(abort: &AtomicBool, run: Option<&Run>) {
+    abort.store(true, Ordering::Relaxed);
+    if let Some(r) = run {
+        let _ = r.replies.send(Answer::Aborted);
+    }
+}
+
+/// Waits, off the JavaScript thread, for the run's next event.
+pub fn next_event(run: Option<&Run>, abort: &Arc<AtomicBool>, not_started: &str) -> Result<AsyncTask<NextTask>> {
+    match run {
+        Some(r) => Ok(AsyncTask::new(NextTask { events: r.events.clone(), abort: abort.clone() })),
+        None => Err(Error::new(Status::GenericFailure, not_started.to_string())),
+    }
+}
+
+/// Hands the run JavaScript's answers to a batch of summary requests.
+pub fn reply_run(run: Option<&Run>, results: Value, not_started: &str) -> Result<()> {
+    let Some(run) = run else {
+        return Err(Error::new(Status::GenericFailure, not_started.to_string()));
+    };
+    let Value::Array(items) = results else {
+        return Err(Error::new(Status::InvalidArg, "reply: expected an array"));
+    };
+    let answers = items
+        .into_iter()
+        .map(|item| {
+            if item.get("ok").and_then(Value::as_bool) == Some(true) {
+                serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
+                    .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))
+            } else {
+                Err(item.get("error").and_then(Value::as_str).unwrap_or("the summarize callback failed").to_string())
+            }
+        })
+        .collect();
+    // The engine may have stopped waiting (aborted): nothing to do then.
+    let _ = run.replies.send(Answer::Replies(answers));
+    Ok(())
 }
 
 /// The next event of an engine run, as JavaScript receives it.

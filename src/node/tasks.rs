@@ -39,7 +39,7 @@ impl Task for EstimateTask {
 }
 
 pub struct AnalyzeTask {
-    pub(super) messages: Vec<Value>,
+    pub(super) messages: std::sync::Arc<Vec<Value>>,
     pub(super) encoding: Encoding,
 }
 

@@ -22,10 +22,22 @@ pub(super) fn run_started() {
 
 pub(super) fn run_ended() {
     if RUNNING.fetch_sub(1, Ordering::AcqRel) == 1 {
-        let (pending, wake) = idle_trimmer();
-        *pending.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        wake.notify_one();
+        went_idle();
     }
+}
+
+/// Says the engine has let go of memory while nothing runs (a conversation closed): freed memory
+/// goes back once it stays idle for `TRIM_AFTER`.
+pub(super) fn let_go() {
+    if RUNNING.load(Ordering::Acquire) == 0 {
+        went_idle();
+    }
+}
+
+fn went_idle() {
+    let (pending, wake) = idle_trimmer();
+    *pending.lock().unwrap_or_else(|e| e.into_inner()) = true;
+    wake.notify_one();
 }
 
 type Wake = (Mutex<bool>, std::sync::Condvar);

@@ -9,15 +9,18 @@
 //! newer-Roo `condenseParent`) and summaries are skipped. The view only reads.
 
 pub mod env;
+pub mod held;
 pub mod reads;
 pub mod tool_calls;
 
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::model::{active_messages, is_summary, role, slot_text, text_slots, Slot, Span, TextRef};
 pub use env::{EnvBlock, EnvSection};
 pub use reads::NumberedRead;
+use tool_calls::{find_xml_call, XmlCall};
 
 /// One tool result.
 #[derive(Debug, Clone)]
@@ -26,7 +29,9 @@ pub struct ToolResult {
     pub tool: String,
     /// What the tool was run on: the path, the command, the header's argument.
     pub arg: Option<String>,
-    /// Tool + arguments: two results with the same key are runs of the same operation.
+    /// Tool + arguments, for the tools whose reruns describe changing state (`RERUN_TOOLS`): two
+    /// results with the same key are runs of the same operation. Empty for other tools (their
+    /// keys are never compared, and a native call's input may be a whole file).
     pub key: String,
     /// The body, slot by slot (a legacy header block is not part of it).
     pub body: Vec<Span>,
@@ -52,22 +57,25 @@ impl FileRead {
 #[derive(Debug, Clone)]
 pub struct Env {
     pub at: TextRef,
-    pub block: EnvBlock,
+    pub block: Arc<EnvBlock>,
 }
 
 /// The semantic view of a whole history.
 #[derive(Debug, Default)]
 pub struct View {
     pub active: Vec<bool>,
-    pub results: Vec<ToolResult>,
+    pub results: Vec<Arc<ToolResult>>,
     pub env: Vec<Env>,
     /// Spans no operation may change: user-typed text and summaries.
     pub protected: Vec<Span>,
+    /// The XML tool call of each assistant text, in order, when a holder keeps them (`ViewCache`);
+    /// empty otherwise.
+    pub calls: Vec<(TextRef, Option<Arc<XmlCall>>)>,
 }
 
 impl View {
     /// The results of message `msg` (results are built in message order).
-    pub fn results_of(&self, msg: usize) -> &[ToolResult] {
+    pub fn results_of(&self, msg: usize) -> &[Arc<ToolResult>] {
         let a = self.results.partition_point(|r| r.msg < msg);
         let b = self.results.partition_point(|r| r.msg <= msg);
         &self.results[a..b]
@@ -78,6 +86,12 @@ impl View {
         let a = self.env.partition_point(|e| e.at.msg < msg);
         let b = self.env.partition_point(|e| e.at.msg <= msg);
         &self.env[a..b]
+    }
+
+    /// The XML tool call of the assistant text at `at`: `None` when the view does not know.
+    pub fn call_at(&self, at: TextRef) -> Option<Option<&XmlCall>> {
+        let i = self.calls.binary_search_by(|(t, _)| t.cmp(&at)).ok()?;
+        Some(self.calls[i].1.as_deref())
     }
 
     /// The protected spans of message `msg`.
@@ -92,24 +106,88 @@ impl View {
         let tool_uses = tool_use_index(messages);
         let mut view = View { active, ..View::default() };
         for (i, m) in messages.iter().enumerate() {
-            if !view.active[i] {
-                continue;
-            }
-            if is_summary(m) {
-                for slot in text_slots(m) {
-                    let len = slot_text(m, slot).map_or(0, str::len);
-                    view.protected.push(Span { at: TextRef { msg: i, slot }, range: 0..len });
-                }
-                continue;
-            }
-            if role(m) == Some("user") {
-                view.parse_user(i, m, &tool_uses);
+            if view.active[i] {
+                view.add(Piece::of(i, m, &|id| tool_uses.get(id).copied(), false));
             }
         }
         view
     }
 
-    fn parse_user(&mut self, i: usize, m: &Value, tool_uses: &HashMap<&str, (&str, &Value)>) {
+    /// Adds what one message holds (messages in order).
+    pub(crate) fn add(&mut self, piece: Piece) {
+        self.results.extend(piece.results);
+        self.env.extend(piece.env);
+        self.protected.extend(piece.protected);
+        self.calls.extend(piece.calls);
+    }
+
+    /// Adds a copy of what one message holds (the results and blocks are shared).
+    pub(crate) fn add_copy(&mut self, piece: &Piece) {
+        self.results.extend(piece.results.iter().cloned());
+        self.env.extend(piece.env.iter().cloned());
+        self.protected.extend(piece.protected.iter().cloned());
+        self.calls.extend(piece.calls.iter().cloned());
+    }
+}
+
+/// What one message adds to the view, and which tool calls it was read with.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Piece {
+    pub results: Vec<Arc<ToolResult>>,
+    pub env: Vec<Env>,
+    pub protected: Vec<Span>,
+    /// The tool_use ids its native results were matched with, and the message each was found in.
+    pub uses: Vec<(String, Option<usize>)>,
+    /// The XML tool call of each text of an assistant message (when asked for).
+    pub calls: Vec<(TextRef, Option<Arc<XmlCall>>)>,
+}
+
+impl Piece {
+    /// The piece of message `i`: the texts of a summary, the results, environment details and
+    /// typed text of a user message; with `calls`, the XML tool calls of an assistant message.
+    pub fn of<'a>(i: usize, m: &Value, tool_uses: &dyn Fn(&str) -> Option<ToolUse<'a>>, calls: bool) -> Piece {
+        let mut piece = Piece::default();
+        if is_summary(m) {
+            for slot in text_slots(m) {
+                let len = slot_text(m, slot).map_or(0, str::len);
+                piece.protected.push(Span { at: TextRef { msg: i, slot }, range: 0..len });
+            }
+        } else if role(m) == Some("user") {
+            piece.parse_user(i, m, tool_uses);
+        } else if calls {
+            for slot in text_slots(m) {
+                if let Some(text) = slot_text(m, slot) {
+                    piece.calls.push((TextRef { msg: i, slot }, find_xml_call(text).map(Arc::new)));
+                }
+            }
+        }
+        piece
+    }
+
+    /// The same piece for the same message at index `msg`.
+    pub fn moved_to(&mut self, msg: usize) {
+        for r in &mut self.results {
+            let r = Arc::make_mut(r);
+            r.msg = msg;
+            for s in &mut r.body {
+                s.at.msg = msg;
+            }
+            for f in &mut r.reads {
+                f.at.msg = msg;
+            }
+        }
+        for e in &mut self.env {
+            e.at.msg = msg;
+        }
+        for s in &mut self.protected {
+            s.at.msg = msg;
+        }
+        for (at, _) in &mut self.calls {
+            at.msg = msg;
+        }
+    }
+
+    fn parse_user<'a>(&mut self, i: usize, m: &Value, tool_uses: &dyn Fn(&str) -> Option<ToolUse<'a>>) {
         let mut open: Option<ToolResult> = None;
         for slot in text_slots(m) {
             let Some(text) = slot_text(m, slot) else {
@@ -120,12 +198,14 @@ impl View {
                 Slot::ResultString(j) | Slot::ResultPart(j, _) => {
                     // Native tool_result: one result per block, possibly several text parts.
                     let block = &m["content"][j];
-                    let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
-                    let (tool, input) = tool_uses.get(id).copied().unwrap_or(("unknown", &Value::Null));
                     let same_block =
                         matches!(&open, Some(r) if r.body.first().is_some_and(|s| block_of(s.at.slot) == Some(j)));
                     if !same_block {
                         self.close(m, open.take());
+                        let id = block.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                        let found = tool_uses(id);
+                        self.uses.push((id.to_string(), found.map(|u| u.msg)));
+                        let (tool, input) = found.map_or(("unknown", &Value::Null), |u| (u.name, u.input));
                         open = Some(native_result(i, tool, input, block));
                     }
                     if let Some(r) = open.as_mut() {
@@ -141,11 +221,11 @@ impl View {
                         // Environment details end the body of the result before them.
                         self.close(m, open.take());
                         for block in env::find_env_blocks(text) {
-                            self.env.push(Env { at, block });
+                            self.env.push(Env { at, block: Arc::new(block) });
                         }
                     } else if let Some((tool, arg, body_start)) = legacy_header(text) {
                         self.close(m, open.take());
-                        let key = format!("{tool}:{}", arg.as_deref().unwrap_or(""));
+                        let key = rerun_key(&tool, || arg.as_deref().unwrap_or("").to_string());
                         let mut r = ToolResult { msg: i, tool, arg, key, body: vec![], is_error: false, reads: vec![] };
                         if !text[body_start..].trim().is_empty() {
                             r.is_error |= looks_like_error(&text[body_start..]);
@@ -187,7 +267,7 @@ impl View {
                 r.reads.push(FileRead { at: span.at, read });
             }
         }
-        self.results.push(r);
+        self.results.push(Arc::new(r));
     }
 
     /// What the user typed inside a tool result: the `<feedback>` or `<answer>` Roo Code puts at
@@ -196,16 +276,13 @@ impl View {
     /// something the user typed here.
     fn protect_user_text_in_result(&mut self, at: TextRef, text: &str, body_start: usize) {
         const HEAD: usize = 400;
-        for tag in ["feedback", "answer"] {
-            let open = format!("<{tag}>");
-            let close = format!("</{tag}>");
+        for (open, close) in [("<feedback>", "</feedback>"), ("<answer>", "</answer>")] {
+            // Only a tag starting within the head counts: the search need not look further.
+            let head_end = floor_char_boundary(text, body_start + HEAD + open.len());
             let mut pos = body_start;
-            while let Some(i) = text[pos..].find(&open) {
+            while let Some(i) = text.get(pos..head_end).and_then(|h| h.find(open)) {
                 let start = pos + i;
-                if start - body_start > HEAD {
-                    break;
-                }
-                let end = text[start..].find(&close).map_or(text.len(), |j| start + j + close.len());
+                let end = text[start..].find(close).map_or(text.len(), |j| start + j + close.len());
                 self.protected.push(Span { at, range: start..end });
                 pos = end.max(start + 1);
             }
@@ -213,22 +290,47 @@ impl View {
     }
 }
 
-/// Where each tool_use lives: id -> (name, input).
-fn tool_use_index(messages: &[Value]) -> HashMap<&str, (&str, &Value)> {
+/// A tool_use: the message it is in, its name and input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolUse<'a> {
+    pub msg: usize,
+    pub name: &'a str,
+    pub input: &'a Value,
+}
+
+impl<'a> ToolUse<'a> {
+    /// The tool_use `block` of message `msg`.
+    pub fn at(msg: usize, block: &'a Value) -> ToolUse<'a> {
+        let name = block.get("name").and_then(Value::as_str).unwrap_or("unknown");
+        ToolUse { msg, name, input: block.get("input").unwrap_or(&Value::Null) }
+    }
+}
+
+pub(crate) type ToolUses<'a> = HashMap<&'a str, ToolUse<'a>>;
+
+/// Where each tool_use lives, by id (the last one with an id, if an id is used twice).
+pub(crate) fn tool_use_index(messages: &[Value]) -> ToolUses<'_> {
     let mut map = HashMap::new();
-    for m in messages {
-        if let Some(Value::Array(blocks)) = m.get("content") {
-            for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("tool_use") {
-                    if let Some(id) = b.get("id").and_then(Value::as_str) {
-                        let name = b.get("name").and_then(Value::as_str).unwrap_or("unknown");
-                        map.insert(id, (name, b.get("input").unwrap_or(&Value::Null)));
-                    }
-                }
-            }
+    for (msg, m) in messages.iter().enumerate() {
+        for (_, id, block) in tool_uses_in(m) {
+            map.insert(id, ToolUse::at(msg, block));
         }
     }
     map
+}
+
+/// The tool_use blocks of a message that have an id: (block index, id, block).
+pub(crate) fn tool_uses_in(m: &Value) -> impl Iterator<Item = (usize, &str, &Value)> {
+    let blocks = match m.get("content") {
+        Some(Value::Array(blocks)) => blocks.as_slice(),
+        _ => &[],
+    };
+    blocks.iter().enumerate().filter(|(_, b)| b.get("type").and_then(Value::as_str) == Some("tool_use")).filter_map(
+        |(j, b)| {
+            let id = b.get("id").and_then(Value::as_str)?;
+            Some((j, id, b))
+        },
+    )
 }
 
 fn block_of(slot: Slot) -> Option<usize> {
@@ -247,10 +349,23 @@ fn native_result(msg: usize, tool: &str, input: &Value, block: &Value) -> ToolRe
         msg,
         tool: tool.to_string(),
         arg,
-        key: format!("{tool}:{}", serde_json::to_string(input).unwrap_or_default()),
+        key: rerun_key(tool, || serde_json::to_string(input).unwrap_or_default()),
         body: vec![],
         is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
         reads: vec![],
+    }
+}
+
+/// Tools whose repeated runs describe changing state, so the latest run supersedes the others.
+pub const RERUN_TOOLS: [&str; 5] =
+    ["execute_command", "list_files", "search_files", "list_code_definition_names", "codebase_search"];
+
+/// The key of a result of `tool` (see `ToolResult::key`).
+fn rerun_key(tool: &str, args: impl FnOnce() -> String) -> String {
+    if RERUN_TOOLS.contains(&tool) {
+        format!("{tool}:{}", args())
+    } else {
+        String::new()
     }
 }
 

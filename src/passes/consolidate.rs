@@ -15,12 +15,8 @@ use xxhash_rust::xxh3::xxh3_128;
 use super::{Keep, MIN_REFERENCED_BYTES};
 use crate::edit::{Edit, EditSet, Kind, Op};
 use crate::model::{slot_text, Span};
-use crate::parse::{ToolResult, View};
+use crate::parse::{ToolResult, View, RERUN_TOOLS};
 use crate::reference::{result_reference, superseded_run};
-
-/// Tools whose repeated runs describe changing state, so the latest run supersedes the others.
-const RERUN_TOOLS: [&str; 5] =
-    ["execute_command", "list_files", "search_files", "list_code_definition_names", "codebase_search"];
 
 /// The result's body when it is one whole string worth referencing.
 fn whole_body<'a>(messages: &'a [Value], r: &ToolResult) -> Option<(&'a str, Span)> {

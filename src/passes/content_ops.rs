@@ -9,7 +9,9 @@
 //! make its content smaller is not made. Oldest content goes first, so a token target stops it
 //! with the most recent content intact.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -18,8 +20,8 @@ use super::shorten::{suppress, truncate};
 use crate::draft::Draft;
 use crate::llm::{Purpose, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role, slot_text, text_slots, TextRef};
-use crate::parse::tool_calls::find_xml_call;
-use crate::parse::View;
+use crate::parse::tool_calls::{find_xml_call, XmlCall};
+use crate::parse::{ToolResult, View};
 use crate::tokens::{count, count_many, Encoding};
 
 /// The kinds of content a message holds.
@@ -91,7 +93,29 @@ enum Place {
 struct Unit {
     kind: Kind,
     place: Place,
-    label: String,
+    label: Label,
+}
+
+/// What a unit is called in markers and summary requests, written out only when one is made.
+#[derive(Debug, Clone)]
+enum Label {
+    Fixed(&'static str),
+    /// "read_file result for 'src/a.ts'"
+    Result(Arc<ToolResult>),
+    Made(String),
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Fixed(s) => f.write_str(s),
+            Label::Result(r) => match &r.arg {
+                Some(a) => write!(f, "{} result for '{}'", r.tool, a.chars().take(80).collect::<String>()),
+                None => write!(f, "{} result", r.tool),
+            },
+            Label::Made(s) => f.write_str(s),
+        }
+    }
 }
 
 /// Values of native tool inputs shorter than this are never worth a unit.
@@ -103,16 +127,14 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
     if is_summary(m) || !view.active.get(msg).copied().unwrap_or(false) {
         return out;
     }
+    // Units of a kind the operations keep are not made at all.
+    let wanted = |kind: Kind| ops.spec(kind).operation != Operation::Keep;
     let is_user = role(m) == Some("user");
     if is_user {
-        for r in view.results_of(msg) {
+        for r in view.results_of(msg).iter().filter(|_| wanted(Kind::ToolResults)) {
             if r.is_error && ops.preserve_errors {
                 continue;
             }
-            let label = match &r.arg {
-                Some(a) => format!("{} result for '{}'", r.tool, a.chars().take(80).collect::<String>()),
-                None => format!("{} result", r.tool),
-            };
             for s in &r.body {
                 // What the user typed at the head of a result (feedback, an answer) stays whole:
                 // the unit starts after it.
@@ -125,23 +147,23 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
                 out.push(Unit {
                     kind: Kind::ToolResults,
                     place: Place::Slot { at: s.at, start },
-                    label: label.clone(),
+                    label: Label::Result(r.clone()),
                 });
             }
         }
-        for e in view.env_of(msg) {
+        for e in view.env_of(msg).iter().filter(|_| wanted(Kind::EnvironmentDetails)) {
             out.push(Unit {
                 kind: Kind::EnvironmentDetails,
                 place: Place::Slot { at: e.at, start: 0 },
-                label: "environment details".into(),
+                label: Label::Fixed("environment details"),
             });
         }
-        if !ops.preserve_user_text {
+        if !ops.preserve_user_text && wanted(Kind::MessageText) {
             for span in view.protected_of(msg).iter().filter(|s| s.range.start == 0) {
                 out.push(Unit {
                     kind: Kind::MessageText,
                     place: Place::Slot { at: span.at, start: 0 },
-                    label: "user text".into(),
+                    label: Label::Fixed("user text"),
                 });
             }
         }
@@ -152,18 +174,27 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
     for slot in text_slots(m) {
         let at = TextRef { msg, slot };
         let Some(text) = draft.text(at) else { continue };
-        out.push(Unit { kind: Kind::MessageText, place: Place::Prose { at }, label: "assistant text".into() });
-        if let Some(call) = find_xml_call(text) {
-            for (name, _) in call.params {
+        if wanted(Kind::MessageText) {
+            out.push(Unit {
+                kind: Kind::MessageText,
+                place: Place::Prose { at },
+                label: Label::Fixed("assistant text"),
+            });
+        }
+        if !wanted(Kind::ToolParameters) {
+            continue;
+        }
+        if let Some(call) = xml_call(draft, view, at, text) {
+            for (name, _) in &call.params {
                 out.push(Unit {
                     kind: Kind::ToolParameters,
                     place: Place::XmlParam { at, name: name.clone() },
-                    label: format!("<{name}> of {}", call.tool),
+                    label: Label::Made(format!("<{name}> of {}", call.tool)),
                 });
             }
         }
     }
-    if let Some(Value::Array(blocks)) = m.get("content") {
+    if let Some(Value::Array(blocks)) = m.get("content").filter(|_| wanted(Kind::ToolParameters)) {
         for (j, b) in blocks.iter().enumerate() {
             if b.get("type").and_then(Value::as_str) != Some("tool_use") {
                 continue;
@@ -171,10 +202,10 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
             let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
             let mut pointers = Vec::new();
             if let Some(input) = draft.input(msg, j) {
-                long_strings(input, String::new(), &mut pointers);
+                long_strings(input, &mut String::new(), &mut pointers);
             }
             for p in pointers {
-                let label = format!("{} of {name}", p.trim_start_matches('/'));
+                let label = Label::Made(format!("{} of {name}", p.trim_start_matches('/')));
                 out.push(Unit { kind: Kind::ToolParameters, place: Place::Input { msg, block: j, pointer: p }, label });
             }
         }
@@ -182,39 +213,68 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
     out
 }
 
-fn long_strings(v: &Value, at: String, out: &mut Vec<String>) {
+/// The JSON pointers (below `at`, a buffer given back as it came) of the long strings in `v`.
+fn long_strings(v: &Value, at: &mut String, out: &mut Vec<String>) {
+    use std::fmt::Write;
+    let base = at.len();
     match v {
-        Value::String(s) if s.len() >= MIN_INPUT_CHARS => out.push(at),
-        Value::Array(xs) => xs.iter().enumerate().for_each(|(i, x)| long_strings(x, format!("{at}/{i}"), out)),
-        Value::Object(map) => map
-            .iter()
-            .for_each(|(k, x)| long_strings(x, format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+        Value::String(s) if s.len() >= MIN_INPUT_CHARS => out.push(at.clone()),
+        Value::Array(xs) => {
+            for (i, x) in xs.iter().enumerate() {
+                let _ = write!(at, "/{i}");
+                long_strings(x, at, out);
+                at.truncate(base);
+            }
+        }
+        Value::Object(map) => {
+            for (k, x) in map {
+                at.push('/');
+                for c in k.chars() {
+                    match c {
+                        '~' => at.push_str("~0"),
+                        '/' => at.push_str("~1"),
+                        c => at.push(c),
+                    }
+                }
+                long_strings(x, at, out);
+                at.truncate(base);
+            }
+        }
         _ => {}
     }
 }
 
-/// The current text of a unit.
-fn read(draft: &Draft, place: &Place) -> Option<String> {
+/// The XML tool call in the current text of `at` (the view may know it when the text is the
+/// original one).
+fn xml_call<'v>(draft: &Draft, view: &'v View, at: TextRef, text: &str) -> Option<Cow<'v, XmlCall>> {
+    match view.call_at(at).filter(|_| draft.is_original(at)) {
+        Some(known) => known.map(Cow::Borrowed),
+        None => find_xml_call(text).map(Cow::Owned),
+    }
+}
+
+/// The current text of a unit, when it is at least `min_len` bytes long (a shorter text has
+/// fewer than `min_len` tokens: no operation applies to it).
+fn read(draft: &Draft, view: &View, place: &Place, min_len: usize) -> Option<String> {
+    let owned = |s: &str| (s.len() >= min_len).then(|| s.to_string());
     match place {
         Place::Slot { at, start } => {
             let text = draft.text(*at)?;
             let original = slot_text(&draft.original[at.msg], at.slot)?;
             // The prefix (a legacy header) must be unchanged for the range to mean the same.
-            (text.get(..*start) == original.get(..*start)).then(|| text[*start..].to_string())
+            (text.get(..*start) == original.get(..*start)).then(|| owned(&text[*start..]))?
         }
         Place::Prose { at } => {
             let text = draft.text(*at)?;
-            let end = find_xml_call(text).map_or(text.len(), |c| c.range.start);
-            Some(text[..end].to_string())
+            let end = xml_call(draft, view, *at, text).map_or(text.len(), |c| c.range.start);
+            owned(&text[..end])
         }
         Place::XmlParam { at, name } => {
             let text = draft.text(*at)?;
-            let call = find_xml_call(text)?;
-            call.params.into_iter().find(|(n, _)| n == name).map(|(_, r)| text[r].to_string())
+            let call = xml_call(draft, view, *at, text)?;
+            call.params.iter().find(|(n, _)| n == name).and_then(|(_, r)| owned(&text[r.clone()]))
         }
-        Place::Input { msg, block, pointer } => {
-            draft.input(*msg, *block)?.pointer(pointer)?.as_str().map(str::to_string)
-        }
+        Place::Input { msg, block, pointer } => owned(draft.input(*msg, *block)?.pointer(pointer)?.as_str()?),
     }
 }
 
@@ -280,9 +340,9 @@ pub const DEFAULT_SUMMARY_PROMPT: &str = "You condense one piece of a coding age
 /// Runs the operations over the selected original messages (oldest first).
 pub fn run(draft: &mut Draft, view: &View, selected: &[usize], ops: &ContentOps, run: &mut OpsRun) -> OpsOutcome {
     let mut outcome = OpsOutcome::default();
-    let mut units: Vec<Unit> = selected.iter().flat_map(|&m| units_of(draft, view, m, ops)).collect();
-    units.retain(|u| ops.spec(u.kind).operation != Operation::Keep);
-    let texts: Vec<Option<String>> = units.iter().map(|u| read(draft, &u.place)).collect();
+    let units: Vec<Unit> = selected.iter().flat_map(|&m| units_of(draft, view, m, ops)).collect();
+    let texts: Vec<Option<String>> =
+        units.iter().map(|u| read(draft, view, &u.place, ops.min(u.kind).max(1))).collect();
     let refs: Vec<&str> = texts.iter().map(|t| t.as_deref().unwrap_or("")).collect();
     let sizes = count_many(&refs, run.encoding);
 
@@ -299,7 +359,7 @@ pub fn run(draft: &mut Draft, view: &View, selected: &[usize], ops: &ContentOps,
         match spec.operation {
             Operation::Keep => {}
             Operation::Suppress => {
-                if apply(draft, u, text, &suppress(&u.label, text), sizes[i], run) {
+                if apply(draft, u, text, &suppress(&u.label.to_string(), text), sizes[i], run) {
                     outcome.suppressed += 1;
                 }
             }

@@ -102,8 +102,13 @@ impl TruncationConfig {
 }
 
 /// Runs the provider on `draft`; `current_tokens` is the context size before it.
-pub fn run(draft: &mut Draft, config: &TruncationConfig, encoding: Encoding, current_tokens: u64) -> OpsOutcome {
-    let view = View::build(draft.original);
+pub fn run(
+    draft: &mut Draft,
+    view: &View,
+    config: &TruncationConfig,
+    encoding: Encoding,
+    current_tokens: u64,
+) -> OpsOutcome {
     let kept = draft.kept();
     let n = kept.len();
     // The first message and the most recent ones stay whole.
@@ -122,5 +127,5 @@ pub fn run(draft: &mut Draft, config: &TruncationConfig, encoding: Encoding, cur
         target_tokens: config.target_tokens,
         current_tokens,
     };
-    content_ops::run(draft, &view, &old, &config.ops(), &mut run)
+    content_ops::run(draft, view, &old, &config.ops(), &mut run)
 }

@@ -105,7 +105,12 @@ fn reached(config: &SmartConfig, before: u64, now: u64) -> bool {
     by_tokens || by_share
 }
 
-pub fn run(draft: &mut Draft, config: &SmartConfig, r: &mut SmartRun) -> Result<SmartOutcome, CondenseError> {
+pub fn run(
+    draft: &mut Draft,
+    view: &View,
+    config: &SmartConfig,
+    r: &mut SmartRun,
+) -> Result<SmartOutcome, CondenseError> {
     let mut out = SmartOutcome::default();
     let before = r.tokens_before;
     let encoding = r.encoding;
@@ -113,10 +118,9 @@ pub fn run(draft: &mut Draft, config: &SmartConfig, r: &mut SmartRun) -> Result<
     let now = |d: &Draft| before.saturating_sub(d.saved_tokens(encoding).max(0) as u64);
     let aborted = || abort.load(std::sync::atomic::Ordering::Relaxed);
 
-    let view = View::build(draft.original);
     if let Some(prelude) = config.lossless_prelude.as_ref().filter(|p| p.enabled) {
         let t = Instant::now();
-        let run = lossless::run_on(draft.original, &view, &prelude.operations, r.encoding, r.abort)?;
+        let run = lossless::run_on(draft.original, view, &prelude.operations, r.encoding, r.abort)?;
         for (at, text) in run.applied.changes {
             draft.set_text(at, text);
         }
@@ -160,7 +164,7 @@ pub fn run(draft: &mut Draft, config: &SmartConfig, r: &mut SmartRun) -> Result<
         }
         let snapshot = draft.clone();
         match pass.mode {
-            Mode::Individual => individual(draft, &view, pass, config, r, &mut m, start),
+            Mode::Individual => individual(draft, view, pass, config, r, &mut m, start),
             Mode::Batch => batch(draft, pass, config, r, &mut m, &mut out),
         }
         let after = now(draft);

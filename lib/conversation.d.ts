@@ -1,0 +1,64 @@
+import type { Analysis, ApiMessage, CondenseOptions, CondenseResult, Encoding } from './index'
+
+export interface OpenConversationOptions {
+  /** The encoding the conversation counts in. @default "o200k_base" */
+  encoding?: Encoding
+  /** Stops the hand-over of a large history; the call then rejects with the signal's reason. */
+  signal?: AbortSignal
+}
+
+/** The options of `Conversation.condense`: those of `condense`, without `format` and `repair`. */
+type WithoutKeys<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+export type ConversationCondenseOptions = WithoutKeys<CondenseOptions, 'format' | 'repair'> & {
+  /** Whether the conversation takes on the result (holds the condensed messages). With false, it
+   * keeps what it held and `adopt(result)` takes the result on later. @default true */
+  adopt?: boolean
+}
+
+export interface ConversationCondenseResult extends CondenseResult {
+  /** Indexes of `messages` that are new objects (edited or written), once adopted; [] otherwise. */
+  changed: number[]
+  /** Once adopted, per message of `messages`, its index in the conversation before (-1 for a written
+   * one); null when every message kept its place. */
+  layout: number[] | null
+}
+
+/**
+ * A history held in the engine between calls: the next call pays for what changed (appended,
+ * replaced or cut messages), not for the whole history again. Made by `openConversation`.
+ */
+export declare class Conversation {
+  private constructor()
+  /** How many messages are held. */
+  readonly length: number
+  /** The messages held (the host's own objects; condensed ones are new objects), in a new array. */
+  readonly messages: ApiMessage[]
+  readonly encoding: Encoding
+  /** Tokens of the messages held; only messages not counted before are counted. */
+  readonly tokens: number
+  /** Whether `close` was called. */
+  readonly closed: boolean
+  /** Tokens of the message at `index`. */
+  tokensOf(index: number): number
+  /** Adds messages at the end; answers the new length. */
+  append(messages: ApiMessage[]): number
+  /** Replaces the message at `index` (an edit the host made). */
+  replace(index: number, message: ApiMessage): void
+  /** Keeps the first `length` messages (a rewind). */
+  truncate(length: number): void
+  /** Makes the conversation hold `messages`: the same objects, unchanged in shape, are kept; from
+   * the first that differs, the rest is taken again. */
+  sync(messages: ApiMessage[]): { kept: number; taken: number }
+  /** What fills the context of the messages held, off the JavaScript thread. */
+  analyze(): Promise<Analysis>
+  /** Condenses the messages held; afterwards the conversation holds the result (see `adopt`). */
+  condense(options: ConversationCondenseOptions): Promise<ConversationCondenseResult>
+  /** Takes on the result of the last `condense` made with `adopt: false`, when nothing changed since. */
+  adopt(result: ConversationCondenseResult): void
+  /** Lets go of what the engine holds; later calls throw. */
+  close(): void
+}
+
+/** Hands `messages` to the engine once, counted, and answers a `Conversation` holding them. */
+export function openConversation(messages: ApiMessage[], options?: OpenConversationOptions): Promise<Conversation>

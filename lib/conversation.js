@@ -1,0 +1,322 @@
+// A conversation held in the engine between calls, so a host whose history grows by a message or
+// two per turn pays for what changed, not for the whole history again: `openConversation(messages)`
+// hands the history over once (parsed and counted in the engine), `append` / `replace` /
+// `truncate` / `sync` keep it equal to the host's, and `condense` runs on what is held, after
+// which the conversation holds the condensed history. The host's message objects are kept beside
+// the engine's copy and come back in results; they are never changed.
+'use strict'
+
+const native = require('./native.js')
+const { describe } = require('./values.js')
+const { pushChunk } = require('./crossing.js')
+const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
+const { pushInChunks, checkSignal } = require('./intake.js')
+const { runEngine, readCondenseOptions } = require('./run.js')
+const { unescapeValue } = require('./crossing.js')
+
+/**
+ * What `sync` compares besides identity: the fields and blocks a host might change in place. A
+ * message whose object is the same but whose content array, blocks, texts or visibility fields
+ * were swapped is seen as changed; an edit deeper than that (a character inside a string cannot
+ * change: strings are immutable, so only such swaps can) needs `replace`.
+ */
+function shapeOf(m) {
+  const c = m.content
+  const shape = [m.role, c, m.isSummary, m.condenseParent, m.truncationParent, m.condenseId, m.truncationId]
+  if (Array.isArray(c)) {
+    shape.push(c.length)
+    for (const b of c) {
+      if (b !== null && typeof b === 'object') shape.push(b, b.type, b.text, b.content, b.input, b.thinking)
+      else shape.push(b)
+    }
+  }
+  return shape
+}
+
+function sameShape(m, shape) {
+  if (m === null || typeof m !== 'object') return false
+  const now = shapeOf(m)
+  if (now.length !== shape.length) return false
+  for (let i = 0; i < now.length; i++) if (!Object.is(now[i], shape[i])) return false
+  return true
+}
+
+const OPEN = Symbol('openConversation')
+
+class Conversation {
+  #native
+  #messages = []
+  #shapes = []
+  #encoding
+  #busy = false
+  #closed = false
+  /** The last condense result not adopted yet (`condense(..., { adopt: false })`), with what it was made from. */
+  #pending
+
+  /** Use `openConversation`. */
+  constructor(key, encoding) {
+    if (key !== OPEN) throw new TypeError('Conversation: use openConversation(messages, options) to make one')
+    this.#encoding = encoding
+    this.#native = new native.Conversation(encoding)
+  }
+
+  #usable(at) {
+    if (this.#closed) throw new Error(`${at}: the conversation is closed`)
+    if (this.#busy) throw new Error(`${at}: the conversation is busy (a condense is running on it); await it first`)
+  }
+
+  /** Pushes `messages` (held from index `base`), escaped where needed; answers a problem or undefined. */
+  #target(base) {
+    const conv = this.#native
+    let problem
+    return {
+      push: (chunk) => conv.push(chunk),
+      set: (i, m) => conv.set(base + i, m),
+      reject: (p) => {
+        problem = p
+      },
+      problem: () => problem,
+    }
+  }
+
+  /** Hands the history over and counts it (see openConversation). */
+  async [OPEN](messages, signal) {
+    const problem = await pushInChunks(this.#target(0), messages, signal)
+    if (problem) {
+      this.#native.close()
+      throw new TypeError(`openConversation: ${problem}`)
+    }
+    this.#messages = messages.slice()
+    this.#shapes = messages.map(shapeOf)
+    await this.#native.count()
+  }
+
+  /** How many messages are held. */
+  get length() {
+    return this.#messages.length
+  }
+
+  /** The messages held: the host's own objects (condensed ones are new objects), in a new array. */
+  get messages() {
+    return this.#messages.slice()
+  }
+
+  /** The encoding the conversation counts in. */
+  get encoding() {
+    return this.#encoding
+  }
+
+  /** Tokens of the messages held (only messages not counted before are counted). */
+  get tokens() {
+    this.#usable('conversation.tokens')
+    return this.#native.tokens()
+  }
+
+  /** Tokens of the message at `index`. */
+  tokensOf(index) {
+    this.#usable('conversation.tokensOf')
+    checkIndex(index, this.#messages.length, 'conversation.tokensOf')
+    return this.#native.tokensOf(index)
+  }
+
+  /** Adds messages at the end; answers the new length. */
+  append(messages) {
+    this.#usable('conversation.append')
+    checkMessagesArray(messages, 'conversation.append')
+    checkMessageObjects(messages, 'conversation.append')
+    this.#pending = undefined
+    const before = this.#messages.length
+    const problem = pushChunk(this.#target(before), messages, 0)
+    if (problem) {
+      this.#native.truncate(before)
+      throw new TypeError(`conversation.append: ${problem}`)
+    }
+    for (const m of messages) {
+      this.#messages.push(m)
+      this.#shapes.push(shapeOf(m))
+    }
+    return this.#messages.length
+  }
+
+  /** Replaces the message at `index` (an edit the host made). */
+  replace(index, message) {
+    this.#usable('conversation.replace')
+    checkIndex(index, this.#messages.length, 'conversation.replace')
+    checkMessageObjects([message], 'conversation.replace', () => 'message')
+    this.#pending = undefined
+    // Pushed at the end, checked and escaped there, then moved into place.
+    const end = this.#messages.length
+    const problem = pushChunk(this.#target(end), [message], 0)
+    if (problem) {
+      this.#native.truncate(end)
+      throw new TypeError(`conversation.replace: ${problem.replace(/^messages\[0\]/, 'message')}`)
+    }
+    this.#native.moveLast(index)
+    this.#messages[index] = message
+    this.#shapes[index] = shapeOf(message)
+  }
+
+  /** Keeps the first `length` messages (a rewind). */
+  truncate(length) {
+    this.#usable('conversation.truncate')
+    if (!Number.isInteger(length) || length < 0) {
+      throw new TypeError(`conversation.truncate: expected a whole number >= 0, got ${describe(length)}`)
+    }
+    this.#pending = undefined
+    if (length >= this.#messages.length) return
+    this.#native.truncate(length)
+    this.#messages.length = length
+    this.#shapes.length = length
+  }
+
+  /**
+   * Makes the conversation hold `messages`, the host's current history: messages that are the
+   * same objects as those held, unchanged in shape (see `shapeOf`), are kept; from the first that
+   * is not, the rest is taken again. Answers how many were kept and how many taken.
+   */
+  sync(messages) {
+    this.#usable('conversation.sync')
+    checkMessagesArray(messages, 'conversation.sync')
+    checkMessageObjects(messages, 'conversation.sync')
+    const held = this.#messages
+    let k = 0
+    const n = Math.min(held.length, messages.length)
+    while (k < n && messages[k] === held[k] && sameShape(messages[k], this.#shapes[k])) k++
+    if (k < held.length) this.truncate(k)
+    if (k < messages.length) this.append(k === 0 ? messages : messages.slice(k))
+    return { kept: k, taken: messages.length - k }
+  }
+
+  /** What fills the context of the messages held (as `analyze`), off the JavaScript thread. */
+  async analyze() {
+    this.#usable('conversation.analyze')
+    this.#busy = true
+    try {
+      return unescapeValue(await this.#native.analyze())
+    } finally {
+      this.#busy = false
+    }
+  }
+
+  /**
+   * Condenses the messages held, with the options `condense` takes (`repair` and `format` aside).
+   * Answers what `condense` answers, plus `changed` (indexes of the result's messages that are new
+   * objects: edited or written) and `layout` (per result message, its index before or -1 for a
+   * written one; null when every message kept its place). Afterwards the conversation holds the
+   * condensed messages (unless the result carries an `error`: then nothing changed), or, with
+   * `adopt: false`, still the messages it held (`adopt(result)` takes the result on later).
+   */
+  async condense(options) {
+    this.#usable('conversation.condense')
+    const { adopt = true, ...rest } = options ?? {}
+    if (typeof adopt !== 'boolean') throw new TypeError(`conversation.condense: options.adopt: expected true or false, got ${describe(adopt)}`)
+    const { signal, summarize, llm, repair, engineOptions } = readCondenseOptions(options === undefined ? options : rest, 'conversation.condense')
+    if (repair) throw new TypeError('conversation.condense: options.repair: repair the messages before they are appended (repairConversation)')
+    if ('format' in engineOptions) {
+      throw new TypeError(
+        'conversation.condense: options.format: a conversation holds Anthropic-format messages; convert them with context-condense/openai-format first',
+      )
+    }
+    if (engineOptions.encoding === undefined) engineOptions.encoding = this.#encoding
+    const conv = this.#native
+    const before = this.#messages
+    this.#pending = undefined
+    this.#busy = true
+    try {
+      const result = await runEngine(conv, before, { summarize, llm, signal, start: () => conv.start(engineOptions, summarize !== undefined) })
+      result.changed = []
+      result.layout = null
+      if (result.error) return result
+      this.#pending = result
+      if (adopt) this.#adopt(result)
+      return result
+    } finally {
+      this.#busy = false
+    }
+  }
+
+  /**
+   * Makes the conversation hold the messages of `result`, the last `condense` made with
+   * `adopt: false`, when nothing changed since (the host took the result after all).
+   */
+  adopt(result) {
+    this.#usable('conversation.adopt')
+    if (result === undefined || result !== this.#pending) {
+      throw new Error('conversation.adopt: expected the result of the last condense on this conversation, with no change to the conversation since')
+    }
+    this.#adopt(result)
+  }
+
+  #adopt(result) {
+    this.#pending = undefined
+    const origin = this.#native.adopt()
+    const changed = []
+    let moved = origin.length !== this.#messages.length
+    const shapes = new Array(origin.length)
+    for (let i = 0; i < origin.length; i++) {
+      const o = origin[i]
+      if (o >= 0) {
+        if (o !== i) moved = true
+        shapes[i] = this.#shapes[o]
+        continue
+      }
+      if (o !== -1 && -2 - o !== i) moved = true
+      changed.push(i)
+      shapes[i] = shapeOf(result.messages[i])
+    }
+    this.#messages = result.messages.slice()
+    this.#shapes = shapes
+    result.changed = changed
+    result.layout = moved ? origin.map((o) => (o >= 0 ? o : o === -1 ? -1 : -2 - o)) : null
+  }
+
+  /** Lets go of what the engine holds for this conversation; later calls throw. */
+  close() {
+    if (this.#closed) return
+    this.#closed = true
+    this.#native.close()
+    this.#messages = []
+    this.#shapes = []
+  }
+
+  /** Whether `close` was called. */
+  get closed() {
+    return this.#closed
+  }
+}
+
+/** A conversation holds message objects: anything else is refused before it crosses. */
+function checkMessageObjects(messages, at, name = (i) => `messages[${i}]`) {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) {
+      throw new TypeError(`${at}: ${name(i)}: expected a message object, got ${describe(m)}`)
+    }
+  }
+}
+
+function checkIndex(index, length, at) {
+  if (!Number.isInteger(index) || index < 0 || index >= length) {
+    throw new RangeError(`${at}: no message at index ${typeof index === 'number' ? index : describe(index)} (the conversation holds ${length})`)
+  }
+}
+
+/**
+ * Hands `messages` to the engine once and answers a `Conversation` holding them, counted.
+ * Options: `encoding` ("o200k_base" by default, or "cl100k_base"), `signal` (stops the hand-over).
+ */
+async function openConversation(messages, options) {
+  checkMessagesArray(messages, 'openConversation')
+  checkMessageObjects(messages, 'openConversation')
+  const opts = checkOptionsObject(options, 'openConversation')
+  const encoding = checkEncoding(opts.encoding, 'openConversation: options.encoding')
+  const signal = checkSignal(opts.signal, 'openConversation: options.signal')
+  for (const key of Object.keys(opts)) {
+    if (key !== 'encoding' && key !== 'signal') throw new TypeError(`openConversation: options.${key}: unknown option (expected encoding or signal)`)
+  }
+  const conv = new Conversation(OPEN, encoding)
+  await conv[OPEN](messages, signal)
+  return conv
+}
+
+module.exports = { openConversation, Conversation }

@@ -1,0 +1,87 @@
+// One engine run driven from JavaScript, for a Session (condense) or a Conversation: the turn on
+// the scheduler, summary requests answered by the host's callback, abort, and the result built
+// from the engine's changes with structural sharing. Reads the messages; never changes them.
+'use strict'
+
+const scheduler = require('./scheduler.js')
+const { escapeText, fromEngine } = require('./crossing.js')
+const { buildMessages, copyMessages } = require('./apply.js')
+const { abortError, checkSignal } = require('./intake.js')
+const { summarizeBatch, readRequests, checkSummarizeOptions } = require('./summarize.js')
+const { describe } = require('./values.js')
+const { pathText, findUnsupported } = require('./crossing.js')
+
+/**
+ * Runs the engine on `handle` (a native Session or Conversation holding `messages`): `start()`
+ * starts it once a turn is free. Answers the condense result, or throws as `condense` does.
+ */
+async function runEngine(handle, messages, { summarize, llm, signal, start }) {
+  const onAbort = () => handle.abort()
+  if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  // A turn to run the engine (scheduler.engineTurn: at most one run per core at once), given
+  // back while the callback answers and once the engine has answered.
+  let release
+  try {
+    release = await scheduler.engineTurn(signal)
+    start()
+    for (;;) {
+      const event = await handle.next()
+      release()
+      release = undefined
+      if (signal && signal.aborted) throw abortError(signal)
+      if (event.kind === 'summarize') {
+        // Texts leave the engine's escaped form for the host, and answers enter it.
+        const requests = await readRequests(event.requests, signal)
+        const answers = await summarizeBatch(requests, summarize, llm, signal)
+        release = await scheduler.engineTurn(signal)
+        handle.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
+        continue
+      }
+      if (event.kind === 'error') {
+        if (event.aborted && signal && signal.aborted) throw abortError(signal)
+        const error = new Error(event.error)
+        if (event.invalidOptions) error.code = 'InvalidArg'
+        throw error
+      }
+      const summary = fromEngine(event.summary)
+      const result = {
+        messages: summary.error ? await copyMessages(messages, signal) : await buildMessages(messages, event.changes, summary, signal),
+        summary: summary.summary,
+        cost: summary.cost,
+        prevContextTokens: summary.prevContextTokens,
+        newContextTokens: summary.newContextTokens,
+        metrics: summary.metrics,
+        report: summary.report,
+      }
+      if (summary.error) {
+        result.error = summary.error
+        result.errorCode = summary.errorCode
+      }
+      return result
+    }
+  } finally {
+    if (release) release()
+    if (signal) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/** The options of a condensation checked, split into the host's part and the engine's. */
+function readCondenseOptions(options, at) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${at}: options: expected an object such as { provider: "lossless" }, got ${describe(options)}`)
+  }
+  const { signal: rawSignal, summarize, summarizeOptions, repair, ...engineOptions } = options
+  if (repair !== undefined && typeof repair !== 'boolean') {
+    throw new TypeError(`${at}: options.repair: expected true or false, got ${describe(repair)}`)
+  }
+  const signal = checkSignal(rawSignal, `${at}: options.signal`)
+  if (summarize !== undefined && typeof summarize !== 'function') {
+    throw new TypeError(`${at}: options.summarize: expected an async function, got ${describe(summarize)}`)
+  }
+  const llm = checkSummarizeOptions(summarizeOptions)
+  const badOption = findUnsupported(engineOptions, ['options'])
+  if (badOption) throw new TypeError(`${at}: ${pathText(badOption.path)}: ${badOption.message}`)
+  return { signal, summarize, llm, repair, engineOptions }
+}
+
+module.exports = { runEngine, readCondenseOptions }

@@ -1,0 +1,310 @@
+//! The semantic view of a history held between calls (`ViewCache`): what each message adds to the
+//! view is kept, with the fields that decide which messages are sent, the ids of its tool calls
+//! and whether its structure was found sound, so a conversation that grows by a message or two
+//! works again only on the messages that are new or changed. What it answers is what
+//! `View::build` and `first_structural_problem` answer on the same messages.
+//!
+//! The holder says what changed (`pushed`, `changed`, `truncated`, `rearranged`); every message
+//! version gets a stamp, and a piece whose native results were matched with tool calls is built
+//! again when any of those calls now lives in another message version. It reads the messages,
+//! never changes them.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{tool_uses_in, Piece, ToolUse, View};
+use crate::model::{active_by_marks, Marks};
+use crate::validate::{structural_problem, Problem};
+
+/// What decides, for a message, which messages are sent and where tool calls are.
+#[derive(Debug)]
+struct Meta {
+    marks: Marks,
+    /// (id, block index) of its tool_use blocks.
+    uses: Vec<(String, usize)>,
+}
+
+impl Meta {
+    fn of(m: &Value) -> Meta {
+        Meta { marks: Marks::of(m), uses: tool_uses_in(m).map(|(j, id, _)| (id.to_string(), j)).collect() }
+    }
+}
+
+const NO_MARKS: Marks =
+    Marks { condense_id: None, truncation_id: None, condense_parent: None, truncation_parent: None };
+
+/// A piece and the stamps of the messages holding the tool calls it was read with.
+#[derive(Debug)]
+struct Built {
+    piece: Piece,
+    uses: Vec<Option<u64>>,
+}
+
+/// The view of the messages a holder keeps, message by message; see the module doc.
+#[derive(Debug, Default)]
+pub struct ViewCache {
+    stamps: Vec<u64>,
+    sound: Vec<bool>,
+    // Boxed: most entries are empty until a view is asked for, and an empty box is one word.
+    metas: Vec<Option<Box<Meta>>>,
+    pieces: Vec<Option<Box<Built>>>,
+    next: u64,
+}
+
+impl ViewCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn stamp(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+
+    /// `n` messages were added at the end.
+    pub fn pushed(&mut self, n: usize) {
+        for _ in 0..n {
+            let s = self.stamp();
+            self.stamps.push(s);
+            self.sound.push(false);
+            self.metas.push(None);
+            self.pieces.push(None);
+        }
+    }
+
+    /// The message at `index` is another one now.
+    pub fn changed(&mut self, index: usize) {
+        if index < self.stamps.len() {
+            self.stamps[index] = self.stamp();
+            self.sound[index] = false;
+            self.metas[index] = None;
+            self.pieces[index] = None;
+        }
+    }
+
+    /// Only the first `length` messages stay.
+    pub fn truncated(&mut self, length: usize) {
+        self.stamps.truncate(length);
+        self.sound.truncate(length);
+        self.metas.truncate(length);
+        self.pieces.truncate(length);
+    }
+
+    /// The messages were rearranged: per message now held, its index before and whether it was
+    /// edited (no index: a new message).
+    pub fn rearranged(&mut self, origin: &[(Option<usize>, bool)]) {
+        let old_stamps = std::mem::take(&mut self.stamps);
+        let old_sound = std::mem::take(&mut self.sound);
+        let mut old_metas = std::mem::take(&mut self.metas);
+        let mut old_pieces = std::mem::take(&mut self.pieces);
+        let mut taken = vec![false; old_stamps.len()];
+        for (i, (at, edited)) in origin.iter().enumerate() {
+            // A message kept as it was, once: it keeps what is known of it.
+            let kept = at.filter(|&j| !edited && j < taken.len() && !std::mem::replace(&mut taken[j], true));
+            match kept {
+                Some(j) => {
+                    self.stamps.push(old_stamps[j]);
+                    self.sound.push(old_sound[j]);
+                    self.metas.push(old_metas[j].take());
+                    let mut piece = old_pieces[j].take();
+                    if let (Some(b), true) = (piece.as_mut(), j != i) {
+                        b.piece.moved_to(i);
+                    }
+                    self.pieces.push(piece);
+                }
+                None => self.pushed(1),
+            }
+        }
+    }
+
+    /// Forgets everything (the holder let go of its messages).
+    pub fn clear(&mut self) {
+        *self = ViewCache { next: self.next, ..ViewCache::default() };
+    }
+
+    /// A cache out of step with `messages` (another length: the holder did not say) starts over.
+    fn sync(&mut self, messages: &[Value]) {
+        if self.stamps.len() != messages.len() {
+            self.truncated(0);
+            self.pushed(messages.len());
+        }
+    }
+
+    /// The first structural problem of `messages`, as `first_structural_problem` finds it,
+    /// checking only the messages not found sound before.
+    pub fn first_structural_problem(&mut self, messages: &[Value]) -> Option<Problem> {
+        self.sync(messages);
+        for (i, m) in messages.iter().enumerate() {
+            if !self.sound[i] {
+                if let Some(p) = structural_problem(i, m) {
+                    return Some(p);
+                }
+                self.sound[i] = true;
+            }
+        }
+        None
+    }
+
+    /// The view of `messages`, the messages this cache was told about: equal to
+    /// `View::build(messages)`.
+    pub fn view(&mut self, messages: &[Value]) -> View {
+        self.sync(messages);
+        for (meta, m) in self.metas.iter_mut().zip(messages) {
+            if meta.is_none() {
+                *meta = Some(Box::new(Meta::of(m)));
+            }
+        }
+        let metas = &self.metas;
+        let active = active_by_marks(metas.iter().map(|m| m.as_ref().map_or(&NO_MARKS, |m| &m.marks)));
+        let mut ids: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (msg, meta) in metas.iter().enumerate() {
+            for (id, j) in meta.iter().flat_map(|m| m.uses.iter()) {
+                ids.insert(id.as_str(), (msg, *j));
+            }
+        }
+        let find = |id: &str| {
+            let &(msg, j) = ids.get(id)?;
+            Some(ToolUse::at(msg, messages[msg].get("content")?.get(j)?))
+        };
+        let stamps = &self.stamps;
+        let current = |id: &str| ids.get(id).map(|&(msg, _)| stamps[msg]);
+        let mut view = View { active, ..View::default() };
+        for (i, m) in messages.iter().enumerate() {
+            if !view.active[i] {
+                continue;
+            }
+            let slot = &mut self.pieces[i];
+            let fits = slot
+                .as_ref()
+                .is_some_and(|b| b.piece.uses.iter().zip(&b.uses).all(|((id, _), stamp)| current(id) == *stamp));
+            if !fits {
+                let piece = Piece::of(i, m, &find, true);
+                let uses = piece.uses.iter().map(|(_, at)| at.map(|j| stamps[j])).collect();
+                *slot = Some(Box::new(Built { piece, uses }));
+            }
+            if let Some(b) = slot {
+                view.add_copy(&b.piece);
+            }
+        }
+        view
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{is_summary, role, slot_text, text_slots, Slot, TextRef};
+    use crate::parse::tool_calls::find_xml_call;
+    use crate::validate::first_structural_problem;
+    use serde_json::json;
+
+    /// The held view is the built one, plus the XML tool call of every active assistant text.
+    fn same(held: View, built: &View, messages: &[Value]) -> bool {
+        let calls_fit = held.calls.iter().all(|(at, call)| {
+            let text = slot_text(&messages[at.msg], at.slot).unwrap_or("");
+            call.as_deref() == find_xml_call(text).as_ref()
+        });
+        // Every active assistant text has its entry.
+        let assistant_texts: usize = messages
+            .iter()
+            .enumerate()
+            .filter(|(i, m)| held.active[*i] && !is_summary(m) && role(m) == Some("assistant"))
+            .map(|(_, m)| text_slots(m).len())
+            .sum();
+        let all_there = held.calls.len() == assistant_texts;
+        let without = View { calls: vec![], ..held };
+        calls_fit && all_there && format!("{without:?}") == format!("{built:?}")
+    }
+
+    fn result_msg(id: &str, text: &str) -> Value {
+        json!({"role":"user","content":[{"type":"tool_result","tool_use_id":id,"content":text}]})
+    }
+
+    fn call(id: &str, path: &str) -> Value {
+        json!({"role":"assistant","content":[{"type":"tool_use","id":id,"name":"read_file","input":{"path":path}}]})
+    }
+
+    #[test]
+    fn the_held_view_is_the_built_view_through_every_change() {
+        let read = |p: &str| {
+            format!("<files>\n<file><path>{p}</path>\n<content lines=\"1-1\">\n1 | x\n</content>\n</file>\n</files>")
+        };
+        let mut messages = vec![
+            json!({"role":"user","content":[{"type":"text","text":"<task>do</task>"}]}),
+            json!({"role":"assistant","content":[{"type":"text","text":"Writing it.\n<write_to_file>\n<path>x</path>\n<content>\nbody\n</content>\n</write_to_file>"}]}),
+            json!({"role":"user","content":[{"type":"text","text":"[write_to_file for 'x'] Result:"},{"type":"text","text":"done"}]}),
+            call("a", "src/a.ts"),
+            result_msg("a", &read("src/a.ts")),
+        ];
+        let mut cache = ViewCache::new();
+        cache.pushed(messages.len());
+        let v = cache.view(&messages);
+        assert_eq!(
+            v.call_at(TextRef { msg: 1, slot: Slot::Text(0) }).map(|c| c.map(|c| c.tool.as_str())),
+            Some(Some("write_to_file"))
+        );
+        assert!(same(v, &View::build(&messages), &messages));
+
+        // Appended messages.
+        messages.push(call("b", "src/b.ts"));
+        messages.push(result_msg("b", &read("src/b.ts")));
+        cache.pushed(2);
+        assert!(same(cache.view(&messages), &View::build(&messages), &messages));
+
+        // The tool call a held result was read with changes: the result is read again.
+        messages[3] = call("a", "src/other.ts");
+        cache.changed(3);
+        let v = cache.view(&messages);
+        assert_eq!(v.results[1].arg.as_deref(), Some("src/other.ts"));
+        assert!(same(v, &View::build(&messages), &messages));
+
+        // A later message takes over a tool call id.
+        messages.push(call("a", "src/late.ts"));
+        cache.pushed(1);
+        let v = cache.view(&messages);
+        assert_eq!(v.results[1].arg.as_deref(), Some("src/late.ts"));
+        assert!(same(v, &View::build(&messages), &messages));
+
+        // A summary hides the messages before it once they name it.
+        messages.truncate(7);
+        cache.truncated(7);
+        assert!(same(cache.view(&messages), &View::build(&messages), &messages));
+        let mut hidden = messages[5].clone();
+        hidden["condenseParent"] = json!("s1");
+        let moved = vec![
+            messages[0].clone(),
+            hidden,
+            json!({"role":"user","isSummary":true,"condenseId":"s1","content":[{"type":"text","text":"summary"}]}),
+            messages[4].clone(),
+            result_msg("b", "edited"),
+        ];
+        cache.rearranged(&[(Some(0), false), (Some(5), true), (None, false), (Some(4), false), (Some(6), true)]);
+        let v = cache.view(&moved);
+        assert_eq!(v.active, vec![true, false, true, true, true]);
+        assert!(same(v, &View::build(&moved), &moved));
+
+        // Out of step (the holder did not say): starts over and still answers the right view.
+        let other = vec![messages[0].clone(), messages[1].clone(), messages[5].clone()];
+        assert!(same(cache.view(&other), &View::build(&other), &other));
+    }
+
+    #[test]
+    fn the_held_check_finds_what_the_whole_check_finds() {
+        let mut messages = vec![json!({"role":"user","content":"a"}), json!({"role":"assistant","content":"b"})];
+        let mut cache = ViewCache::new();
+        cache.pushed(2);
+        assert_eq!(cache.first_structural_problem(&messages), None);
+        messages.push(json!({"role":"robot","content":"c"}));
+        cache.pushed(1);
+        let found = cache.first_structural_problem(&messages);
+        assert!(found.is_some());
+        assert_eq!(found, first_structural_problem(&messages));
+        messages[2] = json!({"role":"user","content":"c"});
+        cache.changed(2);
+        assert_eq!(cache.first_structural_problem(&messages), None);
+        messages[0] = json!({"role":"user","content":7});
+        cache.changed(0);
+        assert_eq!(cache.first_structural_problem(&messages), first_structural_problem(&messages));
+    }
+}
