@@ -50,7 +50,7 @@ export declare class Conversation {
    * condensed ones. Answers, per message now held, its index before (-1 for a written one)
    * or, when its text changed, `-2 - index`.
    */
-  adopt(): Array<number>
+  adopt(): Int32Array
   /**
    * Lets go of the messages (memory goes back to the system at once for a large history, after
    * the engine's idle delay otherwise; a later call finds the conversation empty).

@@ -267,7 +267,7 @@ class Conversation {
     this.#messages = result.messages.slice()
     this.#shapes = shapes
     result.changed = changed
-    result.layout = moved ? origin.map((o) => (o >= 0 ? o : o === -1 ? -1 : -2 - o)) : null
+    result.layout = moved ? Array.from(origin, (o) => (o >= 0 ? o : o === -1 ? -1 : -2 - o)) : null
   }
 
   /** Lets go of what the engine holds for this conversation; later calls throw. */

@@ -281,7 +281,7 @@ impl Conversation {
     /// condensed ones. Answers, per message now held, its index before (-1 for a written one)
     /// or, when its text changed, `-2 - index`.
     #[napi]
-    pub fn adopt(&mut self) -> Result<Vec<i32>> {
+    pub fn adopt(&mut self) -> Result<Int32Array> {
         let Some(changes) = self.result.lock().unwrap_or_else(|e| e.into_inner()).take() else {
             return Err(Error::new(Status::GenericFailure, "adopt: no condensed result is waiting"));
         };
@@ -299,14 +299,17 @@ impl Conversation {
         let each: Vec<u64> =
             origin.iter().map(|(at, e)| known(at, *e).unwrap_or_else(|| fresh.next().unwrap_or(0))).collect();
         *self.counts() = Counts { total: each.iter().sum(), each };
-        Ok(origin
-            .iter()
-            .map(|(at, edited)| match (at, edited) {
-                (None, _) => -1,
-                (Some(i), false) => *i as i32,
-                (Some(i), true) => -2 - *i as i32,
-            })
-            .collect())
+        // One typed array: a plain array would cross element by element.
+        Ok(Int32Array::new(
+            origin
+                .iter()
+                .map(|(at, edited)| match (at, edited) {
+                    (None, _) => -1,
+                    (Some(i), false) => *i as i32,
+                    (Some(i), true) => -2 - *i as i32,
+                })
+                .collect(),
+        ))
     }
 
     /// Lets go of the messages (memory goes back to the system at once for a large history, after
