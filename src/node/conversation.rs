@@ -153,13 +153,7 @@ impl Conversation {
             .ok_or_else(|| Error::new(Status::InvalidArg, format!("set: no message at {index}")))?;
         *slot = message;
         self.views().changed(i);
-        let mut counts = self.counts();
-        if i < counts.each.len() {
-            let n = count_each_within(&[&self.messages[i]], self.encoding, Cancel::NEVER).map_err(to_napi)?[0];
-            counts.total = counts.total - counts.each[i] + n;
-            counts.each[i] = n;
-        }
-        Ok(())
+        self.recount(i)
     }
 
     /// Moves the last message to `index`, in place of the message there (a replacement pushed
@@ -179,8 +173,13 @@ impl Conversation {
         views.truncated(len);
         views.changed(i);
         drop(views);
+        self.counts().cut(len);
+        self.recount(i)
+    }
+
+    /// Counts message `i` again, when it was counted.
+    fn recount(&self, i: usize) -> Result<()> {
         let mut counts = self.counts();
-        counts.cut(len);
         if i < counts.each.len() {
             let n = count_each_within(&[&self.messages[i]], self.encoding, Cancel::NEVER).map_err(to_napi)?[0];
             counts.total = counts.total - counts.each[i] + n;
