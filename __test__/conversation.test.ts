@@ -3,21 +3,9 @@
 // included; misuse is refused with a clear error and leaves the conversation as it was.
 import { describe, expect, it } from 'vitest'
 
-import { generateHistory } from '../fixtures/generate.mjs'
+import { generateHistory, mulberry32 as rng } from '../fixtures/generate.mjs'
 import { CondensationManager, Conversation, condense, countTokens, openConversation, type ApiMessage, type ConversationCondenseOptions } from '../lib/index.js'
 import { FIXTURES, itReal, loadFixture } from './helpers.js'
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const summarize = async (req: { messages: unknown[] }) => ({ text: `Summary of ${req.messages.length} messages.` })
 
