@@ -43,6 +43,7 @@ export declare class Conversation {
    */
   start(options: any, withSummarizer: boolean): void
   next(): Promise<unknown>
+  readPart(maxBytes: number): string | null
   reply(results: any): void
   abort(): void
   /**
@@ -116,6 +117,11 @@ export declare class Session {
   start(withSummarizer: boolean): void
   /** Waits, off the JavaScript thread, for what the engine needs next. */
   next(): Promise<unknown>
+  /**
+   * The next part of what the last event left to read (a batch of summary requests, or
+   * the changed texts), or null once read.
+   */
+  readPart(maxBytes: number): string | null
   /**
    * Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
    * `{ ok: false, error }` per request, in order.
@@ -203,10 +209,11 @@ export declare function providerCatalogue(): any
 
 /** The next event of an engine run, as JavaScript receives it. */
 export interface RawEvent {
-  /** "summarize", "done" or "error". */
+  /**
+   * "summarize" (the batch is then read with `readPart`), "done" (the changed texts are read
+   * with `readPart`) or "error".
+   */
   kind: string
-  /** The summary requests, as JSON text. */
-  requests?: string
   changes?: PackedChanges
   /** The outcome (numbers, report, new messages, layout), as JSON text. */
   summary?: string

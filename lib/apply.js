@@ -4,7 +4,7 @@
 
 const { repairSteps } = require('./repair.js')
 const scheduler = require('./scheduler.js')
-const { unescapeText } = require('./crossing.js')
+const { unescapeText, PART_BYTES } = require('./crossing.js')
 
 // ---------------------------------------------------------------------------------------------
 // Changes from the engine, applied with structural sharing.
@@ -13,10 +13,13 @@ const { unescapeText } = require('./crossing.js')
  * Applies packed changes (see PackedChanges in src/node/codec.rs: four codes per change, the new texts
  * concatenated) to `out`, a copy of `messages`, `size` changes per call of the returned step
  * (true when all are applied): changed messages become shallow copies with new blocks, the others
- * stay the caller's own objects.
+ * stay the caller's own objects. With `readPart`, the texts are not in `packed.text` but read from
+ * the engine a part at a time (each part holds whole texts), as the changes reach them.
  */
-function changeApplier(messages, packed, out) {
-  const { codes, ends, text } = packed
+function changeApplier(messages, packed, out, readPart) {
+  const { codes, ends } = packed
+  let text = packed.text
+  let base = 0 // where `text` starts in the whole, in UTF-16 units
   let start = 0
   let c = 0
   return (size) => {
@@ -26,7 +29,13 @@ function changeApplier(messages, packed, out) {
       const block = codes[4 * c + 1] - 1
       const part = codes[4 * c + 2] - 1
       const field = codes[4 * c + 3] === 0 ? 'text' : 'content'
-      const value = unescapeText(text.slice(start, ends[c]))
+      while (readPart && ends[c] - base > text.length) {
+        const next = readPart(PART_BYTES)
+        if (next === null || next === undefined) throw new Error(`the engine's changed texts ended before change ${c} of ${ends.length}`)
+        text = text.slice(start - base) + next
+        base = start
+      }
+      const value = unescapeText(text.slice(start - base, ends[c] - base))
       start = ends[c]
       const original = messages[i]
       const m = out[i] === original ? { ...original } : out[i]
@@ -60,9 +69,9 @@ function applyChanges(messages, packed) {
  * The engine's answer applied through the scheduler: the copy of the array, the text changes, the
  * new tool inputs, then the message layout, each in slices.
  */
-async function buildMessages(messages, changes, summary, signal) {
+async function buildMessages(messages, changes, summary, signal, readPart) {
   const out = await copyMessages(messages, signal)
-  await scheduler.run(changeApplier(messages, changes, out), signal, 64)
+  await scheduler.run(changeApplier(messages, changes, out, readPart), signal, 64)
   const inputs = summary.inputs
   let n = 0
   await scheduler.run(

@@ -66,6 +66,13 @@ function mapStrings(value, fn) {
 const escapeValue = (value) => mapStrings(value, escapeText)
 const unescapeValue = (value) => mapStrings(value, unescapeText)
 
+/**
+ * Bytes of a long text from the engine (summary requests, changed texts) taken per part (the
+ * handles' `readPart`): a string this size is made in well under a millisecond, where one of the
+ * whole text would hold the event loop for as long as copying a history takes.
+ */
+const PART_BYTES = 256 << 10
+
 /** A value the engine sent as JSON text, parsed and back in JavaScript's form. */
 function fromEngine(json) {
   const value = JSON.parse(json)
@@ -200,6 +207,7 @@ module.exports = {
   escapeValue,
   unescapeValue,
   fromEngine,
+  PART_BYTES,
   pathText,
   findUnsupported,
   unsupportedProblem,

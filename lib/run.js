@@ -31,7 +31,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
         // Texts leave the engine's escaped form for the host, and answers enter it.
-        const requests = await readRequests(event.requests, signal)
+        const requests = await readRequests((maxBytes) => handle.readPart(maxBytes), signal)
         const answers = await summarizeBatch(requests, summarize, llm, signal)
         release = await scheduler.engineTurn(signal)
         handle.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
@@ -45,7 +45,9 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
       }
       const summary = fromEngine(event.summary)
       const result = {
-        messages: summary.error ? await copyMessages(messages, signal) : await buildMessages(messages, event.changes, summary, signal),
+        messages: summary.error
+          ? await copyMessages(messages, signal)
+          : await buildMessages(messages, event.changes, summary, signal, (maxBytes) => handle.readPart(maxBytes)),
         summary: summary.summary,
         cost: summary.cost,
         prevContextTokens: summary.prevContextTokens,

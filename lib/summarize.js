@@ -4,7 +4,7 @@
 
 const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
-const { fromEngine } = require('./crossing.js')
+const { fromEngine, PART_BYTES } = require('./crossing.js')
 
 // ---------------------------------------------------------------------------------------------
 // The host's summarize callback: concurrency cap, timeout, bounded retry, cancellation.
@@ -134,31 +134,44 @@ async function summarizeBatch(requests, summarize, o, signal) {
 
 /**
  * The engine's summary requests (lines of JSON, see `requests_text` in src/node/codec.rs: the requests
- * with a count for `messages`, then one line per message), parsed a slice at a time.
+ * with a count for `messages`, then one line per message), taken from the engine in parts of whole
+ * lines (`readPart(maxBytes)`, null once read) and parsed a slice at a time, so no call makes or parses
+ * the whole text at once.
  */
-async function readRequests(text, signal) {
-  let pos = text.indexOf('\n')
-  const heads = fromEngine(pos < 0 ? text : text.slice(0, pos))
+async function readRequests(readPart, signal) {
+  let lines = []
+  let at = 0
+  const nextLine = () => {
+    while (at >= lines.length) {
+      const text = readPart(PART_BYTES)
+      if (text === null || text === undefined) return undefined
+      lines = text.split('\n')
+      at = 0
+    }
+    return lines[at++]
+  }
+  const first = nextLine()
+  if (first === undefined) throw new Error('the engine asked for summaries but sent no requests')
+  const heads = fromEngine(first)
   const total = heads.reduce((n, h) => n + h.messages, 0)
   const all = []
   await scheduler.run(
     (size) => {
       for (let k = 0; k < size && all.length < total; k++) {
-        let end = text.indexOf('\n', pos + 1)
-        if (end < 0) end = text.length
-        all.push(fromEngine(text.slice(pos + 1, end)))
-        pos = end
+        const line = nextLine()
+        if (line === undefined) throw new Error(`the engine's summary requests ended after ${all.length} of ${total} messages`)
+        all.push(fromEngine(line))
       }
       return all.length >= total
     },
     signal,
     256,
   )
-  let at = 0
+  let from = 0
   for (const h of heads) {
     const n = h.messages
-    h.messages = all.slice(at, at + n)
-    at += n
+    h.messages = all.slice(from, from + n)
+    from += n
   }
   return heads
 }

@@ -76,6 +76,8 @@ pub struct Packed {
     codes: Vec<u32>,
     ends: Vec<u32>,
     text: String,
+    /// Where each change's text ends in `text`, in bytes.
+    byte_ends: Vec<usize>,
 }
 
 impl Packed {
@@ -84,6 +86,7 @@ impl Packed {
             codes: Vec::with_capacity(changes.len() * 4),
             ends: Vec::with_capacity(changes.len()),
             text: String::new(),
+            byte_ends: Vec::with_capacity(changes.len()),
         };
         let mut end = 0u32;
         for (at, t) in changes {
@@ -97,12 +100,62 @@ impl Packed {
             end += t.encode_utf16().count() as u32;
             p.ends.push(end);
             p.text.push_str(&t);
+            p.byte_ends.push(p.text.len());
         }
         p
     }
 
     pub(super) fn into_js(self) -> PackedChanges {
         PackedChanges { codes: Uint32Array::new(self.codes), ends: Uint32Array::new(self.ends), text: self.text }
+    }
+
+    /// Takes the new texts out, as parts to be read one at a time, each holding whole changes'
+    /// texts: the changes then cross with an empty `text`.
+    pub(super) fn take_text(&mut self) -> Parts {
+        Parts { text: std::mem::take(&mut self.text), pos: 0, cuts: Some(std::mem::take(&mut self.byte_ends)) }
+    }
+}
+
+/// A long text JavaScript reads a part at a time (`readPart`), so that no call makes one string
+/// of it: making a string of tens of megabytes holds the JavaScript thread for as long as copying
+/// them takes. Parts end at a cut: after a whole change's text (`cuts`, byte offsets), or, without
+/// cuts, at the end of a line (the newline itself is dropped).
+pub struct Parts {
+    text: String,
+    pos: usize,
+    cuts: Option<Vec<usize>>,
+}
+
+impl Parts {
+    /// Lines of `text`, read in parts.
+    pub fn lines(text: String) -> Parts {
+        Parts { text, pos: 0, cuts: None }
+    }
+
+    /// The next part, of about `max_bytes` (more when one line or change is longer); `None`
+    /// once all is read.
+    pub fn next(&mut self, max_bytes: u32) -> Option<String> {
+        let (start, len) = (self.pos, self.text.len());
+        if start >= len {
+            return None;
+        }
+        let want = start.saturating_add(max_bytes.max(1) as usize).min(len);
+        let (end, skip) = match &self.cuts {
+            Some(cuts) => {
+                // The last cut within `want`, or the first one past `start` when none is.
+                let first = cuts.partition_point(|&c| c <= start);
+                let within = cuts.partition_point(|&c| c <= want);
+                let at = if within > first { within - 1 } else { first };
+                (cuts.get(at).copied().unwrap_or(len).min(len), 0)
+            }
+            None => {
+                // The end of the line the part reaches into (newlines are ASCII: a char boundary).
+                let from = want.saturating_sub(1).max(start);
+                memchr::memchr(b'\n', &self.text.as_bytes()[from..]).map_or((len, 0), |i| (from + i, 1))
+            }
+        };
+        self.pos = end + skip;
+        Some(self.text.get(start..end).unwrap_or_default().to_string())
     }
 }
 

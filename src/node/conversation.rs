@@ -267,6 +267,11 @@ impl Conversation {
     }
 
     #[napi]
+    pub fn read_part(&self, max_bytes: u32) -> Option<String> {
+        read_part(self.run.as_ref(), max_bytes)
+    }
+
+    #[napi]
     pub fn reply(&self, results: Value) -> Result<()> {
         reply_run(self.run.as_ref(), results, "no condense was started on this conversation")
     }

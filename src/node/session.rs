@@ -59,7 +59,10 @@ impl Summarizer for ChannelSummarizer {
     fn summarize(&mut self, batch: Vec<SummarizeRequest>) -> Vec<std::result::Result<SummaryReply, String>> {
         let n = batch.len();
         let failed = |why: &str| (0..n).map(|_| Err(why.to_string())).collect();
-        let batch = match requests_text(&batch) {
+        // The batch (as large as the history for a summary of it) goes once it is text.
+        let text = requests_text(&batch);
+        drop(batch);
+        let batch = match text {
             Ok(text) => text,
             Err(e) => return failed(&e.to_string()),
         };
@@ -237,6 +240,13 @@ impl Session {
         next_event(self.run.as_ref(), &self.abort, "this session was not started")
     }
 
+    /// The next part of what the last event left to read (a batch of summary requests, or
+    /// the changed texts), or null once read.
+    #[napi]
+    pub fn read_part(&self, max_bytes: u32) -> Option<String> {
+        read_part(self.run.as_ref(), max_bytes)
+    }
+
     /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
     /// `{ ok: false, error }` per request, in order.
     #[napi]
@@ -274,6 +284,8 @@ impl Session {
 pub struct Run {
     events: Arc<Mutex<Receiver<Event>>>,
     replies: Sender<Answer>,
+    /// What JavaScript is reading in parts: a batch of summary requests, or the changed texts.
+    parts: Arc<Mutex<Option<Parts>>>,
 }
 
 /// What a run is asked to do.
@@ -334,7 +346,7 @@ pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool
         run_ended();
     });
     match spawned {
-        Ok(_) => Ok(Run { events: Arc::new(Mutex::new(event_rx)), replies: reply_tx }),
+        Ok(_) => Ok(Run { events: Arc::new(Mutex::new(event_rx)), replies: reply_tx, parts: Default::default() }),
         Err(e) => {
             RUNNING.fetch_sub(1, Ordering::AcqRel);
             Err(Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))
@@ -353,9 +365,21 @@ pub fn abort_run(abort: &AtomicBool, run: Option<&Run>) {
 /// Waits, off the JavaScript thread, for the run's next event.
 pub fn next_event(run: Option<&Run>, abort: &Arc<AtomicBool>, not_started: &str) -> Result<AsyncTask<NextTask>> {
     match run {
-        Some(r) => Ok(AsyncTask::new(NextTask { events: r.events.clone(), abort: abort.clone() })),
+        Some(r) => {
+            Ok(AsyncTask::new(NextTask { events: r.events.clone(), abort: abort.clone(), parts: r.parts.clone() }))
+        }
         None => Err(Error::new(Status::GenericFailure, not_started.to_string())),
     }
+}
+
+/// The next part of what the run's last event left to read (see [`Parts`]), or `None` once read.
+pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<String> {
+    let mut slot = run?.parts.lock().unwrap_or_else(|e| e.into_inner());
+    let part = slot.as_mut()?.next(max_bytes);
+    if part.is_none() {
+        *slot = None;
+    }
+    part
 }
 
 /// Hands the run JavaScript's answers to a batch of summary requests.
@@ -385,10 +409,9 @@ pub fn reply_run(run: Option<&Run>, results: Value, not_started: &str) -> Result
 /// The next event of an engine run, as JavaScript receives it.
 #[napi(object)]
 pub struct RawEvent {
-    /// "summarize", "done" or "error".
+    /// "summarize" (the batch is then read with `readPart`), "done" (the changed texts are read
+    /// with `readPart`) or "error".
     pub kind: String,
-    /// The summary requests, as JSON text.
-    pub requests: Option<String>,
     pub changes: Option<PackedChanges>,
     /// The outcome (numbers, report, new messages, layout), as JSON text.
     pub summary: Option<String>,
@@ -400,6 +423,7 @@ pub struct RawEvent {
 pub struct NextTask {
     events: Arc<Mutex<Receiver<Event>>>,
     abort: Arc<AtomicBool>,
+    parts: Arc<Mutex<Option<Parts>>>,
 }
 
 #[napi]
@@ -409,13 +433,26 @@ impl Task for NextTask {
 
     fn compute(&mut self) -> Result<Event> {
         let rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))
+        let event =
+            rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))?;
+        // A batch of requests, and the changed texts, wait here for JavaScript to read them in parts.
+        let mut parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(match event {
+            Event::Summarize(text) => {
+                *parts = Some(Parts::lines(text));
+                Event::Summarize(String::new())
+            }
+            Event::Done(Ok((mut packed, summary))) => {
+                *parts = Some(packed.take_text());
+                Event::Done(Ok((packed, summary)))
+            }
+            other => other,
+        })
     }
 
     fn resolve(&mut self, _env: Env, event: Event) -> Result<RawEvent> {
         let empty = RawEvent {
             kind: String::new(),
-            requests: None,
             changes: None,
             summary: None,
             error: None,
@@ -423,7 +460,7 @@ impl Task for NextTask {
             invalid_options: false,
         };
         Ok(match event {
-            Event::Summarize(batch) => RawEvent { kind: "summarize".into(), requests: Some(batch), ..empty },
+            Event::Summarize(_) => RawEvent { kind: "summarize".into(), ..empty },
             Event::Done(Ok((packed, summary))) => {
                 RawEvent { kind: "done".into(), changes: Some(packed.into_js()), summary: Some(summary), ..empty }
             }
