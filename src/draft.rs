@@ -7,11 +7,11 @@
 //! replaced or removed minus the tokens of what it put instead, counted through the cache.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::model::{set_slot_text, slot_text, Slot, TextRef};
+use crate::model::{set_slot_text, slot_text, slot_texts, Slot, TextRef};
 use crate::tokens::{count_many, count_message, Encoding};
 
 /// One message of the current layout.
@@ -57,6 +57,24 @@ impl<'a> Draft<'a> {
             Some(t) => Some(t.as_str()),
             None => slot_text(self.original.get(at.msg)?, at.slot),
         }
+    }
+
+    /// The current text of every text slot of original message `msg`, in document order.
+    pub fn texts_of(&self, msg: usize) -> Vec<(Slot, &str)> {
+        let Some(m) = self.original.get(msg) else { return Vec::new() };
+        let mut out = slot_texts(m);
+        let start = TextRef { msg, slot: Slot::Content };
+        for (at, t) in self.texts.range(start..).take_while(|(at, _)| at.msg == msg) {
+            if let Some(x) = out.iter_mut().find(|(slot, _)| *slot == at.slot) {
+                x.1 = t.as_str();
+            }
+        }
+        out
+    }
+
+    /// The text at `at` when this draft set it.
+    pub fn changed_text(&self, at: TextRef) -> Option<&str> {
+        self.texts.get(&at).map(String::as_str)
     }
 
     /// Whether the text at `at` is the original one (not set by this draft).
@@ -132,13 +150,27 @@ impl<'a> Draft<'a> {
         self.layout.iter().filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None }).collect()
     }
 
+    /// Per original message, whether it is still in the layout.
+    fn kept_mask(&self) -> Vec<bool> {
+        let mut mask = vec![false; self.original.len()];
+        for item in &self.layout {
+            if let Item::Keep(k) = item {
+                if let Some(m) = mask.get_mut(*k) {
+                    *m = true;
+                }
+            }
+        }
+        mask
+    }
+
     /// Tokens saved so far against the original messages: exact, counting only what changed.
     pub fn saved_tokens(&self, encoding: Encoding) -> i64 {
-        let kept: std::collections::HashSet<usize> = self.kept().into_iter().collect();
+        let kept = self.kept_mask();
+        let kept = |i: &usize| kept.get(*i).copied().unwrap_or(false);
         let mut texts: Vec<&str> = Vec::new();
         let mut signs: Vec<i64> = Vec::new();
         for (at, new) in &self.texts {
-            if !kept.contains(&at.msg) {
+            if !kept(&at.msg) {
                 continue;
             }
             if let Some(old) = slot_text(&self.original[at.msg], at.slot) {
@@ -148,7 +180,7 @@ impl<'a> Draft<'a> {
         }
         let mut fixed: i64 = 0;
         for ((m, b), input) in &self.inputs {
-            if !kept.contains(m) {
+            if !kept(m) {
                 continue;
             }
             let name = self.original[*m]["content"][*b]["name"].as_str().unwrap_or("");
@@ -161,7 +193,7 @@ impl<'a> Draft<'a> {
                 - crate::tokens::count(&format!("{name}{new}"), encoding) as i64;
         }
         for (i, m) in self.original.iter().enumerate() {
-            if !kept.contains(&i) {
+            if !kept(&i) {
                 fixed += count_message(m, encoding) as i64;
             }
         }
@@ -175,22 +207,13 @@ impl<'a> Draft<'a> {
     }
 
     pub fn changes(&self) -> Changes {
-        let kept: HashMap<usize, ()> = self.kept().into_iter().map(|k| (k, ())).collect();
+        let kept = self.kept_mask();
+        let kept = |i: &usize| kept.get(*i).copied().unwrap_or(false);
         let identity = self.layout.len() == self.original.len()
             && self.layout.iter().enumerate().all(|(i, it)| *it == Item::Keep(i));
         Changes {
-            texts: self
-                .texts
-                .iter()
-                .filter(|(at, _)| kept.contains_key(&at.msg))
-                .map(|(at, t)| (*at, t.clone()))
-                .collect(),
-            inputs: self
-                .inputs
-                .iter()
-                .filter(|((m, _), _)| kept.contains_key(m))
-                .map(|(k, v)| (*k, v.clone()))
-                .collect(),
+            texts: self.texts.iter().filter(|(at, _)| kept(&at.msg)).map(|(at, t)| (*at, t.clone())).collect(),
+            inputs: self.inputs.iter().filter(|((m, _), _)| kept(m)).map(|(k, v)| (*k, v.clone())).collect(),
             layout: (!identity).then(|| self.layout.clone()),
         }
     }

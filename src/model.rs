@@ -90,21 +90,30 @@ pub fn set_slot_text(message: &mut Value, slot: Slot, text: String) -> bool {
 
 /// Every string slot of a message, in document order.
 pub fn text_slots(message: &Value) -> Vec<Slot> {
+    slot_texts(message).into_iter().map(|(slot, _)| slot).collect()
+}
+
+/// Every text slot of `message` with its text, in document order, in one walk.
+pub fn slot_texts(message: &Value) -> Vec<(Slot, &str)> {
     let mut out = Vec::new();
     match field(message, "content") {
-        Some(Value::String(_)) => out.push(Slot::Content),
+        Some(Value::String(s)) => out.push((Slot::Content, s.as_str())),
         Some(Value::Array(blocks)) => {
             for (j, b) in blocks.iter().enumerate() {
                 match field(b, "type").and_then(Value::as_str) {
-                    Some("text") if field(b, "text").is_some_and(Value::is_string) => out.push(Slot::Text(j)),
+                    Some("text") => {
+                        if let Some(Value::String(t)) = field(b, "text") {
+                            out.push((Slot::Text(j), t.as_str()));
+                        }
+                    }
                     Some("tool_result") => match field(b, "content") {
-                        Some(Value::String(_)) => out.push(Slot::ResultString(j)),
+                        Some(Value::String(t)) => out.push((Slot::ResultString(j), t.as_str())),
                         Some(Value::Array(parts)) => {
                             for (k, p) in parts.iter().enumerate() {
-                                if field(p, "type").and_then(Value::as_str) == Some("text")
-                                    && field(p, "text").is_some_and(Value::is_string)
-                                {
-                                    out.push(Slot::ResultPart(j, k));
+                                if field(p, "type").and_then(Value::as_str) == Some("text") {
+                                    if let Some(Value::String(t)) = field(p, "text") {
+                                        out.push((Slot::ResultPart(j, k), t.as_str()));
+                                    }
                                 }
                             }
                         }

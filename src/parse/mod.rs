@@ -17,7 +17,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use xxhash_rust::xxh3::xxh3_128;
+
 use crate::model::{active_messages, is_summary, role, slot_text, text_slots, Slot, Span, TextRef};
+use crate::passes::MIN_REFERENCED_BYTES;
 pub use env::{EnvBlock, EnvSection};
 pub use reads::NumberedRead;
 use tool_calls::{find_xml_call, XmlCall};
@@ -38,6 +41,9 @@ pub struct ToolResult {
     pub is_error: bool,
     /// Files shown in the body.
     pub reads: Vec<FileRead>,
+    /// When the body is one whole string worth a reference (at least `MIN_REFERENCED_BYTES`,
+    /// not a marker): its hash, so identical results are found without reading them again.
+    pub whole: Option<u128>,
 }
 
 /// A file's numbered lines inside a tool result.
@@ -226,7 +232,16 @@ impl Piece {
                     } else if let Some((tool, arg, body_start)) = legacy_header(text) {
                         self.close(m, open.take());
                         let key = rerun_key(&tool, || arg.as_deref().unwrap_or("").to_string());
-                        let mut r = ToolResult { msg: i, tool, arg, key, body: vec![], is_error: false, reads: vec![] };
+                        let mut r = ToolResult {
+                            msg: i,
+                            tool,
+                            arg,
+                            key,
+                            body: vec![],
+                            is_error: false,
+                            reads: vec![],
+                            whole: None,
+                        };
                         if !text[body_start..].trim().is_empty() {
                             r.is_error |= looks_like_error(&text[body_start..]);
                             r.body.push(Span { at, range: body_start..text.len() });
@@ -261,12 +276,10 @@ impl Piece {
             let base = span.range.start;
             for mut read in reads::find_reads(&text[span.range.clone()]) {
                 read.region = read.region.start + base..read.region.end + base;
-                for l in &mut read.lines {
-                    *l = l.start + base..l.end + base;
-                }
                 r.reads.push(FileRead { at: span.at, read });
             }
         }
+        r.whole = whole_body(m, &r.body).map(|body| xxh3_128(body.as_bytes()));
         self.results.push(Arc::new(r));
     }
 
@@ -353,7 +366,19 @@ fn native_result(msg: usize, tool: &str, input: &Value, block: &Value) -> ToolRe
         body: vec![],
         is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
         reads: vec![],
+        whole: None,
     }
+}
+
+/// The body of a result when it is one whole string worth referencing: at least
+/// `MIN_REFERENCED_BYTES`, and not a marker (`⟨ ... ⟩`) left by an earlier condensing.
+pub fn whole_body<'m>(m: &'m Value, body: &[Span]) -> Option<&'m str> {
+    let [span] = body else {
+        return None;
+    };
+    let text = slot_text(m, span.at.slot)?;
+    let whole = span.range.start == 0 && span.range.end == text.len();
+    (whole && text.len() >= MIN_REFERENCED_BYTES && !text.trim_start().starts_with('⟨')).then_some(text)
 }
 
 /// Tools whose repeated runs describe changing state, so the latest run supersedes the others.
@@ -469,5 +494,24 @@ mod tests {
         assert_eq!(v.env.len(), 1);
         assert!(v.protected.iter().any(|s| s.at.msg == 0));
         assert!(v.protected.iter().any(|s| s.at.msg == 4));
+    }
+
+    #[test]
+    fn a_read_after_its_header_in_one_text_block_knows_its_lines() {
+        // The body starts after the header, inside the block: every line found must be where
+        // it is in the block, not where it is in the body.
+        let text = "[read_file for 'a'] Result:\n<files>\n<file><path>a</path>\n<content lines=\"1-2\">\n1 | xx\n2 | yyyy\r\n</content>\n</file>\n</files>";
+        let h = vec![
+            json!({"role":"assistant","content":[{"type":"text","text":"<read_file><path>a</path></read_file>"}]}),
+            json!({"role":"user","content":[{"type":"text","text":text}]}),
+        ];
+        let v = View::build(&h);
+        let read = &v.results[0].reads[0].read;
+        assert_eq!(&text[read.region.clone()], "1 | xx\n2 | yyyy\r\n");
+        assert_eq!(
+            (read.line(text, 1), read.line(text, 2), read.line(text, 3)),
+            (Some("xx\n"), Some("yyyy\r\n"), None)
+        );
+        assert_eq!(reads::render_lines(text, read, 2, 2, reads::Layout::Plain).as_deref(), Some("2 | yyyy\r\n"));
     }
 }

@@ -18,10 +18,10 @@ pub struct NumberedRead {
     pub last: u32,
     /// Bytes of all numbered lines, each with its line ending.
     pub region: Range<usize>,
-    /// Byte range of each line's text (after `N | `, without the line ending).
-    pub lines: Vec<Range<usize>>,
-    /// Where each line ends, its line ending included.
-    pub line_ends: Vec<usize>,
+    /// Per line, in bytes from `region.start` (so the read moves with its region): where its
+    /// text starts (after `N | `) and where the line ends, its line ending included. Eight bytes
+    /// a line, where a file read holds some forty.
+    lines: Vec<[u32; 2]>,
     /// How the line numbers are laid out, when it is one of the two known layouts: only then
     /// can these lines be rebuilt from another read of the same file.
     pub layout: Option<Layout>,
@@ -39,8 +39,8 @@ pub enum Layout {
 impl NumberedRead {
     /// The text and line ending of line `n`, if shown.
     pub fn line<'t>(&self, text: &'t str, n: u32) -> Option<&'t str> {
-        let i = n.checked_sub(self.first)? as usize;
-        text.get(self.lines.get(i)?.start..*self.line_ends.get(i)?)
+        let [start, end] = *self.lines.get(n.checked_sub(self.first)? as usize)?;
+        text.get(self.region.start + start as usize..self.region.start + end as usize)
     }
 }
 
@@ -149,10 +149,11 @@ fn expect(text: &str, p: usize, pat: &str) -> Option<usize> {
 fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
     let bytes = text.as_bytes();
     let mut p = start;
-    let mut lines = Vec::new();
+    let mut lines: Vec<[u32; 2]> = Vec::new();
     let mut first = 0u32;
     let mut expected = 0u32;
-    let mut line_ends = Vec::new();
+    // Offsets from `start` fit in 32 bits: no JavaScript string reaches 4 GiB.
+    let rel = |at: usize| u32::try_from(at - start).ok();
     let mut layouts: Vec<(usize, usize)> = Vec::new(); // (leading spaces, digits)
     while p < text.len() {
         let line_end = text[p..].find('\n').map_or(text.len(), |i| p + i);
@@ -179,10 +180,9 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
             body += 1;
         }
         let body_end = if line_end > body && bytes[line_end - 1] == b'\r' { line_end - 1 } else { line_end };
-        lines.push(body.min(body_end)..body_end);
         layouts.push((digits_start - p, q - digits_start));
         p = if line_end < text.len() { line_end + 1 } else { line_end };
-        line_ends.push(p);
+        lines.push([rel(body.min(body_end))?, rel(p)?]);
     }
     if lines.is_empty() {
         return None;
@@ -190,7 +190,8 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
     let last = first + lines.len() as u32 - 1;
     let width = digit_count(last);
     // Every line `N | ` then its text, the number padded (or not) as a whole read does it.
-    let spaced = lines.iter().all(|body| bytes.get(body.start.wrapping_sub(1)) == Some(&b' '));
+    let spaced =
+        lines.iter().all(|[body, _]| (start + *body as usize).checked_sub(1).and_then(|i| bytes.get(i)) == Some(&b' '));
     let padded = layouts.iter().all(|(spaces, digits)| spaces + digits == width);
     let plain = layouts.iter().all(|(spaces, _)| *spaces == 0);
     let layout = match (spaced, padded, plain) {
@@ -198,7 +199,7 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
         (true, false, true) => Some(Layout::Plain),
         _ => None,
     };
-    Some(NumberedRead { path: String::new(), first, last, region: start..p, lines, line_ends, layout })
+    Some(NumberedRead { path: String::new(), first, last, region: start..p, lines, layout })
 }
 
 pub fn digit_count(n: u32) -> usize {
@@ -217,10 +218,8 @@ pub fn render_lines(text: &str, read: &NumberedRead, from: u32, to: u32, layout:
     };
     let mut out = String::new();
     for n in from..=to {
-        let i = (n - read.first) as usize;
-        let body = &read.lines[i];
         out.push_str(&format!("{n:>width$} | "));
-        out.push_str(text.get(body.start..read.line_ends[i])?);
+        out.push_str(read.line(text, n)?);
     }
     Some(out)
 }
@@ -247,7 +246,7 @@ mod tests {
         let r = find_reads(t);
         assert_eq!(r.iter().map(|x| x.path.as_str()).collect::<Vec<_>>(), vec!["a.ts", "c.ts"]);
         assert_eq!((r[0].layout, r[1].layout), (Some(Layout::Padded), Some(Layout::Padded)));
-        assert_eq!(&t[r[1].lines[1].clone()], "");
+        assert_eq!(r[1].line(t, 2), Some("\r\n"));
         assert_eq!(render_lines(t, &r[1], 1, 2, Layout::Padded).as_deref(), Some("1 | p\r\n2 | \r\n"));
         assert_eq!(render_lines(t, &r[0], 9, 10, Layout::Padded).as_deref(), Some(" 9 | x\n10 | y\n"));
         assert_eq!(render_lines(t, &r[0], 9, 10, Layout::Plain).as_deref(), Some("9 | x\n10 | y\n"));

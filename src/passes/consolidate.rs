@@ -10,23 +10,18 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use xxhash_rust::xxh3::xxh3_128;
 
-use super::{Keep, MIN_REFERENCED_BYTES};
+use super::Keep;
 use crate::edit::{Edit, EditSet, Kind, Op};
-use crate::model::{slot_text, Span};
-use crate::parse::{ToolResult, View, RERUN_TOOLS};
+use crate::model::Span;
+use crate::parse::{self, ToolResult, View, RERUN_TOOLS};
 use crate::reference::{result_reference, superseded_run};
 
-/// The result's body when it is one whole string worth referencing.
+/// The result's body when it is one whole string worth referencing (see `parse::whole_body`).
 fn whole_body<'a>(messages: &'a [Value], r: &ToolResult) -> Option<(&'a str, Span)> {
-    let [span] = r.body.as_slice() else {
-        return None;
-    };
-    let text = slot_text(&messages[span.at.msg], span.at.slot)?;
-    let whole = span.range.start == 0 && span.range.end == text.len();
-    let body = &text[span.range.clone()];
-    (whole && body.len() >= MIN_REFERENCED_BYTES && !body.trim_start().starts_with('⟨')).then(|| (body, span.clone()))
+    r.whole?;
+    let span = r.body.first()?;
+    Some((parse::whole_body(messages.get(span.at.msg)?, &r.body)?, span.clone()))
 }
 
 pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
@@ -37,17 +32,20 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
     let mut kept: HashMap<u128, Vec<usize>> = HashMap::new();
     for i in order {
         let r = &view.results[i];
-        if r.is_error {
+        let (Some(hash), Some(span), false) = (r.whole, r.body.first(), r.is_error) else {
+            continue;
+        };
+        if !edits.is_free(span) {
+            continue;
+        }
+        let copies = kept.entry(hash).or_default();
+        if copies.is_empty() {
+            copies.push(i);
             continue;
         }
         let Some((body, span)) = whole_body(messages, r) else {
             continue;
         };
-        if !edits.is_free(&span) {
-            continue;
-        }
-        let hash = xxh3_128(body.as_bytes());
-        let copies = kept.entry(hash).or_default();
         let target = copies.iter().copied().find(|&k| {
             whole_body(messages, &view.results[k]).is_some_and(|(b, t)| b == body && edits.edit_at(&t).is_none())
         });

@@ -19,7 +19,7 @@ pub use super::op_spec::{OpSpec, Operation, SummarizeParams};
 use super::shorten::{suppress, truncate};
 use crate::draft::Draft;
 use crate::llm::{Purpose, SummarizeRequest, Summarizer};
-use crate::model::{is_summary, role, slot_text, text_slots, TextRef};
+use crate::model::{is_summary, role, slot_text, TextRef};
 use crate::parse::tool_calls::{find_xml_call, XmlCall};
 use crate::parse::{ToolResult, View};
 use crate::tokens::{count, count_many, Encoding};
@@ -171,9 +171,8 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
     }
     // Assistant: prose and tool parameters. Thinking blocks are never touched (the signed
     // thinking of a turn must go back as it was).
-    for slot in text_slots(m) {
+    for (slot, text) in draft.texts_of(msg) {
         let at = TextRef { msg, slot };
-        let Some(text) = draft.text(at) else { continue };
         if wanted(Kind::MessageText) {
             out.push(Unit {
                 kind: Kind::MessageText,
@@ -259,10 +258,12 @@ fn read(draft: &Draft, view: &View, place: &Place, min_len: usize) -> Option<Str
     let owned = |s: &str| (s.len() >= min_len).then(|| s.to_string());
     match place {
         Place::Slot { at, start } => {
-            let text = draft.text(*at)?;
-            let original = slot_text(&draft.original[at.msg], at.slot)?;
-            // The prefix (a legacy header) must be unchanged for the range to mean the same.
-            (text.get(..*start) == original.get(..*start)).then(|| owned(&text[*start..]))?
+            let original = slot_text(draft.original.get(at.msg)?, at.slot)?;
+            match draft.changed_text(*at) {
+                None => original.get(*start..).and_then(owned),
+                // The prefix (a legacy header) must be unchanged for the range to mean the same.
+                Some(text) => (text.get(..*start) == original.get(..*start)).then(|| owned(&text[*start..]))?,
+            }
         }
         Place::Prose { at } => {
             let text = draft.text(*at)?;
