@@ -14,6 +14,7 @@ pub mod edit;
 pub mod error;
 pub mod llm;
 pub mod manager;
+pub mod memory;
 pub mod model;
 pub mod parse;
 pub mod passes;

@@ -68,9 +68,5 @@ pub(super) fn idle_trimmer() -> &'static Wake {
 }
 
 pub(super) fn trim_now() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory; it is thread-safe in glibc.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    crate::memory::give_back_freed();
 }

@@ -62,9 +62,15 @@ impl Encoding {
     }
 
     /// The counting engine, its tables loaded on first use (both encodings are built in, so this
-    /// is never `None` in practice).
+    /// is never `None` in practice). Building them allocates and frees about as much again as
+    /// they keep: that is given back to the system before any count goes on.
     fn engine(self) -> Option<&'static tiktoken::CoreBpe> {
-        tiktoken::get_encoding(self.name())
+        static BUILT: [OnceLock<Option<&'static tiktoken::CoreBpe>>; 2] = [OnceLock::new(), OnceLock::new()];
+        *BUILT[self as usize].get_or_init(|| {
+            let engine = tiktoken::get_encoding(self.name());
+            crate::memory::give_back_freed();
+            engine
+        })
     }
 
     fn seed(self) -> u64 {
