@@ -82,6 +82,34 @@ export async function measureConversation({ lib, history, more, providers, turns
   return { providers: out, tokensMs: median(getter), appendAndTokensMs: median(appendAndCount) }
 }
 
+/**
+ * The conversation figures of bench.mjs on `history`: cut 22 messages before its end (after a user
+ * message; the rest are the turns), the floor of what the conversation opens on (the JSON round
+ * trip, median of five), and measureConversation with Lossless and Smart balanced.
+ */
+export async function conversationFigures(lib, history) {
+  let cut = history.length - 22
+  while (history[cut - 1].role !== 'user') cut--
+  const opened = history.slice(0, cut)
+  const floor = median(
+    [1, 2, 3, 4, 5].map(() => {
+      const t = performance.now()
+      JSON.parse(JSON.stringify(opened))
+      return performance.now() - t
+    }),
+  )
+  const figures = await measureConversation({
+    lib,
+    history: opened,
+    more: history.slice(cut),
+    providers: [
+      ['Lossless', { provider: 'lossless' }],
+      ['Smart balanced', { provider: 'smart', config: { preset: 'balanced' } }],
+    ],
+  })
+  return { cut, floor, ...figures }
+}
+
 async function memory(tokens) {
   const require = createRequire(import.meta.url)
   const lib = require('../lib/index.js')

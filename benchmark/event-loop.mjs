@@ -9,56 +9,17 @@ import { setMaxListeners } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+
+import { watch } from './watch.mjs'
 
 const require = createRequire(import.meta.url)
 const lib = require('../lib/index.js')
 const here = dirname(fileURLToPath(import.meta.url))
-const gc = globalThis.gc ?? (() => {})
 const CALLS = Number(process.argv[2] ?? 200)
 const MESSAGES = Number(process.argv[3] ?? 1_000_000)
 const BLOCK_MB = Number(process.argv[4] ?? 200)
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 const round = (n) => Math.round(n * 10) / 10
-
-// The garbage collector's pauses, so a gap can be told from one (they are V8's, not this library's).
-let gcPauses = []
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcPauses.push([e.startTime, e.startTime + e.duration])
-}).observe({ entryTypes: ['gc'] })
-
-/**
- * Runs `fn`, watching the loop with a 1 ms timer: the longest gap less the timer's own 1 ms
- * (`gapMs`), the longest garbage-collector pause meanwhile (`gcMs`), and the longest gap once the
- * collector's pauses inside it are taken out (`ownMs`: the code's own hold).
- */
-async function watch(fn) {
-  gc()
-  await sleep(20)
-  let last = performance.now()
-  const gaps = []
-  const probe = setInterval(() => {
-    const now = performance.now()
-    if (now - last > 2) gaps.push([last, now])
-    last = now
-  }, 1)
-  await sleep(5)
-  gaps.length = 0
-  gcPauses = []
-  last = performance.now()
-  const t = performance.now()
-  const value = await fn()
-  const ms = performance.now() - t
-  await sleep(5)
-  clearInterval(probe)
-  await sleep(0) // the observer's last entries
-  const overlap = (a, b) => gcPauses.reduce((n, [s, e]) => n + Math.max(0, Math.min(b, e) - Math.max(a, s)), 0)
-  const gapMs = Math.max(0, ...gaps.map(([a, b]) => b - a - 1))
-  const ownMs = Math.max(0, ...gaps.map(([a, b]) => b - a - 1 - overlap(a, b)))
-  const gcMs = Math.max(0, ...gcPauses.map(([s, e]) => e - s))
-  return { value, ms, gapMs, gcMs, ownMs }
-}
 
 const out = { calls: CALLS }
 // The machine's own floor: JavaScript that gives the loop back every 2 ms (busy in between), for a

@@ -2,6 +2,7 @@
 # Runs Roo Code's own condense / sliding-window / context-management specs against this package.
 #
 #   scripts/roo-compat.sh <roo-code-git-dir> [commit] [--roo] [--keep]
+#   scripts/roo-compat.sh <roo-code-git-dir> [commit] --time
 #
 # <roo-code-git-dir>: a local copy of https://github.com/RooCodeInc/Roo-Code (a clone, or its .git
 # directory); [commit]: default HEAD. The specs at that commit are exported to a temporary folder
@@ -15,28 +16,54 @@
 # --roo runs Roo's own implementation in the same harness instead (it should pass everything: the
 # harness is fair). --keep leaves the temporary folder and prints its path.
 # Prints passed/failed per spec file and the totals. Not part of CI (it needs Roo's repository).
+# --time instead times one automatic condensing of a generated million-token history in both
+# harnesses (scripts/roo-compat/timing.spec.ts): Roo's own implementation, then the entry, and
+# prints both medians and their ratio.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-git_dir="" commit="HEAD" mode="entry" keep=0
+git_dir="" commit="HEAD" mode="entry" keep=0 time=0
 for arg in "$@"; do
   case "$arg" in
     --roo) mode="roo" ;;
+    --time) time=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) if [ -z "$git_dir" ]; then git_dir="$arg"; else commit="$arg"; fi ;;
   esac
 done
-if [ -z "$git_dir" ]; then echo "usage: scripts/roo-compat.sh <roo-code-git-dir> [commit] [--roo] [--keep]" >&2; exit 2; fi
+if [ -z "$git_dir" ]; then echo "usage: scripts/roo-compat.sh <roo-code-git-dir> [commit] [--roo] [--keep] | --time" >&2; exit 2; fi
 if [ -d "$git_dir/.git" ]; then git_dir="$git_dir/.git"; fi
 if ! git --git-dir="$git_dir" rev-parse --verify --quiet "$commit^{commit}" >/dev/null; then
   echo "roo-compat: $commit is not a commit of $git_dir" >&2; exit 2
 fi
 if [ ! -d "$repo/node_modules/vitest" ]; then echo "roo-compat: run npm install in $repo first" >&2; exit 2; fi
+full="$(git --git-dir="$git_dir" rev-parse "$commit^{commit}")"
+if [ "$time" = 1 ]; then
+  # Both harnesses, one after the other, each in its own temporary folder.
+  results=()
+  for m in roo entry; do
+    work="$(mktemp -d "${TMPDIR:-/tmp}/roo-compat.XXXXXX")"
+    case "$work" in "$repo"/*) echo "roo-compat: the temporary folder must be outside the repository" >&2; exit 2 ;; esac
+    node "$here/roo-compat/prepare.mjs" "$git_dir" "$full" "$work" "$m" time > "$work/prepared.json"
+    (cd "$work" && node "$repo/node_modules/vitest/vitest.mjs" run --config vitest.config.mts \
+      src/core/condense/__tests__/timing.spec.ts > "$work/vitest.log" 2>&1) || true
+    if [ ! -f "$work/timing.json" ]; then echo "roo-compat: the timing run ($m) failed:" >&2; tail -40 "$work/vitest.log" >&2; exit 1; fi
+    results+=("$(cat "$work/timing.json")")
+    if [ "$keep" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
+  done
+  node -e '
+    const [commit, roo, entry] = process.argv.slice(1)
+    const a = JSON.parse(roo), b = JSON.parse(entry)
+    console.log(`Roo Code ${commit.slice(0, 10)}: one automatic condensing of a generated 1M-token history (median of 21, ms)`)
+    for (const f of Object.keys(a)) {
+      console.log(`  ${f} tools (${a[f].messages} messages): Roo ${a[f].median.toFixed(1)}, entry ${b[f].median.toFixed(1)} = ${(b[f].median / a[f].median).toFixed(2)}x`)
+    }' "$full" "${results[0]}" "${results[1]}"
+  exit 0
+fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/roo-compat.XXXXXX")"
 case "$work" in "$repo"/*) echo "roo-compat: the temporary folder must be outside the repository" >&2; exit 2 ;; esac
 if [ "$keep" = 0 ]; then trap 'rm -rf "$work"' EXIT; fi
-full="$(git --git-dir="$git_dir" rev-parse "$commit^{commit}")"
 node "$here/roo-compat/prepare.mjs" "$git_dir" "$full" "$work" "$mode" > "$work/prepared.json"
 (cd "$work" && node "$repo/node_modules/vitest/vitest.mjs" run --config vitest.config.mts \
   --reporter=json --outputFile="$work/results.json" > "$work/vitest.log" 2>&1) || true

@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = resolve(here, '..', '..')
-const [gitDir, commit, out, mode] = process.argv.slice(2)
+const [gitDir, commit, out, mode, extra] = process.argv.slice(2)
 const ownImpl = mode === 'roo'
+const timing = extra === 'time'
 
 const git = (...args) => execFileSync('git', ['--git-dir', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })
 const has = (path) => {
@@ -44,6 +45,19 @@ const freshStart = condenseSource.includes('## Conversation Summary')
 const eraName = era2025 ? '2025' : freshStart ? 'current' : '2026-01'
 
 for (const f of specs) put(f, show(f))
+// --time: the timing spec (timing.spec.ts beside this file), importing the era's context
+// management as Roo's own specs do, so the rewrite below points it at the entry in the same way.
+if (timing) {
+  const spec = 'src/core/condense/__tests__/timing.spec.ts'
+  const management = has('src/core/sliding-window/index.ts') ? '../../sliding-window' : '../../context-management'
+  put(
+    spec,
+    readFileSync(join(here, 'timing.spec.ts'), 'utf8')
+      .replace(/(['"])__GENERATOR__\1/, JSON.stringify(join(repo, 'fixtures', 'generate.mjs')))
+      .replace(/(['"])__MANAGEMENT__\1/, JSON.stringify(management)),
+  )
+  specs.push(spec)
+}
 
 // Host files Roo's implementation and specs import, taken from Roo at the same commit (plain
 // helpers with no imports of their own), and Roo's English strings.
