@@ -18,9 +18,8 @@ pub(super) fn json_text<T: serde::Serialize>(value: &T) -> std::result::Result<S
 /// A batch of summary requests as lines of JSON, so JavaScript can parse a request of a million
 /// messages a slice at a time: the first line is the requests with `messages` replaced by how
 /// many there are, then one line per message, request after request. (JSON text never holds a
-/// raw line break.)
-pub(super) fn requests_text(batch: &[SummarizeRequest]) -> std::result::Result<String, CondenseError> {
-    let mut out = String::new();
+/// raw line break.) The messages are written as JavaScript reads them (see [`Parts`]).
+pub(super) fn requests_parts(batch: Vec<SummarizeRequest>) -> std::result::Result<Parts, CondenseError> {
     let heads: Vec<Value> = batch
         .iter()
         .map(|r| {
@@ -29,12 +28,9 @@ pub(super) fn requests_text(batch: &[SummarizeRequest]) -> std::result::Result<S
             head
         })
         .collect();
-    out.push_str(&json_text(&heads)?);
-    for m in batch.iter().flat_map(|r| r.messages.iter()) {
-        out.push('\n');
-        out.push_str(&json_text(m)?);
-    }
-    Ok(out)
+    let head = json_text(&heads)?;
+    let messages: Vec<Value> = batch.into_iter().flat_map(|r| r.messages).collect();
+    Ok(Parts::Lines { head: Some(head), messages: messages.into_iter() })
 }
 
 /// Whether a string of `value` (or a key) holds U+FFFD (EF BF BD) or U+FDD0 (EF B7 90).
@@ -112,50 +108,56 @@ impl Packed {
     /// Takes the new texts out, as parts to be read one at a time, each holding whole changes'
     /// texts: the changes then cross with an empty `text`.
     pub(super) fn take_text(&mut self) -> Parts {
-        Parts { text: std::mem::take(&mut self.text), pos: 0, cuts: Some(std::mem::take(&mut self.byte_ends)) }
+        Parts::Texts { text: std::mem::take(&mut self.text), pos: 0, cuts: std::mem::take(&mut self.byte_ends) }
     }
 }
 
 /// A long text JavaScript reads a part at a time (`readPart`), so that no call makes one string
 /// of it: making a string of tens of megabytes holds the JavaScript thread for as long as copying
-/// them takes. Parts end at a cut: after a whole change's text (`cuts`, byte offsets), or, without
-/// cuts, at the end of a line (the newline itself is dropped).
-pub struct Parts {
-    text: String,
-    pos: usize,
-    cuts: Option<Vec<usize>>,
+/// them takes.
+pub enum Parts {
+    /// The changed texts of a result, concatenated; a part ends after a whole change's text
+    /// (`cuts`: where each ends, in bytes).
+    Texts { text: String, pos: usize, cuts: Vec<usize> },
+    /// Lines of JSON: `head`, then one line per message, each message written when a part
+    /// reaches it (a summary of the whole history never exists as one text); a part is whole
+    /// lines, without the line break after the last.
+    Lines { head: Option<String>, messages: std::vec::IntoIter<Value> },
 }
 
 impl Parts {
-    /// Lines of `text`, read in parts.
-    pub fn lines(text: String) -> Parts {
-        Parts { text, pos: 0, cuts: None }
-    }
-
     /// The next part, of about `max_bytes` (more when one line or change is longer); `None`
     /// once all is read.
     pub fn next(&mut self, max_bytes: u32) -> Option<String> {
-        let (start, len) = (self.pos, self.text.len());
-        if start >= len {
-            return None;
-        }
-        let want = start.saturating_add(max_bytes.max(1) as usize).min(len);
-        let (end, skip) = match &self.cuts {
-            Some(cuts) => {
+        let max = max_bytes.max(1) as usize;
+        match self {
+            Parts::Texts { text, pos, cuts } => {
+                let (start, len) = (*pos, text.len());
+                if start >= len {
+                    return None;
+                }
+                let want = start.saturating_add(max).min(len);
                 // The last cut within `want`, or the first one past `start` when none is.
                 let first = cuts.partition_point(|&c| c <= start);
                 let within = cuts.partition_point(|&c| c <= want);
                 let at = if within > first { within - 1 } else { first };
-                (cuts.get(at).copied().unwrap_or(len).min(len), 0)
+                let end = cuts.get(at).copied().unwrap_or(len).min(len);
+                *pos = end;
+                Some(text.get(start..end).unwrap_or_default().to_string())
             }
-            None => {
-                // The end of the line the part reaches into (newlines are ASCII: a char boundary).
-                let from = want.saturating_sub(1).max(start);
-                memchr::memchr(b'\n', &self.text.as_bytes()[from..]).map_or((len, 0), |i| (from + i, 1))
+            Parts::Lines { head, messages } => {
+                let mut out = head.take().unwrap_or_default();
+                while out.len() < max {
+                    let Some(m) = messages.next() else { break };
+                    if !out.is_empty() {
+                        out.push('\n');
+                    }
+                    // A Value always serializes: its keys are strings, its numbers finite.
+                    out.push_str(&serde_json::to_string(&m).unwrap_or_default());
+                }
+                (!out.is_empty()).then_some(out)
             }
-        };
-        self.pos = end + skip;
-        Some(self.text.get(start..end).unwrap_or_default().to_string())
+        }
     }
 }
 

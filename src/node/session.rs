@@ -36,8 +36,8 @@ pub struct Session {
 /// What the engine thread tells JavaScript.
 /// Both carry JSON text made on the engine thread, so the JavaScript thread only creates a string.
 pub enum Event {
-    /// A batch of summary requests.
-    Summarize(String),
+    /// A batch of summary requests, to be read in parts.
+    Summarize(Parts),
     /// The changes and the outcome.
     Done(std::result::Result<(Packed, String), CondenseError>),
 }
@@ -59,11 +59,8 @@ impl Summarizer for ChannelSummarizer {
     fn summarize(&mut self, batch: Vec<SummarizeRequest>) -> Vec<std::result::Result<SummaryReply, String>> {
         let n = batch.len();
         let failed = |why: &str| (0..n).map(|_| Err(why.to_string())).collect();
-        // The batch (as large as the history for a summary of it) goes once it is text.
-        let text = requests_text(&batch);
-        drop(batch);
-        let batch = match text {
-            Ok(text) => text,
+        let batch = match requests_parts(batch) {
+            Ok(parts) => parts,
             Err(e) => return failed(&e.to_string()),
         };
         if self.abort.load(Ordering::Relaxed) || self.events.send(Event::Summarize(batch)).is_err() {
@@ -309,6 +306,7 @@ pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool
     run_started();
     let spawned = std::thread::Builder::new().name("context-condense".into()).spawn(move || {
         let done_tx = event_tx.clone();
+        let mut tokens = 0u64;
         let result = catch_unwind(AssertUnwindSafe(|| {
             panic_probe("task");
             if let Some(problem) = rejected {
@@ -325,6 +323,7 @@ pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool
                 }
                 None => condense(&messages, &options, &abort, summarizer)?,
             };
+            tokens = o.prev_context_tokens;
             let summary = json_text(&outcome_summary(&o))?;
             if let (Some(keep), None) = (&keep, &o.error) {
                 *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(o.changes.clone());
@@ -335,9 +334,12 @@ pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool
         // A large history's values were allocated on the JavaScript thread and are freed
         // here: glibc then tidies those small blocks up (malloc_consolidate) on the next
         // allocation of the JavaScript thread, a stall of a second or two after a
-        // million-message run. Trimming here does that work on this thread instead. (A
-        // conversation's messages stay alive: only this run's reference goes.)
-        let freed_large = messages.len() >= LARGE_HISTORY && Arc::strong_count(&messages) == 1;
+        // million-message run. Trimming here does that work on this thread instead, and gives
+        // the memory back before JavaScript builds the result (a history of many megabytes
+        // otherwise stays resident beside it). (A conversation's messages stay alive: only this
+        // run's reference goes.)
+        let large = messages.len() >= LARGE_HISTORY || tokens >= LARGE_HISTORY_TOKENS;
+        let freed_large = large && Arc::strong_count(&messages) == 1;
         drop(messages);
         if freed_large {
             trim_now();
@@ -372,9 +374,13 @@ pub fn next_event(run: Option<&Run>, abort: &Arc<AtomicBool>, not_started: &str)
     }
 }
 
+fn lock_parts(parts: &Mutex<Option<Parts>>) -> std::sync::MutexGuard<'_, Option<Parts>> {
+    parts.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The next part of what the run's last event left to read (see [`Parts`]), or `None` once read.
 pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<String> {
-    let mut slot = run?.parts.lock().unwrap_or_else(|e| e.into_inner());
+    let mut slot = lock_parts(&run?.parts);
     let part = slot.as_mut()?.next(max_bytes);
     if part.is_none() {
         *slot = None;
@@ -433,21 +439,7 @@ impl Task for NextTask {
 
     fn compute(&mut self) -> Result<Event> {
         let rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        let event =
-            rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))?;
-        // A batch of requests, and the changed texts, wait here for JavaScript to read them in parts.
-        let mut parts = self.parts.lock().unwrap_or_else(|e| e.into_inner());
-        Ok(match event {
-            Event::Summarize(text) => {
-                *parts = Some(Parts::lines(text));
-                Event::Summarize(String::new())
-            }
-            Event::Done(Ok((mut packed, summary))) => {
-                *parts = Some(packed.take_text());
-                Event::Done(Ok((packed, summary)))
-            }
-            other => other,
-        })
+        rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))
     }
 
     fn resolve(&mut self, _env: Env, event: Event) -> Result<RawEvent> {
@@ -460,8 +452,14 @@ impl Task for NextTask {
             invalid_options: false,
         };
         Ok(match event {
-            Event::Summarize(_) => RawEvent { kind: "summarize".into(), ..empty },
-            Event::Done(Ok((packed, summary))) => {
+            // A batch of requests, and the changed texts, wait here for JavaScript to read them in
+            // parts (moved, not copied).
+            Event::Summarize(batch) => {
+                *lock_parts(&self.parts) = Some(batch);
+                RawEvent { kind: "summarize".into(), ..empty }
+            }
+            Event::Done(Ok((mut packed, summary))) => {
+                *lock_parts(&self.parts) = Some(packed.take_text());
                 RawEvent { kind: "done".into(), changes: Some(packed.into_js()), summary: Some(summary), ..empty }
             }
             Event::Done(Err(e)) => RawEvent {

@@ -11,8 +11,10 @@ use std::sync::Mutex;
 /// from giving memory back only to ask for it again.
 pub(super) static RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 pub(super) static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-/// Messages from which a finished run gives freed memory back at once (see `Session::start`).
+/// Messages from which a finished run gives freed memory back at once (see `spawn_run`).
 pub(super) const LARGE_HISTORY: usize = 50_000;
+/// Tokens from which a finished run gives freed memory back at once (about 8 MB of text).
+pub(super) const LARGE_HISTORY_TOKENS: u64 = 2_000_000;
 pub(super) const TRIM_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
 
 pub(super) fn run_started() {
