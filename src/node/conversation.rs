@@ -138,7 +138,9 @@ impl Conversation {
     pub fn push(&mut self, chunk: Vec<Value>) -> Result<Vec<u32>> {
         let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
         let n = chunk.len();
-        self.messages_mut()?.extend(chunk);
+        let messages = self.messages_mut()?;
+        crate::memory::reserve_modestly(messages, n);
+        messages.extend(chunk);
         self.views().pushed(n);
         Ok(flagged)
     }

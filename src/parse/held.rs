@@ -64,6 +64,11 @@ impl ViewCache {
 
     /// `n` messages were added at the end.
     pub fn pushed(&mut self, n: usize) {
+        use crate::memory::reserve_modestly;
+        reserve_modestly(&mut self.stamps, n);
+        reserve_modestly(&mut self.sound, n);
+        reserve_modestly(&mut self.metas, n);
+        reserve_modestly(&mut self.pieces, n);
         for _ in 0..n {
             let s = self.stamp();
             self.stamps.push(s);

@@ -187,6 +187,8 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
     if lines.is_empty() {
         return None;
     }
+    // Kept as long as the view of the message: no spare capacity.
+    lines.shrink_to_fit();
     let last = first + lines.len() as u32 - 1;
     let width = digit_count(last);
     // Every line `N | ` then its text, the number padded (or not) as a whole read does it.
