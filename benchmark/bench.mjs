@@ -210,6 +210,8 @@ row(
   '<= 1.5x',
   convView / jsonBytes <= 1.5,
 )
+const convCache = Math.max(...convMemory.map((m) => m.tokenCache))
+row('  beside it: the token cache its counting filled (process-wide, shared)', `${fmt(convCache / 1e6, 2)} MB`, '(reference)')
 row('  left after close()', `${fmt(convLeft / 1e6, 2)} MB`, '<= 0.5 MB', convLeft <= 0.5e6)
 const coldStarts = [1, 2, 3, 4, 5].map(() =>
   JSON.parse(

@@ -5,8 +5,9 @@
 // against the stateless condense() of the same messages.
 //
 // Run as a script it measures memory instead, in a fresh process, and prints one JSON line: the C
-// heap a conversation holds (against the history's JSON size), again once a condensing has built
-// the semantic view it keeps, and what is left after close().
+// heap a conversation holds (against the history's JSON size; the token cache its counting filled
+// apart), again once a condensing has built the semantic view it keeps, and what is left after
+// close().
 // With one libuv thread (UV_THREADPOOL_SIZE=1, as bench.mjs runs it): the tokenizer keeps a fixed
 // cache of about 1.2 MB in each thread that counts, which a first count on a new thread would add.
 //
@@ -119,8 +120,12 @@ async function memory(tokens) {
   const jsonBytes = Buffer.byteLength(JSON.stringify(history))
   // Warm what lives for the whole process: the BPE tables, the engine's threads and each counting
   // thread's fixed piece cache (about 1.2 MB per thread, the tokenizer's own), by counting this
-  // history once.
-  ;(await lib.openConversation(generateHistory({ seed: 3, format: 'xml', targetTokens: 20_000 }))).close()
+  // history once; and the code paths of a whole cycle (open, condense, close: compiled code and
+  // the allocator's own structures grow on a first cycle and stay), on a small history.
+  const small = await lib.openConversation(generateHistory({ seed: 3, format: 'xml', targetTokens: 20_000 }))
+  await small.condense({ provider: 'lossless', adopt: false })
+  small.append([])
+  small.close()
   lib.countTokens(history)
   lib.clearTokenCache()
   const settle = async () => {
@@ -136,11 +141,17 @@ async function memory(tokens) {
   const base = inUse()
   const conv = await lib.openConversation(history)
   void conv.tokens
+  await settle()
+  // Counting the messages also filled the process-wide token cache (shared by every call,
+  // bounded, emptied by clearTokenCache): measured apart from what the conversation holds.
+  const heldAndCache = inUse()
+  lib.clearTokenCache()
   const heldRss = await settle()
   const held = inUse()
   // After a condensing (its result not taken on, then dropped): the semantic view is kept too.
   await conv.condense({ provider: 'lossless', adopt: false })
   conv.append([])
+  lib.clearTokenCache()
   await settle()
   const withView = inUse()
   conv.close()
@@ -150,6 +161,7 @@ async function memory(tokens) {
   return {
     jsonBytes,
     held: held - base,
+    tokenCache: heldAndCache - held,
     heldWithView: withView - base,
     afterClose: closed - base,
     heldRss: heldRss - baseRss,

@@ -47,8 +47,8 @@ export async function watch(fn) {
 
 /**
  * A sampler of the process's resident memory every millisecond on a worker thread:
- * `await sampler.peakDuring(fn)` answers fn's value and the peak growth over the resident memory
- * just before it. `close()` ends the worker.
+ * `await sampler.peakDuring(fn, base)` answers fn's value and its peak resident memory over `base`
+ * (by default the resident memory just before it). `close()` ends the worker.
  */
 export async function rssSampler() {
   const shared = new Float64Array(new SharedArrayBuffer(16))
@@ -61,11 +61,11 @@ export async function rssSampler() {
   worker.unref()
   await sleep(50)
   return {
-    async peakDuring(fn) {
+    async peakDuring(fn, base) {
       gc()
       await sleep(20)
-      const before = process.memoryUsage.rss()
-      shared[0] = before
+      const before = base ?? process.memoryUsage.rss()
+      shared[0] = process.memoryUsage.rss()
       const value = await fn()
       await sleep(5)
       return { value, peakGrowth: Math.max(0, shared[0] - before) }
