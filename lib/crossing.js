@@ -71,7 +71,7 @@ const unescapeValue = (value) => mapStrings(value, unescapeText)
  * handles' `readPart`): a string this size is made in well under a millisecond, where one of the
  * whole text would hold the event loop for as long as copying a history takes.
  */
-const PART_BYTES = 256 << 10
+const PART_BYTES = 64 << 10
 
 /** A value the engine sent as JSON text, parsed and back in JavaScript's form. */
 function fromEngine(json) {

@@ -165,7 +165,7 @@ async function readRequests(readPart, signal) {
       return all.length >= total
     },
     signal,
-    256,
+    16,
   )
   let from = 0
   for (const h of heads) {
