@@ -232,5 +232,8 @@ export interface RawExpansion {
 /** The configuration of a Smart preset, as JSON. */
 export declare function smartPreset(name: string): any
 
-/** Loads the BPE tables on a background thread so the first count does not pay for it. */
+/**
+ * Builds the pre-tokenizer on a background thread (a few milliseconds) so the first count does
+ * not pay for it; the token tables are read in place and need no loading.
+ */
 export declare function warmUp(): void

@@ -12,7 +12,8 @@ use super::*;
 use crate::error::CondenseError;
 use crate::tokens::{self, Encoding};
 
-/// Loads the BPE tables on a background thread so the first count does not pay for it.
+/// Builds the pre-tokenizer on a background thread (a few milliseconds) so the first count does
+/// not pay for it; the token tables are read in place and need no loading.
 #[napi]
 pub fn warm_up() {
     std::thread::spawn(|| {

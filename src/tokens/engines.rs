@@ -1,4 +1,4 @@
-//! The two counting engines and how a text is routed between them: the `tiktoken` crate, and the
+//! The two counting engines and how a text is routed between them: the plain engine, and the
 //! linear engine for texts with a very long pre-token; long texts are counted in segments so a
 //! `Cancel` can stop them. Counts only; caches nothing.
 
@@ -105,10 +105,10 @@ pub(super) fn long_run(bytes: &[u8]) -> bool {
     false
 }
 
-/// The `tiktoken` crate's count of `text`, whatever its pre-tokens.
+/// The plain engine's count of `text`, whatever its pre-tokens.
 pub(super) fn count_plain(text: &str, encoding: Encoding) -> Result<usize, CondenseError> {
-    match encoding.engine() {
-        Some(engine) => Ok(engine.count(text)),
-        None => Err(CondenseError::Internal(format!("the {} tables are not built in", encoding.name()))),
+    match plain::count(text, encoding) {
+        Some(n) => Ok(n),
+        None => Err(CondenseError::Internal(format!("the {} pre-tokenizer cannot be built", encoding.name()))),
     }
 }

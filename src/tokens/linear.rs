@@ -1,5 +1,5 @@
 //! The linear-time engine (GitHub's `bpe` crate) for texts whose pre-tokens are too long for the
-//! quadratic merge loop, built at first use from the `tiktoken` crate's vocabulary, with pieces too
+//! plain engine's merge, built at first use from the built-in token tables, with pieces too
 //! long to wait for counted on a helper thread. Counts only.
 
 use std::panic::AssertUnwindSafe;
@@ -7,24 +7,19 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use super::plain::Pretokenizer;
+use super::vocab::Vocab;
 use bpe::byte_pair_encoding::BytePairEncoding;
-use regex_automata::meta::Regex;
-use regex_automata::{Anchored, Input};
 
 use crate::error::CondenseError;
 
 use super::*;
 
 /// The linear engine: GitHub's `bpe` crate (backtracking encoder, linear in the length of a
-/// piece), built from the `tiktoken` crate's vocabulary, behind the pre-tokenizer of its
-/// companion crate `bpe-openai` (the two encodings' patterns, with the look-ahead of `\s+(?!\S)`
-/// written as a match that gives back its last character).
+/// piece), built from the built-in token tables, behind the plain engine's pre-tokenizer.
 pub(super) struct Linear {
     bpe: BytePairEncoding,
-    pre: Regex,
-    /// For each pattern of `pre`, whether its last character is a look-ahead to give back.
-    lookahead: [bool; 3],
-    encoding: Encoding,
+    pre: &'static Pretokenizer,
 }
 
 /// The hash factor `bpe-openai` uses for both encodings: no two tokens collide with it.
@@ -32,50 +27,22 @@ pub(super) const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
 
 impl Linear {
     fn build(encoding: Encoding) -> Option<Linear> {
-        let engine = encoding.engine()?;
-        let words = match encoding {
-            Encoding::O200kBase => [
-                "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-                "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-                "\\p{N}{1,3}",
-                " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-                "\\s*[\\r\\n]+",
-                "\\s+$",
-            ]
-            .join("|"),
-            Encoding::Cl100kBase => "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$".to_string(),
-        };
-        let pre = Regex::new_many(&[words.as_str(), "\\s+\\s", "\\s+"]).ok()?;
-        let n = engine.vocab_size().checked_sub(engine.num_special_tokens())?;
-        let tokens: Vec<Vec<u8>> = (0..n as u32).map(|id| engine.decode(&[id])).collect();
+        let pre = Pretokenizer::of(encoding)?;
+        let tokens = Vocab::of(encoding).tokens();
         // The constructor asserts that every token encodes to itself: a failure there means the
         // vocabulary is not what it expects, and the plain engine counts instead.
         let bpe =
             std::panic::catch_unwind(AssertUnwindSafe(|| BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))))
                 .ok()?;
-        Some(Linear { bpe, pre, lookahead: [false, true, false], encoding })
+        Some(Linear { bpe, pre })
     }
 
     /// Counts `text`, looking at `cancel` every [`CHECK_EVERY`] bytes and handing pieces longer
     /// than [`HELPER_PIECE`] to a helper thread when the count can be stopped.
     fn count(&'static self, text: &str, cancel: Cancel) -> Result<usize, CondenseError> {
         let mut total = 0;
-        let mut pos = 0;
         let mut since_check = 0;
-        while pos < text.len() {
-            let input = Input::new(&text[pos..]).anchored(Anchored::Yes);
-            let Some(m) = self.pre.find(input) else {
-                // Every character matches one of the patterns; if not, the plain engine counts the rest.
-                return Ok(total + count_plain(&text[pos..], self.encoding)?);
-            };
-            let mut end = pos + m.end();
-            if self.lookahead.get(m.pattern().as_usize()).copied().unwrap_or(false) {
-                end -= text[pos..end].chars().next_back().map_or(0, char::len_utf8);
-            }
-            if end <= pos {
-                return Ok(total + count_plain(&text[pos..], self.encoding)?);
-            }
-            let piece = &text.as_bytes()[pos..end];
+        for piece in self.pre.pieces(text) {
             total += if piece.len() > HELPER_PIECE && cancel.flag.is_some() {
                 self.count_on_helper(piece, cancel)?
             } else {
@@ -86,7 +53,6 @@ impl Linear {
                 cancel.check()?;
                 since_check = 0;
             }
-            pos = end;
         }
         Ok(total)
     }

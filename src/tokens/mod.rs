@@ -1,11 +1,12 @@
 //! Token counting (o200k_base by default, cl100k_base on request), behind a process-wide cache
 //! keyed by a 128-bit content hash, so counting an unchanged history again costs a hash per block
-//! instead of a BPE pass. The `tiktoken` crate counts (its tables load in about a third of the time
-//! and memory of tiktoken-rs's, and its hand-written pre-tokenizer is several times faster on code
-//! and logs); it merges each pre-token in time quadratic in its length, so a text holding one very
-//! long pre-token (megabytes of letters with no space) goes to a second engine, GitHub's `bpe`
-//! crate, linear in the worst case. Tests check both against tiktoken-rs (the reference, a test
-//! dependency only) and OpenAI's tiktoken (the npm package) to the token.
+//! instead of a BPE pass. The plain engine counts: the encoding's pre-tokenizer, then byte-pair
+//! merging over token tables built into the library (written by the build script from the
+//! `tiktoken` crate's vocabularies and read in place, so a fresh process loads nothing). A text
+//! holding one very long pre-token (megabytes of letters with no space) goes to a second engine,
+//! GitHub's `bpe` crate, linear in the worst case and stoppable mid-piece. Tests check both against
+//! tiktoken-rs (the reference, a test dependency only) and OpenAI's tiktoken (the npm package) to
+//! the token.
 //! Long counts can be stopped through a [`Cancel`] token.
 //!
 //! What counts, per message (the one definition the engine and the JavaScript side share):
@@ -16,7 +17,8 @@
 //! Never touches the messages themselves: it only reads strings.
 //!
 //! Here: the encodings, the cache, `Cancel` and the counting entry points. `engines` routes a text
-//! between the two engines, `linear` is the linear one, `messages` says what counts in a message.
+//! between the two engines, `plain` and `linear` are they, `vocab` reads the built-in tables laid
+//! out by `layout`, `messages` says what counts in a message.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,11 +29,15 @@ use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use crate::error::CondenseError;
 
+mod ascii;
 mod engines;
+mod layout;
 mod linear;
 mod messages;
+mod plain;
 #[cfg(test)]
 mod tests;
+mod vocab;
 
 pub use engines::*;
 use linear::*;
@@ -59,18 +65,6 @@ impl Encoding {
             Encoding::O200kBase => "o200k_base",
             Encoding::Cl100kBase => "cl100k_base",
         }
-    }
-
-    /// The counting engine, its tables loaded on first use (both encodings are built in, so this
-    /// is never `None` in practice). Building them allocates and frees about as much again as
-    /// they keep: that is given back to the system before any count goes on.
-    fn engine(self) -> Option<&'static tiktoken::CoreBpe> {
-        static BUILT: [OnceLock<Option<&'static tiktoken::CoreBpe>>; 2] = [OnceLock::new(), OnceLock::new()];
-        *BUILT[self as usize].get_or_init(|| {
-            let engine = tiktoken::get_encoding(self.name());
-            crate::memory::give_back_freed();
-            engine
-        })
     }
 
     fn seed(self) -> u64 {
@@ -109,9 +103,10 @@ pub fn cache_len() -> usize {
     cache().lock().unwrap_or_else(|e| e.into_inner()).len()
 }
 
-/// Loads the BPE tables (about 100 ms and 23 MB the first time). Idempotent.
+/// Builds the pre-tokenizer of `encoding` (a few milliseconds the first time; the tables are
+/// read in place and need no loading). Idempotent.
 pub fn warm_up(encoding: Encoding) {
-    let _ = encoding.engine();
+    let _ = plain::Pretokenizer::of(encoding);
 }
 
 /// What long counting work looks at so that a caller can stop it: the flag is checked before

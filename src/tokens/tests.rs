@@ -325,6 +325,23 @@ fn the_linear_engine_agrees_with_tiktoken_rs_on_ordinary_text() {
 }
 
 #[test]
+fn both_engines_know_every_rank_to_the_last() {
+    // The highest ranks of each vocabulary, alone and inside a text: an engine built from a table
+    // that stops short of them counts such a text as several tokens.
+    for enc in [Encoding::O200kBase, Encoding::Cl100kBase] {
+        let tokens = vocab::Vocab::of(enc).tokens();
+        for (rank, bytes) in tokens.iter().enumerate().skip(tokens.len() - 8) {
+            let Ok(token) = std::str::from_utf8(bytes) else { continue };
+            for text in [token.to_string(), format!("a{token} b{token}\n")] {
+                let reference = count_reference(&text, enc);
+                assert_eq!(count_uncached(&text, enc), reference, "{enc:?} rank {rank}: {text:?}");
+                assert_eq!(count_linear(&text, enc, Cancel::NEVER), Ok(reference), "{enc:?} rank {rank}: {text:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn an_abort_during_a_long_count_answers_promptly() {
     // One pre-token of 24 MB (the linear engine, on a helper thread), and 48 MB of ordinary
     // lines (the fast engine, segment by segment).
