@@ -159,6 +159,14 @@ impl Parts {
             }
         }
     }
+
+    /// Whether every part has been read.
+    pub fn is_done(&self) -> bool {
+        match self {
+            Parts::Texts { text, pos, .. } => *pos >= text.len(),
+            Parts::Lines { head, messages } => head.is_none() && messages.len() == 0,
+        }
+    }
 }
 
 /// Restored references, for `expandReferences`.

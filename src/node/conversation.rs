@@ -323,6 +323,7 @@ impl Conversation {
     #[napi]
     pub fn close(&mut self) {
         abort_run(&self.abort, self.run.as_ref());
+        drop_parts(self.run.as_ref());
         let large = self.messages.len() >= LARGE_HISTORY;
         self.messages = Arc::new(Vec::new());
         *self.counts() = Counts::default();

@@ -381,11 +381,21 @@ fn lock_parts(parts: &Mutex<Option<Parts>>) -> std::sync::MutexGuard<'_, Option<
 /// The next part of what the run's last event left to read (see [`Parts`]), or `None` once read.
 pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<String> {
     let mut slot = lock_parts(&run?.parts);
-    let part = slot.as_mut()?.next(max_bytes);
-    if part.is_none() {
+    let parts = slot.as_mut()?;
+    let part = parts.next(max_bytes);
+    // Let go of the texts as soon as the last part is out: a reader that knows how much to read
+    // never asks again.
+    if part.is_none() || parts.is_done() {
         *slot = None;
     }
     part
+}
+
+/// Lets go of whatever of a run's texts is still unread.
+pub fn drop_parts(run: Option<&Run>) {
+    if let Some(run) = run {
+        *lock_parts(&run.parts) = None;
+    }
 }
 
 /// Hands the run JavaScript's answers to a batch of summary requests.
