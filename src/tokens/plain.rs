@@ -279,6 +279,7 @@ fn merge_long(vocab: &Vocab, piece: &[u8]) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::random_from;
     use super::*;
 
     /// The automaton's pre-tokens of `text`, without the fast path.
@@ -304,7 +305,6 @@ mod tests {
     /// are near.
     #[test]
     fn the_ascii_path_splits_as_the_automaton_does() {
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         let pieces = [
             "a", "Z", "ab", "CD", "Ab", "aB", "'", "'s", "'S", "'re", "'LL", "'ve", "'d", "'x", "1", "12", "1234", " ",
             "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x01", "/", "//", ".", "(", ");", "\"", "_", "-", "é", "ſ",
@@ -312,16 +312,8 @@ mod tests {
         ];
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let pre = Pretokenizer::of(encoding).expect("built");
-            for _ in 0..3000 {
-                let n = 1 + (x % 24) as usize;
-                let text: String = (0..n)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        pieces[(x % pieces.len() as u64) as usize]
-                    })
-                    .collect();
+            for seed in 0..3000u64 {
+                let text = random_from(&pieces, 1 + (seed % 24) as usize, seed).concat();
                 let fast: Vec<&[u8]> = pre.pieces(&text).collect();
                 assert_eq!(fast, by_automaton(&text, encoding), "{encoding:?}: {text:?}");
             }
@@ -357,20 +349,12 @@ mod tests {
     /// The stack merge and the heap merge agree on every pre-token either can take.
     #[test]
     fn short_and_long_merges_agree() {
-        let mut x: u64 = 0x1234_5678_9abc_def1;
         let alphabet = b"abcdefghijklmnopqrstuvwxyzAEIOU";
         for encoding in [Encoding::O200kBase, Encoding::Cl100kBase] {
             let vocab = Vocab::of(encoding);
             for len in 2..=SHORT {
-                for _ in 0..40 {
-                    let piece: Vec<u8> = (0..len)
-                        .map(|_| {
-                            x ^= x << 13;
-                            x ^= x >> 7;
-                            x ^= x << 17;
-                            alphabet[(x % alphabet.len() as u64) as usize]
-                        })
-                        .collect();
+                for seed in 0..40u64 {
+                    let piece = random_from(alphabet, len, seed << 8 | len as u64);
                     assert_eq!(merge_short(vocab, &piece), merge_long(vocab, &piece), "{piece:?}");
                 }
             }

@@ -219,7 +219,8 @@ fn message_parts_follow_the_documented_rules() {
 }
 
 /// `n` pseudo-random picks from `alphabet` (xorshift, seeded).
-fn random_from<T: Copy>(alphabet: &[T], n: usize, seed: u64) -> Vec<T> {
+/// `n` picks from `alphabet`, pseudo-random from `seed` (xorshift).
+pub(super) fn random_from<T: Copy>(alphabet: &[T], n: usize, seed: u64) -> Vec<T> {
     let mut x = seed | 1;
     (0..n)
         .map(|_| {
