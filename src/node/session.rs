@@ -385,8 +385,13 @@ pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<String> {
     let part = parts.next(max_bytes);
     // Let go of the texts as soon as the last part is out: a reader that knows how much to read
     // never asks again.
+    let frees_as_read = matches!(parts, Parts::Lines { .. });
     if part.is_none() || parts.is_done() {
         *slot = None;
+    }
+    drop(slot);
+    if let (Some(p), true) = (&part, frees_as_read) {
+        read_out(p.len());
     }
     part
 }

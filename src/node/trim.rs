@@ -72,3 +72,20 @@ pub(super) fn idle_trimmer() -> &'static Wake {
 pub(super) fn trim_now() {
     crate::memory::give_back_freed();
 }
+
+/// Bytes of parts read since freed memory was last given back (see [`read_out`]).
+static READ_SINCE_TRIM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Parts read between two givings back while a run waits on JavaScript (a summary request of a
+/// large history is read out while the run holds on, so the idle trim never comes).
+const TRIM_EVERY_READ: usize = 16 << 20;
+
+/// Says a part of this many bytes was read out of a summary request, whose messages are freed as
+/// they are written: every [`TRIM_EVERY_READ`] bytes that memory is given back on a helper thread,
+/// not this one.
+pub(super) fn read_out(bytes: usize) {
+    let before = READ_SINCE_TRIM.fetch_add(bytes, Ordering::AcqRel);
+    if before + bytes >= TRIM_EVERY_READ {
+        READ_SINCE_TRIM.store(0, Ordering::Release);
+        let _ = std::thread::Builder::new().name("context-condense-trim-now".into()).spawn(trim_now);
+    }
+}
