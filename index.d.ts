@@ -136,7 +136,10 @@ export declare class Session {
   analyze(encodingName?: string | undefined | null): Promise<unknown>
 }
 
-/** Empties the engine's token-count cache. */
+/**
+ * Empties the engine's token-count cache; when no engine run is going on, the memory it held
+ * goes back to the system at once (on a helper thread).
+ */
 export declare function clearTokenCache(): void
 
 /** The JSON Schema of a provider's config. */

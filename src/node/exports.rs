@@ -21,10 +21,12 @@ pub fn warm_up() {
     });
 }
 
-/// Empties the engine's token-count cache.
+/// Empties the engine's token-count cache; when no engine run is going on, the memory it held
+/// goes back to the system at once (on a helper thread).
 #[napi]
 pub fn clear_token_cache() {
     tokens::clear_cache();
+    super::trim::give_back_if_idle();
 }
 
 /// The JSON Schema of a provider's config.

@@ -69,6 +69,14 @@ pub(super) fn idle_trimmer() -> &'static Wake {
     })
 }
 
+/// Gives freed memory back now, on a helper thread, unless an engine run is going on (it would
+/// only ask for it again; the idle trim follows it).
+pub(super) fn give_back_if_idle() {
+    if RUNNING.load(Ordering::Acquire) == 0 {
+        let _ = std::thread::Builder::new().name("context-condense-trim-now".into()).spawn(trim_now);
+    }
+}
+
 pub(super) fn trim_now() {
     crate::memory::give_back_freed();
 }
