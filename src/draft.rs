@@ -110,6 +110,11 @@ impl<'a> Draft<'a> {
         self.inputs.get(&(msg, block)).or_else(|| self.original.get(msg)?.get("content")?.get(block)?.get("input"))
     }
 
+    /// Whether the input of the tool_use at (`msg`, `block`) is the original one.
+    pub fn is_input_original(&self, msg: usize, block: usize) -> bool {
+        !self.inputs.contains_key(&(msg, block))
+    }
+
     pub fn set_input(&mut self, msg: usize, block: usize, input: Value) {
         self.inputs.insert((msg, block), input);
     }

@@ -253,29 +253,52 @@ fn xml_call<'v>(draft: &Draft, view: &'v View, at: TextRef, text: &str) -> Optio
 }
 
 /// The current text of a unit, when it is at least `min_len` bytes long (a shorter text has
-/// fewer than `min_len` tokens: no operation applies to it).
-fn read(draft: &Draft, view: &View, place: &Place, min_len: usize) -> Option<String> {
-    let owned = |s: &str| (s.len() >= min_len).then(|| s.to_string());
+/// fewer than `min_len` tokens: no operation applies to it). A text still as it was in the
+/// history is borrowed from the history, which the draft never changes: only changed texts are
+/// copied, so reading every unit of a large history up front costs no second copy of it.
+fn read<'a>(draft: &Draft<'a>, view: &View, place: &Place, min_len: usize) -> Option<Cow<'a, str>> {
+    let original: &'a [Value] = draft.original;
+    let long = |s: &str| s.len() >= min_len;
+    // `text` is the current text of `at`; its part `range` is borrowed from the history when
+    // `at` is unchanged there.
+    let part = |at: TextRef, text: &str, range: std::ops::Range<usize>| -> Option<Cow<'a, str>> {
+        let current = text.get(range.clone()).filter(|t| long(t))?;
+        if draft.is_original(at) {
+            slot_text(original.get(at.msg)?, at.slot)?.get(range).map(Cow::Borrowed)
+        } else {
+            Some(Cow::Owned(current.to_string()))
+        }
+    };
     match place {
         Place::Slot { at, start } => {
-            let original = slot_text(draft.original.get(at.msg)?, at.slot)?;
+            let first = slot_text(original.get(at.msg)?, at.slot)?;
             match draft.changed_text(*at) {
-                None => original.get(*start..).and_then(owned),
+                None => first.get(*start..).filter(|t| long(t)).map(Cow::Borrowed),
                 // The prefix (a legacy header) must be unchanged for the range to mean the same.
-                Some(text) => (text.get(..*start) == original.get(..*start)).then(|| owned(&text[*start..]))?,
+                Some(text) => (text.get(..*start) == first.get(..*start))
+                    .then(|| text.get(*start..).filter(|t| long(t)).map(|t| Cow::Owned(t.to_string())))?,
             }
         }
         Place::Prose { at } => {
             let text = draft.text(*at)?;
             let end = xml_call(draft, view, *at, text).map_or(text.len(), |c| c.range.start);
-            owned(&text[..end])
+            part(*at, text, 0..end)
         }
         Place::XmlParam { at, name } => {
             let text = draft.text(*at)?;
             let call = xml_call(draft, view, *at, text)?;
-            call.params.iter().find(|(n, _)| n == name).and_then(|(_, r)| owned(&text[r.clone()]))
+            let range = call.params.iter().find(|(n, _)| n == name).map(|(_, r)| r.clone())?;
+            part(*at, text, range)
         }
-        Place::Input { msg, block, pointer } => owned(draft.input(*msg, *block)?.pointer(pointer)?.as_str()?),
+        Place::Input { msg, block, pointer } => {
+            let current = draft.input(*msg, *block)?.pointer(pointer)?.as_str().filter(|t| long(t))?;
+            if draft.is_input_original(*msg, *block) {
+                let first = original.get(*msg)?.get("content")?.get(*block)?.get("input")?;
+                first.pointer(pointer)?.as_str().map(Cow::Borrowed)
+            } else {
+                Some(Cow::Owned(current.to_string()))
+            }
+        }
     }
 }
 
@@ -339,10 +362,16 @@ pub struct OpsRun<'a, 's> {
 pub const DEFAULT_SUMMARY_PROMPT: &str = "You condense one piece of a coding agent's context so the agent can continue its task. Keep every fact the agent may need later: file paths, names of functions, types and variables, line numbers, commands and their outcome, error messages verbatim, values and decisions. Drop repetition and boilerplate. Answer with the condensed text only, no preamble.";
 
 /// Runs the operations over the selected original messages (oldest first).
-pub fn run(draft: &mut Draft, view: &View, selected: &[usize], ops: &ContentOps, run: &mut OpsRun) -> OpsOutcome {
+pub fn run<'a>(
+    draft: &mut Draft<'a>,
+    view: &View,
+    selected: &[usize],
+    ops: &ContentOps,
+    run: &mut OpsRun,
+) -> OpsOutcome {
     let mut outcome = OpsOutcome::default();
     let units: Vec<Unit> = selected.iter().flat_map(|&m| units_of(draft, view, m, ops)).collect();
-    let texts: Vec<Option<String>> =
+    let texts: Vec<Option<Cow<'a, str>>> =
         units.iter().map(|u| read(draft, view, &u.place, ops.min(u.kind).max(1))).collect();
     let refs: Vec<&str> = texts.iter().map(|t| t.as_deref().unwrap_or("")).collect();
     let sizes = count_many(&refs, run.encoding);
