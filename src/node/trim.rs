@@ -73,8 +73,14 @@ pub(super) fn idle_trimmer() -> &'static Wake {
 /// only ask for it again; the idle trim follows it).
 pub(super) fn give_back_if_idle() {
     if RUNNING.load(Ordering::Acquire) == 0 {
-        let _ = std::thread::Builder::new().name("context-condense-trim-now".into()).spawn(trim_now);
+        trim_on_helper();
     }
+}
+
+/// Gives freed memory back on a helper thread, so the caller (the JavaScript thread) does not
+/// wait for it.
+fn trim_on_helper() {
+    let _ = std::thread::Builder::new().name("context-condense-trim-now".into()).spawn(trim_now);
 }
 
 pub(super) fn trim_now() {
@@ -94,6 +100,6 @@ pub(super) fn read_out(bytes: usize) {
     let before = READ_SINCE_TRIM.fetch_add(bytes, Ordering::AcqRel);
     if before + bytes >= TRIM_EVERY_READ {
         READ_SINCE_TRIM.store(0, Ordering::Release);
-        let _ = std::thread::Builder::new().name("context-condense-trim-now".into()).spawn(trim_now);
+        trim_on_helper();
     }
 }

@@ -30,6 +30,19 @@ pub fn slot(rank: u32, len: usize, offset: usize, hash: u64) -> u64 {
     rank as u64 | (len as u64) << LEN_SHIFT | (offset as u64) << OFFSET_SHIFT | tag(hash)
 }
 
+/// The rank a slot holds.
+#[inline]
+pub fn slot_rank(slot: u64) -> u32 {
+    (slot & ((1 << RANK_BITS) - 1)) as u32
+}
+
+/// Where the token of a slot lies in the arena.
+#[inline]
+pub fn slot_bytes(slot: u64) -> std::ops::Range<usize> {
+    let offset = (slot >> OFFSET_SHIFT) as usize & ((1 << OFFSET_BITS) - 1);
+    offset..offset + ((slot >> LEN_SHIFT) as usize & ((1 << LEN_BITS) - 1))
+}
+
 /// What a slot must hold, under [`KEY_MASK`], for a token of this length and hash.
 #[inline]
 pub fn key(len: usize, hash: u64) -> u64 {
@@ -127,12 +140,7 @@ pub fn lay_out(tokens: &[Vec<u8>], bits: u32) -> Result<Laid, String> {
                 let mut at = home(h, bits);
                 let mut probe = 1;
                 while slots[at] != EMPTY {
-                    let other = slots[at];
-                    let (o, l) = (
-                        (other >> OFFSET_SHIFT) as usize & ((1 << OFFSET_BITS) - 1),
-                        (other >> LEN_SHIFT) as usize & 0xff,
-                    );
-                    if arena[o..o + l] == token[..] {
+                    if arena.get(slot_bytes(slots[at])) == Some(&token[..]) {
                         return Err(format!("rank {rank} repeats an earlier token"));
                     }
                     at = (at + 1) & mask;

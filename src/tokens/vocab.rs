@@ -3,7 +3,7 @@
 //! `layout`), so nothing is decompressed or hashed when a process starts: a lookup touches only
 //! the pages it reads. Lookups never allocate.
 
-use super::layout::{self, ABSENT, EMPTY, KEY_MASK, LEN_SHIFT, OFFSET_BITS, OFFSET_SHIFT, RANK_BITS};
+use super::layout::{self, slot_bytes, slot_rank, ABSENT, EMPTY, KEY_MASK};
 use super::Encoding;
 
 /// Bytes of an embedded table, aligned so its words can be read in place.
@@ -93,7 +93,7 @@ impl Vocab {
                 return None;
             }
             if slot & KEY_MASK == key && self.holds(slot, bytes) {
-                return Some((slot & ((1 << RANK_BITS) - 1)) as u32);
+                return Some(slot_rank(slot));
             }
             at = (at + 1) & mask;
         }
@@ -103,7 +103,7 @@ impl Vocab {
     /// Whether the token of `slot` (of the same length as `bytes`) is `bytes`.
     #[inline]
     fn holds(&self, slot: u64, bytes: &[u8]) -> bool {
-        let offset = (slot >> OFFSET_SHIFT) as usize & ((1 << OFFSET_BITS) - 1);
+        let offset = slot_bytes(slot).start;
         if bytes.len() <= 8 {
             // The arena ends in 8 zero bytes, so 8 bytes can be read at any token.
             let Some(stored) = self.arena.get(offset..offset + 8) else { return false };
@@ -138,10 +138,8 @@ impl Vocab {
             if slot == EMPTY {
                 continue;
             }
-            let offset = (slot >> OFFSET_SHIFT) as usize & ((1 << OFFSET_BITS) - 1);
-            let len = (slot >> LEN_SHIFT) as usize & 0xff;
-            if let Some(bytes) = self.arena.get(offset..offset + len) {
-                put((slot & ((1 << RANK_BITS) - 1)) as u32, bytes);
+            if let Some(bytes) = self.arena.get(slot_bytes(slot)) {
+                put(slot_rank(slot), bytes);
             }
         }
         out
