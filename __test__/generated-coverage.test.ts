@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { analyze, condense, countTokens, countTokensAsync, validateConversation, type ApiMessage, type CondenseOptions } from '../lib/index.js'
 import { fromAnthropic, toAnthropic } from '../lib/openai-format.js'
-import { renderHtmlReport, traceCondense } from '../lib/report-html.js'
+import { renderHtmlReport } from '../lib/report-html.js'
 import { getEffectiveApiHistory, manageContext, type ApiHandler, type ApiStreamChunk } from '../lib/roo-2026-01.js'
 import { getEffectiveApiHistory as effectiveToday, summarizeConversation } from '../lib/roo.js'
 import { assertInvariants, HAVE_PROBES } from './helpers.js'
@@ -207,16 +207,16 @@ describe('the command line on a generated history', () => {
     const r = cli(['report', file, '--html', page, '-p', 'lossless'])
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
-    const t = await traceCondense(history, { provider: 'lossless' })
+    const result = await condense(history, { provider: 'lossless', provenance: true })
     const data = (html: string) => JSON.parse(/<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)![1])
-    for (const html of [readFileSync(page, 'utf8'), renderHtmlReport(history, t.result, { stages: t.stages })]) {
+    for (const html of [readFileSync(page, 'utf8'), renderHtmlReport(history, result)]) {
       expect(html).toMatch(/^<!doctype html>/i)
       // Outside the embedded data and the tooltips, nothing that would load a URL.
       const markup = html.replace(/<script type="application\/json" id="report-data">[\s\S]*?<\/script>/, '').replace(/ title="[^"<>]*"/g, '')
       expect(markup).not.toMatch(/\s(src|srcset|poster|action)\s*=|href\s*=\s*"(?!#|data:)/i)
       const d = data(html)
       expect(d.before).toHaveLength(history.length)
-      expect(d.passes.map((p: { tokensAfter: number }) => p.tokensAfter)).toEqual(t.result.metrics.passes.map((p) => p.tokensAfter))
+      expect(d.passes.map((p: { tokensAfter: number }) => p.tokensAfter)).toEqual(result.metrics.passes.map((p) => p.tokensAfter))
     }
   })
 })

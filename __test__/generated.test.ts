@@ -45,7 +45,7 @@ describe('Lossless on generated histories', () => {
     expect(result.newContextTokens).toBe(countTokens(result.messages))
     expect(result.prevContextTokens).toBe(countTokens(input))
     expect(validateConversation(result.messages)).toEqual([])
-    const ops = Object.fromEntries(result.metrics.operations.map((o) => [o.id, o]))
+    const ops = Object.fromEntries(result.metrics.passes.map((o) => [o.id, o]))
     expect(ops.deduplicateFileReads.reversibleTokensSaved).toBeGreaterThan(0)
     expect(ops.removeObsoleteState.supersededTokensSaved).toBeGreaterThan(0)
     expect(result.metrics.reversibleTokensSaved + result.metrics.supersededTokensSaved).toBe(result.metrics.tokensSaved)

@@ -33,8 +33,8 @@ describe('Lossless on the seven real Roo Code histories', () => {
   itReal('finds the duplicates the earlier attempt missed: repeated reads become references', async () => {
     const input = loadFixture('synthetic-3-tool-dedup')
     const result = await condense(input, { provider: 'lossless' })
-    const dedup = result.metrics.operations.find((o) => o.id === 'deduplicateFileReads')!
-    expect(dedup.count).toBeGreaterThanOrEqual(5)
+    const dedup = result.metrics.passes.find((o) => o.id === 'deduplicateFileReads')!
+    expect(dedup.deduplicated).toBeGreaterThanOrEqual(5)
     expect(dedup.reversibleTokensSaved).toBeGreaterThan(40_000)
     // The reads of package.json at messages 4, 6 and 8 point to the one copy that stays: the MCP
     // read at message 12, which shows the same 66 lines plus a trailing empty line 67.
@@ -89,7 +89,7 @@ describe('Lossless on the seven real Roo Code histories', () => {
       provider: 'lossless',
       config: { deduplicateFileReads: false, consolidateToolResults: false },
     })
-    expect(onlyEnv.metrics.operations.map((o) => o.id)).toEqual(['removeObsoleteState'])
+    expect(onlyEnv.metrics.passes.map((o) => o.id)).toEqual(['removeObsoleteState'])
   })
 })
 

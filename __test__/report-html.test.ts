@@ -12,8 +12,9 @@ import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { condense, type ApiMessage, type CondenseOptions, type SummarizeRequest } from '../lib/index.js'
-import { alignHistories, buildReportData, renderHtmlReport, traceCondense, type ReportData } from '../lib/report-html.js'
+import { condense, type ApiMessage, type CondenseOptions, type CondenseResult, type SummarizeRequest } from '../lib/index.js'
+import { generateHistory } from '../fixtures/generate.mjs'
+import { buildReportData, renderHtmlReport, type ReportData } from '../lib/report-html.js'
 import { FIXTURE_DIR, HAVE_FIXTURES, loadFixture, itReal } from './helpers.js'
 import { launchChromium } from '../scripts/chromium.mjs'
 import { completion, startMockLLM } from './mock-llm-server.js'
@@ -28,6 +29,7 @@ const HEAVY = 'heavy-uncondensed'
 const HOSTILE = '</script><img src=x onerror=alert(1)>'
 
 const balanced: CondenseOptions = { provider: 'smart', config: { preset: 'balanced' } }
+const ACTIONS = ['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized'] as const
 const standIn = async (r: SummarizeRequest) => `Stand-in summary of ${r.messages.length} messages (${r.purpose}).`
 
 /** The page's embedded data. */
@@ -73,13 +75,13 @@ function assertSelfContained(html: string) {
 }
 
 let dedupBefore: ApiMessage[]
-let dedupTrace: Awaited<ReturnType<typeof traceCondense>>
+let dedupResult: CondenseResult
 let dedupHtml: string
 beforeAll(async () => {
   if (!HAVE_FIXTURES) return // the tests that read these are skipped
   dedupBefore = loadFixture(DEDUP)
-  dedupTrace = await traceCondense(dedupBefore, balanced)
-  dedupHtml = renderHtmlReport(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' })
+  dedupResult = await condense(dedupBefore, { ...balanced, provenance: true })
+  dedupHtml = renderHtmlReport(dedupBefore, dedupResult, { title: DEDUP, preset: 'balanced' })
 })
 
 describe('the page', () => {
@@ -89,11 +91,9 @@ describe('the page', () => {
     expect(JSON.stringify(dedupBefore)).toMatch(/https:\/\//)
     const script = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(dedupHtml)![1]
     expect(script).not.toContain('<')
-    expect(pageData(dedupHtml)).toEqual(
-      JSON.parse(JSON.stringify(buildReportData(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' }))),
-    )
+    expect(pageData(dedupHtml)).toEqual(JSON.parse(JSON.stringify(buildReportData(dedupBefore, dedupResult, { title: DEDUP, preset: 'balanced' }))))
     // The same input gives the same page (no date unless asked for one).
-    expect(renderHtmlReport(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages, title: DEDUP, preset: 'balanced' })).toBe(dedupHtml)
+    expect(renderHtmlReport(dedupBefore, dedupResult, { title: DEDUP, preset: 'balanced' })).toBe(dedupHtml)
   })
 
   it('escapes everything from the history', async () => {
@@ -103,7 +103,7 @@ describe('the page', () => {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: `${HOSTILE}\n`.repeat(40) }], ts: 3 },
       { role: 'assistant', content: HOSTILE, ts: 4 },
     ]
-    const result = await condense(history, { provider: 'truncation', config: { preserveRecentCount: 1, maxToolResultLines: 2 } })
+    const result = await condense(history, { provider: 'truncation', config: { preserveRecentCount: 1, maxToolResultLines: 2 }, provenance: true })
     const html = renderHtmlReport(history, result, { title: HOSTILE, source: HOSTILE })
     assertSelfContained(html)
     expect(html).not.toContain('<img')
@@ -115,11 +115,9 @@ describe('the page', () => {
     expect(data.before[1].parts[0].label).toBe(`tool call: read_file${HOSTILE}`)
   })
 
-  itReal('says what each pass did, exactly, pass by pass (Smart balanced on a real history)', () => {
-    const { result, stages, traced } = dedupTrace
-    expect(traced).toBe(true)
-    expect(stages!.map((s) => s.id)).toEqual(result.metrics.passes.map((p) => p.id))
-    const data = buildReportData(dedupBefore, result, { stages })
+  itReal("says what each pass did, from the engine's record (Smart balanced on a real history)", () => {
+    const result = dedupResult
+    const data = buildReportData(dedupBefore, result)
     expect(data.before).toHaveLength(dedupBefore.length)
     expect(data.after).toHaveLength(result.messages.length)
     // Tokens per message add up to the metrics.
@@ -140,110 +138,85 @@ describe('the page', () => {
     // The prelude deduplicated and superseded; the truncating pass suppressed and truncated.
     const [prelude, truncate] = data.passes
     expect(prelude.id).toBe('lossless-prelude')
-    expect(Object.keys(prelude.actions).sort()).toEqual(['deduplicated', 'superseded'])
+    // References whose copy the truncating pass then shortened are omitted: no longer expandable.
+    expect(Object.keys(prelude.actions).sort()).toEqual(['deduplicated', 'omitted', 'superseded'])
     expect(truncate.actions.suppressed).toBeGreaterThan(0)
     expect(truncate.actions.truncated).toBeGreaterThan(0)
-    // Message 14 reads package.json again: a reference to message 12, the kept copy, which holds it.
-    const dedup = data.before[14].actions.find((a) => a.kind === 'deduplicated')!
-    expect(dedup).toMatchObject({ pass: 'lossless-prelude', ref: 12, operation: 'deduplicateFileReads' })
-    expect(dedup.marker).toMatch(/^⟨ Reference: content of 'package\.json' identical to message #12 · sha256:[0-9a-f]{12} ⟩$/)
+    // Message 14 reads package.json again: the prelude made it a reference to message 12, which
+    // holds it; the truncating pass then shortened message 12, so the reference is omitted.
+    const dedup = data.before[14].actions.find((a) => a.kind === 'omitted')!
+    expect(dedup).toMatchObject({ pass: 'lossless-prelude', ref: 12, operation: 'deduplicateFileReads', content: 'toolResults' })
+    expect(JSON.stringify(result.messages[14].content)).toContain("⟨ Omitted: content of 'package.json' identical to message #12, since shortened ⟩")
+    expect(data.before[12].actions.map((a) => a.kind)).toContain('truncated')
     expect(JSON.stringify(dedupBefore[12].content)).toContain('"name\\": \\"roo-code\\"')
-    // Every action names a pass, and every marker in the result is accounted for.
-    for (const b of data.before) for (const a of b.actions) expect(result.metrics.passes.map((p) => p.id)).toContain(a.pass)
-  })
-
-  itReal('without the stages, infers the pass from the markers and the totals', () => {
-    const data = buildReportData(dedupBefore, dedupTrace.result)
-    expect(data.note).toMatch(/inferred/)
-    // From the result alone: message 66 still holds its reference to 62, the prelude's.
+    // Message 66 keeps its reference to 62 (the prelude's); message 0's environment is superseded by 2's.
     expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({
       pass: 'lossless-prelude',
       ref: 62,
       operation: 'consolidateToolResults',
     })
     expect(data.before[0].actions).toEqual([
-      expect.objectContaining({ kind: 'superseded', pass: 'lossless-prelude', ref: 2, operation: 'removeObsoleteState' }),
+      expect.objectContaining({ kind: 'superseded', pass: 'lossless-prelude', ref: 2, operation: 'removeObsoleteState', content: 'environmentDetails' }),
     ])
-    // Only one pass suppressed anything; two truncated: that is left unsaid.
-    const all = data.before.flatMap((b) => b.actions)
-    expect(new Set(all.filter((a) => a.kind === 'suppressed').map((a) => a.pass))).toEqual(new Set(['truncate-old']))
-    expect(new Set(all.filter((a) => a.kind === 'truncated').map((a) => a.pass))).toEqual(new Set([null]))
-    expect(data.unattributed!.actions.truncated).toBe(all.filter((a) => a.kind === 'truncated').length)
-    expect(buildReportData(dedupBefore, dedupTrace.result, { stages: dedupTrace.stages }).note).toBeUndefined()
+    // Every action names a pass.
+    for (const b of data.before) for (const a of b.actions) expect(result.metrics.passes.map((p) => p.id)).toContain(a.pass)
   })
 
-  itReal('traces Smart pass by pass asking the summarize callback each request once', async () => {
-    let plain = 0
-    const direct = await condense(dedupBefore, {
+  it("refuses a result without the engine's record instead of guessing", async () => {
+    const history = generateHistory({ seed: 3, format: 'xml', targetTokens: 20_000 }) as ApiMessage[]
+    const result = await condense(history, { provider: 'truncation' })
+    expect(result.provenance).toBeUndefined()
+    expect(() => buildReportData(history, result)).toThrow(/result\.provenance is missing: condense with \{ provenance: true \}/)
+    const withIt = await condense(history, { provider: 'truncation', provenance: true })
+    expect(withIt.messages).toEqual(result.messages)
+    expect(() => buildReportData(history, { ...withIt, messages: withIt.messages.slice(1) })).toThrow(/does not describe result\.messages/)
+  })
+
+  itReal('attributes Smart summaries to their pass (summarize callback asked once per request)', async () => {
+    let calls = 0
+    const result = await condense(dedupBefore, {
       ...balanced,
+      provenance: true,
       summarize: async (r) => {
-        plain++
+        calls++
         return standIn(r)
       },
     })
-    let traced = 0
-    const t = await traceCondense(dedupBefore, {
-      ...balanced,
-      summarize: async (r) => {
-        traced++
-        return standIn(r)
-      },
-    })
-    expect(plain).toBeGreaterThan(0)
-    expect(traced).toBe(plain)
-    expect(t.traced).toBe(true)
-    expect(t.result.messages).toEqual(direct.messages)
-    const data = buildReportData(dedupBefore, t.result, { stages: t.stages })
+    const data = buildReportData(dedupBefore, result)
     const summarize = data.passes.find((p) => p.id === 'summarize-oldest')!
-    expect(summarize.actions.summarized).toBe(direct.metrics.passes.find((p) => p.id === 'summarize-oldest')!.summarized)
-    expect(data.before.some((b) => b.actions.some((a) => a.kind === 'summarized' && a.marker?.startsWith('⟨ Summary of the ')))).toBe(true)
+    expect(summarize.actions.summarized).toBeGreaterThan(0)
+    expect(summarize.actions.summarized).toBe(result.metrics.passes.find((p) => p.id === 'summarize-oldest')!.summarized)
+    expect(calls).toBe(result.metrics.callbackCalls)
+    const summarized = data.before.flatMap((b) => b.actions.filter((a) => a.kind === 'summarized'))
+    expect(summarized).toHaveLength(summarize.actions.summarized!)
+    for (const a of summarized) expect(a).toMatchObject({ pass: 'summarize-oldest' })
+    expect(summarized.every((a) => a.content !== 'message')).toBe(true)
   })
 
   itReal('shows a summary beside the run of messages it replaced (native)', async () => {
     const before = loadFixture(HEAVY)
-    const result = await condense(before, { provider: 'native', summarize: standIn })
+    const result = await condense(before, { provider: 'native', summarize: standIn, provenance: true })
     const data = buildReportData(before, result)
     const s = data.after.findIndex((a) => a.isSummary)
+    expect(result.provenance!.origins[s]).toEqual({ covers: [1, before.length - 4], summary: true })
     expect(data.after[s].covers).toEqual([1, before.length - 4])
     const row = data.rows.find((r) => r.after === s)!
     expect(row).toMatchObject({ before: 1, span: before.length - 4 })
     expect(data.rows).toHaveLength(before.length)
     for (let i = 1; i <= before.length - 4; i++)
-      expect(data.before[i].actions).toEqual([{ kind: 'summarized', pass: 'native', passName: result.metrics.passes[0].name, into: s, whole: true }])
+      expect(data.before[i].actions).toEqual([
+        {
+          kind: 'summarized',
+          pass: 'native',
+          passName: result.metrics.passes[0].name,
+          content: 'message',
+          tokensSaved: data.before[i].tokens,
+          whole: true,
+          into: s,
+        },
+      ])
     expect(data.passes[0].actions).toEqual({ summarized: before.length - 4 })
-  })
-
-  it('aligns histories: same objects, changed copies by timestamp, summaries, removed and added messages', () => {
-    const m = (role: 'user' | 'assistant', text: string, ts?: number, extra: Partial<ApiMessage> = {}): ApiMessage => ({
-      role,
-      content: text,
-      ...(ts !== undefined ? { ts } : {}),
-      ...extra,
-    })
-    const before = [m('user', 'a', 1), m('assistant', 'b', 2), m('user', 'c', 3), m('assistant', 'd', 4), m('user', 'e', 5), m('assistant', 'f', 6)]
-    // Changed by timestamp, one removed, one added.
-    const after1 = [before[0], m('assistant', 'b!', 2), before[3], m('user', 'new'), before[4], m('assistant', 'f!', 6)]
-    const a1 = alignHistories(before, after1)
-    expect(a1.after).toEqual([
-      { kind: 'same', from: 0 },
-      { kind: 'changed', from: 1 },
-      { kind: 'same', from: 3 },
-      { kind: 'inserted' },
-      { kind: 'same', from: 4 },
-      { kind: 'changed', from: 5 },
-    ])
-    expect(a1.beforeToAfter).toEqual([0, 1, undefined, 2, 4, 5])
-    // A summary of 1..3 between a changed first message and a changed last one (no timestamps).
-    const plain = before.map((x) => m(x.role, x.content as string))
-    const after2 = [m('user', 'a!'), m('assistant', 'summary', undefined, { isSummary: true }), plain[4], m('assistant', 'f!')]
-    const a2 = alignHistories(plain, after2)
-    expect(a2.after).toEqual([
-      { kind: 'changed', from: 0 },
-      { kind: 'summary', covers: [1, 3] },
-      { kind: 'same', from: 4 },
-      { kind: 'changed', from: 5 },
-    ])
-    expect(a2.summarizedInto).toEqual([undefined, 1, 1, 1, undefined, undefined])
+    expect(result.metrics.messagesRemoved).toBe(before.length - 4)
   })
 })
 
@@ -314,7 +287,7 @@ describe('in headless Chromium', () => {
 
   itReal('renders a bar per message on each side, and the passes totals of the metrics; loads nothing', async () => {
     const { page, attempted, errors } = await open(dedupHtml, 'dedup.html')
-    const { result } = dedupTrace
+    const result = dedupResult
     expect(await page.locator('.bar[data-side="before"]').count()).toBe(dedupBefore.length)
     expect(await page.locator('.bar[data-side="after"]').count()).toBe(result.messages.length)
     // Bars are drawn (width > 0), colored by content type.
@@ -337,10 +310,8 @@ describe('in headless Chromium', () => {
         tokensBefore: p.tokensBefore,
         tokensAfter: p.tokensAfter,
         tokensSaved: p.tokensBefore - p.tokensAfter,
-        suppressed: p.suppressed,
-        truncated: p.truncated,
-        summarized: p.summarized,
-        messagesChanged: expect.any(Number),
+        messagesChanged: p.messagesChanged,
+        ...Object.fromEntries(ACTIONS.filter((k) => p[k] > 0).map((k) => [k, p[k]])),
       })),
     )
     const total = await page
@@ -354,7 +325,11 @@ describe('in headless Chromium', () => {
       tokensSaved: result.metrics.tokensSaved,
       reductionPercent: result.metrics.reductionPercent,
       messagesAffected: expect.any(Number),
+      // The totals are the passes' sums, plus the messages whose references were renumbered after the passes.
+      ...Object.fromEntries(ACTIONS.filter((k) => result.metrics.actions[k] > 0).map((k) => [k, result.metrics.actions[k]])),
+      ...(buildReportData(dedupBefore, result).kinds.changed ? { changed: buildReportData(dedupBefore, result).kinds.changed } : {}),
     })
+    for (const k of ACTIONS) expect(result.metrics.actions[k]).toBe(result.metrics.passes.reduce((n, p) => n + p[k], 0))
     expect(await page.locator('#passes tfoot').innerText()).toContain(`−${result.metrics.reductionPercent.toFixed(1)}%`)
     expect(await page.locator('#kpi-tokens-after .v').innerText()).toBe(result.metrics.tokensAfter.toLocaleString('en-US'))
     // Bar length: √tokens by default, tokens on request.
@@ -390,13 +365,17 @@ describe('in headless Chromium', () => {
     for (const t of text) expect(shown).toContain(t)
     expect(await page.locator('#panel h2').innerText()).toBe('Before #4 · user')
     const did = await page.locator('#panel .p-actions li').allInnerTexts()
-    expect(did[0]).toMatch(
-      /^Lossless prelude \(repeated file reads\): deduplicated → kept copy #12\s+⟨ Reference: lines 1-66 of 'package\.json' shown again in message #12 · sha256:[0-9a-f]{12} ⟩$/,
-    )
-    expect(did.slice(1).map((t) => t.split('\n')[0].replace(/\s+$/, ''))).toEqual([
-      'Lossless prelude (superseded state): superseded by #6',
-      'Truncate old tool results and parameters: omitted → kept copy #12',
-      'Truncate old tool results and parameters: suppressed',
+    expect(did[0]).toMatch(/^Lossless prelude \(repeated file reads\): omitted → kept copy #12 · tool results, −[\d,]+ tokens$/)
+    expect(
+      did.slice(1).map((t) =>
+        t
+          .split('\n')[0]
+          .replace(/\s+$/, '')
+          .replace(/, −[\d,]+ tokens$/, ''),
+      ),
+    ).toEqual([
+      'Lossless prelude (superseded state): superseded by #6 · environment details',
+      'Truncate old tool results and parameters: suppressed · environment details',
     ])
     expect(await page.locator('.bar[data-side="before"][data-index="4"]').getAttribute('class')).toContain('selected')
     // The condensed version: its markers, from the other side.
@@ -420,8 +399,9 @@ describe('in headless Chromium', () => {
 
   itReal('a dedup link scrolls to the kept copy and highlights it', async () => {
     const { page, errors } = await open(dedupHtml, 'dedup-link.html')
-    // Message 34 reads README.md again: its badge links to message 28, the kept copy.
-    const link = page.locator('#b-34 a.badge.k-deduplicated[data-ref="28"]')
+    // Message 34 reads README.md again: its badge links to message 28, the copy its reference
+    // pointed at (omitted now: a later pass shortened that copy).
+    const link = page.locator('#b-34 a.badge.k-omitted[data-ref="28"]')
     expect(await link.count()).toBe(1)
     await page.evaluate(() => document.getElementById('b-34')!.scrollIntoView({ block: 'start' }))
     const kept = page.locator('#b-28')
@@ -447,7 +427,7 @@ describe('in headless Chromium', () => {
       { role: 'user', content: [{ type: 'text', text: `<task>${HOSTILE}</task>` }], ts: 1 },
       { role: 'assistant', content: `<b>bold?</b> ${HOSTILE}`, ts: 2 },
     ]
-    const result = await condense(history, { provider: 'lossless' })
+    const result = await condense(history, { provider: 'lossless', provenance: true })
     const { page, attempted, errors, dialogs } = await open(renderHtmlReport(history, result, { title: HOSTILE }), 'hostile.html')
     await page.click('.bar[data-side="before"][data-index="1"]')
     expect(await page.locator('#panel-text').evaluate((el) => el.textContent)).toContain(`<b>bold?</b> ${HOSTILE}`)
@@ -461,7 +441,7 @@ describe('in headless Chromium', () => {
 
   itReal('a summary spans the rows of the messages it replaced', async () => {
     const before = loadFixture(HEAVY)
-    const result = await condense(before, { provider: 'native', summarize: standIn })
+    const result = await condense(before, { provider: 'native', summarize: standIn, provenance: true })
     const { page, errors } = await open(renderHtmlReport(before, result), 'native.html')
     const spans = page.locator('.cell.after.spans')
     expect(await spans.count()).toBe(1)
@@ -516,8 +496,9 @@ describe('context-condense report', () => {
     const data = pageData(html)
     expect(data).toMatchObject({ provider: 'smart', preset: 'balanced', title: `Condensation report: ${DEDUP}` })
     expect(data.before).toHaveLength(dedupBefore.length)
-    expect(data.passes.map((p) => p.tokensAfter)).toEqual(dedupTrace.result.metrics.passes.map((p) => p.tokensAfter))
-    expect(data.before[14].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'lossless-prelude', ref: 12 })
+    expect(data.passes.map((p) => p.tokensAfter)).toEqual(dedupResult.metrics.passes.map((p) => p.tokensAfter))
+    expect(data.before[14].actions.find((a) => a.kind === 'omitted')).toMatchObject({ pass: 'lossless-prelude', ref: 12 })
+    expect(data.before.map((b) => b.actions)).toEqual(buildReportData(dedupBefore, dedupResult).before.map((b) => b.actions))
     // Exists: refused without --force, replaced with it.
     const again = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file, '-p', 'lossless'])
     expect(again.code).toBe(2)
@@ -566,7 +547,7 @@ describe('context-condense report', () => {
       expect(r.stderr).toBe('')
       expect(r.code).toBe(0)
       const json = JSON.parse(r.stdout)
-      expect(json).toMatchObject({ ok: true, command: 'report', provider: 'native', out: { file }, passesTraced: true })
+      expect(json).toMatchObject({ ok: true, command: 'report', provider: 'native', out: { file } })
       expect(server.requests).toHaveLength(1)
       const data = pageData(readFileSync(file, 'utf8'))
       const summary = data.after.find((a) => a.isSummary)!

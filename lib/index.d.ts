@@ -193,6 +193,9 @@ interface CommonOptions {
   summarize?: SummarizeCallback
   /** Repair tool pairing first (see `repairConversation`); the result then lists `repairs`. */
   repair?: boolean
+  /** Hand back `result.provenance`: every change each pass made and where each message of the
+   * result came from (what the HTML report reads). Off by default: it costs a little per change. */
+  provenance?: boolean
   /** How the callback is driven. */
   summarizeOptions?: {
     /** Calls at once. @default 4 */
@@ -224,6 +227,16 @@ export interface PassMetrics {
   suppressed: number
   truncated: number
   summarized: number
+  /** Replaced by a reference to an identical copy kept elsewhere. */
+  deduplicated: number
+  /** Replaced by a marker naming what supersedes it. */
+  superseded: number
+  /** References whose copy a later pass shortened or summarized (no longer expandable). */
+  omitted: number
+  /** Messages this pass changed or replaced. */
+  messagesChanged: number
+  reversibleTokensSaved: number
+  supersededTokensSaved: number
   /** Summaries asked for that were truncated instead (no callback, a failure, not shorter). */
   summarizeFallbacks: number
   cost: number
@@ -232,17 +245,49 @@ export interface PassMetrics {
   errors?: string[]
 }
 
-export interface OperationMetrics {
-  id: 'deduplicateFileReads' | 'consolidateToolResults' | 'removeObsoleteState'
-  name: string
-  /** Edits applied. */
-  count: number
+/** The lossless operations; each is a pass of the Lossless provider. */
+export type LosslessOperationId = 'deduplicateFileReads' | 'consolidateToolResults' | 'removeObsoleteState'
+
+/** What a change did. */
+export type Action =
+  | 'deduplicated'
+  | 'superseded'
+  /** A reference whose copy a later pass shortened or summarized: no longer expandable. */
+  | 'omitted'
+  | 'suppressed'
+  | 'truncated'
+  | 'summarized'
+
+/** Counts of changes by action. */
+export type ActionCounts = Record<Action, number>
+
+/** One change a pass made, as the engine recorded it. */
+export interface Act {
+  /** Index of the pass in `metrics.passes`. */
+  pass: number
+  action: Action
+  /** The kind of content changed; "message" for a message replaced by a summary of a run. */
+  content: 'messageText' | 'toolParameters' | 'toolResults' | 'environmentDetails' | 'message'
+  /** The changed message's index in the history given to condense. */
+  message: number
+  /** The message holding the copy a reference points at, or the content that supersedes. */
+  refersTo?: number
+  /** The lossless operation behind it. */
+  operation?: LosslessOperationId
   tokensSaved: number
-  /** Saved by references that expandReferences restores byte for byte. */
-  reversibleTokensSaved: number
-  /** Saved by replacing superseded content with a marker. */
-  supersededTokensSaved: number
-  durationMs: number
+}
+
+/** Where a message of the result came from. */
+export type Origin =
+  /** The message at this index of the input, `changed` when a pass changed it. */
+  | { from: number; changed: boolean }
+  /** A summary written in place of the input's messages `covers[0]..covers[1]`. */
+  | { covers: [number, number] | null; summary: true }
+
+export interface Provenance {
+  acts: Act[]
+  /** One per message of `result.messages`. */
+  origins: Origin[]
 }
 
 export interface CondenseMetrics {
@@ -259,10 +304,10 @@ export interface CondenseMetrics {
   messagesRemoved: number
   /** Edits undone because the string they were in would not have got smaller. */
   editsRolledBack: number
-  /** Lossless operations. */
-  operations: OperationMetrics[]
-  /** Passes run, in order (Truncation, Native, Smart). */
+  /** Passes run, in order: Lossless's three operations, Truncation's and Native's one pass, Smart's prelude and passes. */
   passes: PassMetrics[]
+  /** Every change by action: the sum of the passes' counts. */
+  actions: ActionCounts
   callbackCalls: number
   cost: number
   durationMs: number
@@ -306,6 +351,8 @@ export interface CondenseResult<M = ApiMessage> {
   report: string
   /** With `repair: true`: what was repaired before condensing (paths name places in the input). */
   repairs?: Repair[]
+  /** With `provenance: true`: what each pass did and where each message came from. */
+  provenance?: Provenance
 }
 
 export interface Repair {
@@ -351,7 +398,7 @@ export interface Analysis {
   byTool: Array<{ tool: string; results: number; resultTokens: number; errors: number }>
   byFile: Array<{ path: string; reads: number; tokens: number }>
   /** What Lossless with its default config removes, by operation (run, not estimated). */
-  lossless: Array<{ operation: OperationMetrics['id']; edits: number; tokens: number }>
+  lossless: Array<{ operation: LosslessOperationId; edits: number; tokens: number }>
   losslessTokensSaved: number
 }
 

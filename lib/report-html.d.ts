@@ -1,36 +1,5 @@
 // Types of lib/report-html.js: the visual condensation report (one self-contained HTML page).
-import type { ApiMessage, CondenseOptions, CondenseResult, Encoding, OperationMetrics, SummarizeCallback } from './index'
-
-/** The history after one pass (cumulative); the last stage is the result. */
-export interface ReportStage {
-  /** The pass's id in `metrics.passes` (undefined: the whole condensation at once). */
-  id?: string
-  name: string
-  messages: ApiMessage[]
-}
-
-export interface TraceResult {
-  /** What `condense(messages, options)` resolved to. */
-  result: CondenseResult
-  /** The history after each pass; null when the passes could not be told apart. */
-  stages: ReportStage[] | null
-  /** Whether `stages` are exact (else the report infers which pass did what). */
-  traced: boolean
-  /** Why not traced. */
-  note?: string
-}
-
-/**
- * Condenses and records the history after each pass. For Smart, each pass's state comes from
- * running the passes up to it (a summarize callback is asked each request once: its answers are
- * reused); for the other providers their single pass is the result. `condense` defaults to the
- * library's. Rejects as `condense` does.
- */
-export function traceCondense(
-  messages: ApiMessage[],
-  options: CondenseOptions,
-  hooks?: { condense?: (messages: ApiMessage[], options: CondenseOptions) => Promise<CondenseResult> },
-): Promise<TraceResult>
+import type { Act, ApiMessage, CondenseResult, Encoding, LosslessOperationId } from './index'
 
 export interface ReportOptions {
   /** @default "Condensation report" */
@@ -39,8 +8,6 @@ export interface ReportOptions {
   source?: string
   /** The Smart preset, shown beside the provider. */
   preset?: string
-  /** From `traceCondense`: which pass did what, exactly. */
-  stages?: ReportStage[] | null
   /** A note shown above the passes. */
   note?: string
   /** A date shown in the header (none by default: the page is reproducible). */
@@ -50,7 +17,8 @@ export interface ReportOptions {
 
 /**
  * The report: one HTML page, no network, no external assets. `before` is the history that was
- * condensed (Anthropic format), `result` what `condense(before, …)` resolved to.
+ * condensed (Anthropic format), `result` what `condense(before, { …, provenance: true })` resolved to
+ * (it throws without `result.provenance`: which pass did what is read from it, never guessed).
  */
 export function renderHtmlReport(before: ApiMessage[], result: CondenseResult, options?: ReportOptions): string
 
@@ -58,18 +26,19 @@ export type ReportActionKind = 'deduplicated' | 'superseded' | 'omitted' | 'trun
 
 export interface ReportAction {
   kind: ReportActionKind
-  /** The pass's id; null when it could not be told. */
+  /** The pass's id; null for a change no pass made (a reference renumbered after a summary). */
   pass: string | null
   passName: string
-  /** The engine's marker that says so. */
-  marker?: string
-  /** The message the marker names (`message #N`): the kept copy, or the newer one. */
+  /** The kind of content changed (absent for `changed` and `removed`). */
+  content?: Act['content']
+  tokensSaved?: number
+  /** The message holding the kept copy, or the newer content. */
   ref?: number
-  /** The Lossless operation behind a reference or superseded marker. */
-  operation?: OperationMetrics['id']
+  /** The Lossless operation behind it. */
+  operation?: LosslessOperationId
   /** Its name: "repeated file reads", "identical tool results", "superseded state". */
   operationName?: string
-  /** For a message replaced by a summary: the summary's index in that pass's history. */
+  /** For a message replaced by a summary: the summary's index in the result. */
   into?: number
   whole?: boolean
 }
@@ -123,7 +92,7 @@ export interface ReportPassRow {
   errors?: string[]
   /** Messages this pass changed. */
   messagesChanged: number
-  /** What it did, by kind: messages (an action per marker). */
+  /** What it did, by action: the engine's counts (the same acts as the messages' badges). */
   actions: Partial<Record<ReportActionKind, number>>
 }
 
@@ -153,10 +122,9 @@ export interface ReportData {
     cost: number
     durationMs: number
   }
-  operations: Array<{ id: OperationMetrics['id']; name: string; count: number; tokensSaved: number; reversibleTokensSaved: number; supersededTokensSaved: number }>
   passes: ReportPassRow[]
   unattributed?: { messagesChanged: number; actions: Partial<Record<ReportActionKind, number>> }
-  /** Messages by what happened to them (a message can count under several kinds). */
+  /** Changes by action, summed over the passes (`metrics.actions`), plus `kept`: messages nothing happened to. */
   kinds: Partial<Record<ReportActionKind | 'kept', number>>
   contentTypes: Array<{ key: ContentTypeKey; label: string; color: string }>
   before: ReportBeforeMessage[]
@@ -168,20 +136,6 @@ export interface ReportData {
 
 /** The data the page shows (embedded in it as JSON). */
 export function buildReportData(before: ApiMessage[], result: CondenseResult, options?: ReportOptions): ReportData
-
-export interface Alignment {
-  after: Array<{ kind: 'same' | 'changed' | 'summary' | 'inserted'; from?: number; covers?: [number, number] | null }>
-  /** Per message before: its index after (undefined when summarized or removed). */
-  beforeToAfter: Array<number | undefined>
-  /** Per message before: the index after of the summary that replaced it. */
-  summarizedInto: Array<number | undefined>
-}
-
-/** Where each message of a condensed history came from. */
-export function alignHistories(before: ApiMessage[], after: ApiMessage[]): Alignment
-
-/** A summarize callback that answers a request it has seen with its first answer (failures are asked again). */
-export function memoizeSummarize<T extends SummarizeCallback>(summarize: T): SummarizeCallback & { memoized: true; calls: number; failures: number }
 
 export function escapeHtml(value: unknown): string
 

@@ -6,18 +6,15 @@
 // truncated, suppressed, summarized), the passes' totals head the page, and a click on a bar shows
 // the message's full text.
 //
-//   const { traceCondense, renderHtmlReport } = require('context-condense/lib/report-html.js')
-//   const trace = await traceCondense(messages, { provider: 'smart', config: { preset: 'balanced' } })
-//   fs.writeFileSync('report.html', renderHtmlReport(messages, trace.result, { stages: trace.stages }))
+//   const { condense } = require('context-condense')
+//   const { renderHtmlReport } = require('context-condense/lib/report-html.js')
+//   const result = await condense(messages, { provider: 'smart', config: { preset: 'balanced' }, provenance: true })
+//   fs.writeFileSync('report.html', renderHtmlReport(messages, result))
 //
-// What happened to a message is read from the result itself: messages nothing changed are the
-// caller's own objects, changed ones carry the engine's ⟨ … ⟩ markers, summaries replace a run of
-// messages. Which pass did it is exact when `stages` (the history after each pass, from
-// `traceCondense`) are given, and inferred from the markers and the pass metrics otherwise.
+// What happened to each message, and which pass did it, is the engine's own record
+// (`result.provenance`: one act per change, and where each message of the result came from).
 const { renderHtmlReport, escapeHtml } = require('./report/html.js')
 const { buildReportData } = require('./report/data.js')
-const { traceCondense, memoizeSummarize } = require('./report/trace.js')
-const { alignHistories } = require('./report/align.js')
 const { CONTENT_TYPES } = require('./report/messages.js')
 
-module.exports = { renderHtmlReport, buildReportData, traceCondense, alignHistories, memoizeSummarize, escapeHtml, CONTENT_TYPES }
+module.exports = { renderHtmlReport, buildReportData, escapeHtml, CONTENT_TYPES }

@@ -55,6 +55,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
         metrics: summary.metrics,
         report: summary.report,
       }
+      if (summary.provenance) result.provenance = summary.provenance
       if (summary.error) {
         result.error = summary.error
         result.errorCode = summary.errorCode

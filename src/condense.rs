@@ -14,11 +14,12 @@ use crate::error::{CondenseError, Refusal};
 use crate::llm::Summarizer;
 use crate::parse::held::ViewCache;
 use crate::parse::View;
+use crate::provenance::{origins, Act, Origin};
 use crate::providers::lossless::{self, LosslessConfig};
 use crate::providers::native::{self, NativeConfig};
-use crate::providers::smart::{self, PassMetrics, SmartConfig, SmartRun};
+use crate::providers::smart::{self, SmartConfig, SmartRun};
 use crate::providers::truncation::{self, TruncationConfig};
-use crate::report::{render, Metrics, OperationMetrics};
+use crate::report::{render, tally, Counts, Metrics, PassMetrics};
 use crate::tokens::Encoding;
 use crate::tokens::{count_messages_within, Cancel};
 use crate::validate::first_structural_problem;
@@ -34,6 +35,8 @@ struct RawOptions {
     prev_context_tokens: Option<f64>,
     #[serde(default)]
     encoding: Option<String>,
+    #[serde(default)]
+    provenance: bool,
 }
 
 /// The JSON Schema of a provider's `config`, for settings UIs.
@@ -54,6 +57,8 @@ pub struct Options {
     pub provider: Provider,
     pub prev_context_tokens: Option<u64>,
     pub encoding: Encoding,
+    /// Hand back every act and where each result message came from (`Outcome::provenance`).
+    pub provenance: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -134,7 +139,7 @@ impl Options {
             }
             other => return Err(CondenseError::UnknownProvider(other.to_string())),
         };
-        Ok(Options { provider, prev_context_tokens, encoding })
+        Ok(Options { provider, prev_context_tokens, encoding, provenance: raw.provenance })
     }
 }
 
@@ -195,6 +200,15 @@ pub struct Outcome {
     pub error_code: Option<&'static str>,
     pub metrics: Metrics,
     pub report: String,
+    /// Every act and each result message's origin, when the options ask for them.
+    pub provenance: Option<Provenance>,
+}
+
+/// What each pass did and where each message of the result came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Provenance {
+    pub acts: Vec<Act>,
+    pub origins: Vec<Origin>,
 }
 
 /// What a caller that holds the history between calls already knows of it.
@@ -249,7 +263,6 @@ pub fn condense_known(
     }
 
     let mut draft = Draft::new(messages);
-    let mut operations = Vec::new();
     let mut passes = Vec::new();
     let mut summary = String::new();
     let mut cost = 0.0;
@@ -262,23 +275,25 @@ pub fn condense_known(
         Provider::Lossless(config) => {
             let run = lossless::run_on(messages, &view(), config, encoding, abort)?;
             before = tokens_before()?;
-            operations = lossless_operations(&run);
+            passes = lossless_passes(&run, before);
             rolled_back = run.applied.edits_rolled_back;
             known_saving = Some(run.applied.tokens_saved);
             for (at, text) in run.applied.changes {
                 draft.set_text(at, text);
             }
+            draft.acts = run.applied.acts;
+            for a in &mut draft.acts {
+                a.pass = run.op_ms.iter().position(|(op, _)| Some(op.id()) == a.operation).unwrap_or(0);
+            }
         }
         Provider::Truncation(config) => {
             before = tokens_before()?;
             let t = Instant::now();
-            let o = truncation::run(&mut draft, &view(), config, encoding, before);
+            truncation::run(&mut draft, &view(), config, encoding, before);
             passes.push(PassMetrics {
                 id: "truncation".into(),
                 name: format!("Truncate older than the last {} messages", config.preserve_recent_count),
                 tokens_before: before,
-                suppressed: o.suppressed,
-                truncated: o.truncated,
                 duration_ms: t.elapsed().as_secs_f64() * 1000.0,
                 ..Default::default()
             });
@@ -296,7 +311,6 @@ pub fn condense_known(
                         id: "native".into(),
                         name: "Summarize the conversation".into(),
                         tokens_before: before,
-                        summarized: b.summarized_messages,
                         callback_calls,
                         duration_ms: t.elapsed().as_secs_f64() * 1000.0,
                         ..Default::default()
@@ -331,11 +345,16 @@ pub fn condense_known(
     if let (Some(last), Provider::Truncation(_) | Provider::Native(_)) = (passes.last_mut(), &options.provider) {
         last.tokens_after = tokens_after;
     }
+    let provenance = options.provenance.then(|| Provenance {
+        origins: origins(&draft.layout, messages.len(), |i| draft.is_message_changed(i)),
+        acts: draft.acts.clone(),
+    });
     let changes = draft.changes();
     let mut changed: Vec<usize> =
         changes.texts.iter().map(|(at, _)| at.msg).chain(changes.inputs.iter().map(|((m, _), _)| *m)).collect();
     changed.sort_unstable();
     changed.dedup();
+    tally(&mut passes, &draft.acts);
     let metrics = Metrics {
         provider,
         encoding: encoding.name(),
@@ -343,12 +362,12 @@ pub fn condense_known(
         tokens_after,
         tokens_saved: saved as i64,
         reduction_percent: percent(saved, before),
-        reversible_tokens_saved: operations.iter().map(|o: &OperationMetrics| o.reversible_tokens_saved).sum(),
-        superseded_tokens_saved: operations.iter().map(|o: &OperationMetrics| o.superseded_tokens_saved).sum(),
+        reversible_tokens_saved: passes.iter().map(|p| p.reversible_tokens_saved).sum(),
+        superseded_tokens_saved: passes.iter().map(|p| p.superseded_tokens_saved).sum(),
         messages_changed: changed.len(),
         messages_removed: messages.len() - draft.kept().len(),
         edits_rolled_back: rolled_back,
-        operations,
+        actions: Counts::of(&draft.acts, None),
         passes,
         callback_calls,
         cost,
@@ -364,24 +383,28 @@ pub fn condense_known(
         error_code: None,
         report: render(&metrics),
         metrics,
+        provenance,
     })
 }
 
-fn lossless_operations(run: &lossless::LosslessRun) -> Vec<OperationMetrics> {
-    Op::ALL
+/// One pass per lossless operation that ran, in order; each pass's saving is its edits' share
+/// of the exact saving, so the passes' tokens chain from the history's to the result's.
+fn lossless_passes(run: &lossless::LosslessRun, before: u64) -> Vec<PassMetrics> {
+    let mut now = before;
+    run.op_ms
         .iter()
-        .filter_map(|op| {
-            let ms = run.op_ms.iter().find(|(o, _)| o == op)?.1;
-            let s = run.applied.by_op.get(op).copied().unwrap_or_default();
-            Some(OperationMetrics {
-                id: op.id(),
-                name: op_name(*op),
-                count: s.count,
-                tokens_saved: s.tokens_saved,
-                reversible_tokens_saved: s.reversible_tokens,
-                superseded_tokens_saved: s.superseded_tokens,
-                duration_ms: ms,
-            })
+        .map(|(op, ms)| {
+            let saved = run.applied.by_op.get(op).map_or(0, |s| s.tokens_saved).max(0) as u64;
+            let tokens_before = now;
+            now = now.saturating_sub(saved);
+            PassMetrics {
+                id: op.id().into(),
+                name: op_name(*op).into(),
+                tokens_before,
+                tokens_after: now,
+                duration_ms: *ms,
+                ..Default::default()
+            }
         })
         .collect()
 }
@@ -423,8 +446,8 @@ fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Ins
         messages_changed: 0,
         messages_removed: 0,
         edits_rolled_back: 0,
-        operations: vec![],
         passes: vec![],
+        actions: Counts::default(),
         callback_calls: 0,
         cost: 0.0,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -439,5 +462,6 @@ fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Ins
         error_code: Some(error.code()),
         error: Some(error.to_string()),
         metrics,
+        provenance: None,
     }
 }

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::model::{set_slot_text, slot_text, slot_texts, Slot, TextRef};
+use crate::provenance::{Act, Action, Content};
 use crate::tokens::{count_many, count_message, Encoding};
 
 /// One message of the current layout.
@@ -30,6 +31,10 @@ pub struct Draft<'a> {
     /// New `input` of the tool_use at (message, block).
     inputs: BTreeMap<(usize, usize), Value>,
     pub layout: Vec<Item>,
+    /// What the passes did so far, in order (undone with the draft when a pass is rolled back).
+    pub acts: Vec<Act>,
+    /// The pass now writing acts (its index in the metrics' passes).
+    pub pass: usize,
 }
 
 /// The changes a draft hands back.
@@ -48,7 +53,24 @@ impl<'a> Draft<'a> {
             texts: BTreeMap::new(),
             inputs: BTreeMap::new(),
             layout: (0..original.len()).map(Item::Keep).collect(),
+            acts: Vec::new(),
+            pass: 0,
         }
+    }
+
+    /// Records a change the current pass made.
+    pub fn record(&mut self, action: Action, content: Content, message: usize, tokens_saved: i64) -> &mut Act {
+        self.acts.push(Act {
+            pass: self.pass,
+            action,
+            content,
+            message,
+            refers_to: None,
+            operation: None,
+            tokens_saved,
+        });
+        let last = self.acts.len() - 1;
+        &mut self.acts[last]
     }
 
     /// The current text of a slot of an original message.

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::CondenseError;
 use crate::model::{set_slot_text, slot_text, Span, TextRef};
+use crate::provenance::{Act, Action, Content};
 use crate::tokens::{count_many_within, Cancel, Encoding};
 
 /// The operation an edit belongs to, for metrics and the report.
@@ -50,6 +51,10 @@ pub struct Edit {
     pub kind: Kind,
     /// For references: the span holding the bytes, which must stay as it is.
     pub target: Option<Span>,
+    /// What kind of content the span is in.
+    pub content: Content,
+    /// The message holding the copy a reference points at, or the content that supersedes.
+    pub refers_to: usize,
 }
 
 /// The edits proposed so far, indexed by the string they change.
@@ -186,6 +191,8 @@ pub struct Applied {
     /// Edits kept after the rollback of strings that would have grown.
     pub edits_applied: usize,
     pub edits_rolled_back: usize,
+    /// One act per edit applied, in document order (their pass is set by the caller).
+    pub acts: Vec<Act>,
 }
 
 /// Builds the new strings, measures them, and drops the edits of any string that would not
@@ -248,10 +255,25 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding, cancel: Canc
             let s = applied.by_op.entry(e.op).or_default();
             s.count += 1;
             s.tokens_saved += share;
-            match e.kind {
-                Kind::Reversible => s.reversible_tokens += share,
-                Kind::Superseded => s.superseded_tokens += share,
-            }
+            let action = match e.kind {
+                Kind::Reversible => {
+                    s.reversible_tokens += share;
+                    Action::Deduplicated
+                }
+                Kind::Superseded => {
+                    s.superseded_tokens += share;
+                    Action::Superseded
+                }
+            };
+            applied.acts.push(Act {
+                pass: 0,
+                action,
+                content: e.content,
+                message: at.msg,
+                refers_to: Some(e.refers_to),
+                operation: Some(e.op.id()),
+                tokens_saved: share,
+            });
         }
         applied.edits_applied += edits.len();
         applied.tokens_saved += saved;

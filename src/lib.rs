@@ -18,6 +18,7 @@ pub mod memory;
 pub mod model;
 pub mod parse;
 pub mod passes;
+pub mod provenance;
 pub mod providers;
 pub mod reference;
 pub mod report;

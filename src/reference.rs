@@ -273,6 +273,7 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
     // several references often share a target.
     type Target = (usize, usize, String, Option<(u32, u32, String)>);
     let mut found: HashMap<Target, Option<String>> = HashMap::new();
+    let mut omitted: Vec<(usize, usize)> = Vec::new();
     for at in slots {
         let Some(text) = draft.text(at).map(str::to_string) else { continue };
         let own_now = position.get(&at.msg).copied().unwrap_or(at.msg);
@@ -314,6 +315,7 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                         None => "a part of the conversation since summarized".to_string(),
                     };
                     out.push_str(&format!("⟨ Omitted: {desc} {place} ⟩"));
+                    omitted.push((at.msg, r.msg));
                 }
             }
             pos = r.range.end;
@@ -321,6 +323,15 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
         out.push_str(&text[pos..]);
         if out != text {
             draft.set_text(at, out);
+        }
+    }
+    // The deduplication that made each reference now omitted is recorded as omitted: it saves
+    // the same tokens, but nothing can expand it any more.
+    for (msg, target) in omitted {
+        if let Some(act) = draft.acts.iter_mut().find(|a| {
+            a.message == msg && a.refers_to == Some(target) && a.action == crate::provenance::Action::Deduplicated
+        }) {
+            act.action = crate::provenance::Action::Omitted;
         }
     }
 }

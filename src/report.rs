@@ -1,23 +1,99 @@
-//! Metrics of a condensation and the human-readable report (NFR-U-002). Reads numbers only.
+//! Metrics of a condensation and the human-readable report. Counts come from the engine's
+//! acts (`provenance`); reads numbers only, never a message.
 
 use serde::Serialize;
 
-pub use crate::providers::smart::PassMetrics;
+use crate::provenance::{Act, Action};
 
-/// Savings of one operation.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// How many changes of each action: per pass, and for the whole condensation (the sum of the
+/// passes' by construction: both are counted from the same acts).
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
-pub struct OperationMetrics {
-    pub id: &'static str,
-    pub name: &'static str,
-    /// Edits applied.
-    pub count: usize,
-    pub tokens_saved: i64,
+pub struct Counts {
+    pub deduplicated: usize,
+    pub superseded: usize,
+    pub omitted: usize,
+    pub suppressed: usize,
+    pub truncated: usize,
+    pub summarized: usize,
+}
+
+impl Counts {
+    /// The acts of pass `pass` (every pass when `None`), counted by action.
+    pub fn of(acts: &[Act], pass: Option<usize>) -> Counts {
+        let mut c = Counts::default();
+        for a in acts.iter().filter(|a| pass.is_none_or(|p| a.pass == p)) {
+            *c.get_mut(a.action) += 1;
+        }
+        c
+    }
+
+    pub fn get(&self, action: Action) -> usize {
+        match action {
+            Action::Deduplicated => self.deduplicated,
+            Action::Superseded => self.superseded,
+            Action::Omitted => self.omitted,
+            Action::Suppressed => self.suppressed,
+            Action::Truncated => self.truncated,
+            Action::Summarized => self.summarized,
+        }
+    }
+
+    fn get_mut(&mut self, action: Action) -> &mut usize {
+        match action {
+            Action::Deduplicated => &mut self.deduplicated,
+            Action::Superseded => &mut self.superseded,
+            Action::Omitted => &mut self.omitted,
+            Action::Suppressed => &mut self.suppressed,
+            Action::Truncated => &mut self.truncated,
+            Action::Summarized => &mut self.summarized,
+        }
+    }
+}
+
+/// Measures of one pass. Every provider lists its passes: Lossless its three operations,
+/// Truncation and Native their one pass, Smart its prelude and configured passes.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct PassMetrics {
+    pub id: String,
+    pub name: String,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub duration_ms: f64,
+    pub callback_calls: usize,
+    /// The pass's changes by action (content blocks; messages for a summary of a run of them).
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// Messages of the history this pass changed or replaced.
+    pub messages_changed: usize,
     /// Saved by references `expandReferences` can restore.
     pub reversible_tokens_saved: i64,
-    /// Saved by dropping superseded content.
+    /// Saved by markers naming what supersedes the content.
     pub superseded_tokens_saved: i64,
-    pub duration_ms: f64,
+    /// Summaries asked for that were truncated instead (no callback, failure, not shorter).
+    pub summarize_fallbacks: usize,
+    /// What this pass's summaries cost, in dollars.
+    pub cost: f64,
+    /// Why the pass did not run or was undone, if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// Sets each pass's counts from the acts (the only place they are counted).
+pub fn tally(passes: &mut [PassMetrics], acts: &[Act]) {
+    for (i, p) in passes.iter_mut().enumerate() {
+        p.counts = Counts::of(acts, Some(i));
+        let mut messages: Vec<usize> = acts.iter().filter(|a| a.pass == i).map(|a| a.message).collect();
+        messages.sort_unstable();
+        messages.dedup();
+        p.messages_changed = messages.len();
+        let saved = |action| acts.iter().filter(|a| a.pass == i && a.action == action).map(|a| a.tokens_saved).sum();
+        p.reversible_tokens_saved = saved(Action::Deduplicated);
+        p.superseded_tokens_saved = saved(Action::Superseded);
+    }
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -36,10 +112,10 @@ pub struct Metrics {
     pub messages_removed: usize,
     /// Edits undone because their string would not have got smaller.
     pub edits_rolled_back: usize,
-    /// The lossless operations (Lossless provider).
-    pub operations: Vec<OperationMetrics>,
-    /// The passes run, in order (Truncation, Native, Smart).
+    /// The passes run, in order.
     pub passes: Vec<PassMetrics>,
+    /// Every change by action: the sum of the passes' counts.
+    pub actions: Counts,
     /// Calls made to the summarize callback.
     pub callback_calls: usize,
     /// What the summaries cost, in dollars.
@@ -74,26 +150,21 @@ fn pct(before: u64, after: u64) -> String {
     format!("{:.0}%", (after as f64 - before as f64) * 100.0 / before as f64)
 }
 
-/// "Context condensed using Smart strategy: ..." with one line per operation or pass.
+/// "Context condensed using Smart strategy: ..." with one line per pass.
 pub fn render(m: &Metrics) -> String {
     let mut s = format!("Context condensed using {} strategy:\n", strategy_name(m.provider));
+    let numbered = m.provider == "smart" && m.passes.len() > 1;
     for (n, p) in m.passes.iter().enumerate() {
-        let label = if p.id == "lossless-prelude" || m.passes.len() == 1 {
-            p.name.clone()
-        } else {
-            format!("Pass {n} ({})", p.name)
-        };
+        let label =
+            if p.id == "lossless-prelude" || !numbered { p.name.clone() } else { format!("Pass {n} ({})", p.name) };
         match &p.skipped {
             Some(why) => s.push_str(&format!(" - {label}: skipped, {why}\n")),
             None => {
-                let mut what = Vec::new();
-                for (count, word) in
-                    [(p.suppressed, "suppressed"), (p.truncated, "truncated"), (p.summarized, "summarized")]
-                {
-                    if count > 0 {
-                        what.push(format!("{count} {word}"));
-                    }
-                }
+                let mut what: Vec<String> = Action::ALL
+                    .iter()
+                    .filter(|a| p.counts.get(**a) > 0)
+                    .map(|a| format!("{} {}", p.counts.get(*a), a.word()))
+                    .collect();
                 if p.summarize_fallbacks > 0 {
                     let why = p.errors.first().map(String::as_str).unwrap_or("summary not shorter");
                     what.push(format!("{} summaries fell back to truncation ({why})", p.summarize_fallbacks));
@@ -108,27 +179,14 @@ pub fn render(m: &Metrics) -> String {
             }
         }
     }
-    for op in &m.operations {
-        let how = match (op.reversible_tokens_saved > 0, op.superseded_tokens_saved > 0) {
-            (true, true) => format!(
-                " ({} reversible, {} superseded)",
-                thousands(op.reversible_tokens_saved),
-                thousands(op.superseded_tokens_saved)
-            ),
-            (true, false) => " (reversible)".to_string(),
-            (false, true) => " (superseded)".to_string(),
-            (false, false) => String::new(),
-        };
-        s.push_str(&format!(" - {}: {} edits, -{} tokens{}\n", op.name, op.count, thousands(op.tokens_saved), how));
-    }
-    let split = if m.operations.is_empty() {
-        String::new()
-    } else {
+    let split = if m.reversible_tokens_saved > 0 || m.superseded_tokens_saved > 0 {
         format!(
             "; {} reversible, {} superseded",
             thousands(m.reversible_tokens_saved),
             thousands(m.superseded_tokens_saved)
         )
+    } else {
+        String::new()
     };
     let cost = if m.callback_calls > 0 {
         format!(", {} summarize calls, cost ${:.4}", m.callback_calls, m.cost)

@@ -63,11 +63,10 @@ async function cmdReport(args, state) {
 
   // OpenAI-format histories are shown as the engine reads them (Anthropic's format).
   const messages = converted ? converted.messages : input.messages
-  state.progress.step(`condensing ${fmt(messages.length)} messages with ${provider}${shownPreset ? ` ${shownPreset}` : ''}, pass by pass`)
-  const options = { ...libraryOptions(values, 'anthropic', llm, signal), provider }
+  state.progress.step(`condensing ${fmt(messages.length)} messages with ${provider}${shownPreset ? ` ${shownPreset}` : ''}`)
+  const options = { ...libraryOptions(values, 'anthropic', llm, signal), provider, provenance: true }
   if (Object.keys(config).length > 0) options.config = config
-  const trace = await htmlReport.traceCondense(messages, options, { condense: run })
-  const r = trace.result
+  const r = await run(messages, options)
   state.progress.clear()
   if (llm && llm.failures().length > 0) throw llmFailure(llm, '')
   if (r.error) throw notCondensed(r)
@@ -78,7 +77,6 @@ async function cmdReport(args, state) {
     title: values.title ?? `Condensation report: ${name}`,
     source: `${source}${format === 'openai' ? ' (OpenAI format, shown as Anthropic messages; system messages set aside)' : ''}`,
     preset: shownPreset,
-    stages: trace.stages ?? undefined,
     generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
   })
   try {
@@ -97,7 +95,6 @@ async function cmdReport(args, state) {
         provider,
         ...(shownPreset ? { preset: shownPreset } : {}),
         out: written,
-        passesTraced: trace.traced,
         prevContextTokens: r.prevContextTokens,
         newContextTokens: r.newContextTokens,
         tokensSaved: r.prevContextTokens - r.newContextTokens,
@@ -112,7 +109,6 @@ async function cmdReport(args, state) {
     text: [
       `Report: ${written.file} (${fmt(written.bytes)} bytes, self-contained: open it in a browser)`,
       ` - ${provider}${shownPreset ? ` ${shownPreset}` : ''}: ${fmt(t.tokensBefore)} → ${fmt(t.tokensAfter)} tokens (-${pct(t.reductionPercent)}), ${plural(messages.length, 'message')} → ${fmt(r.messages.length)}`,
-      ...(t.passes.length > 1 && !trace.traced ? [` - which pass changed a message is inferred (${trace.note})`] : []),
     ].join('\n'),
   }
 }

@@ -15,6 +15,12 @@ function clientScript() {
     removed: 'removed',
     changed: 'changed',
   }
+  const CONTENT_LABEL = {
+    messageText: 'message text',
+    toolParameters: 'tool parameters',
+    toolResults: 'tool results',
+    environmentDetails: 'environment details',
+  }
   const panel = document.getElementById('panel')
   const fmt = (n) => Number(n).toLocaleString('en-US')
   const el = (tag, cls, text) => {
@@ -137,11 +143,8 @@ function clientScript() {
           li.appendChild(document.createTextNode(a.kind === 'superseded' ? ' by ' : ' → kept copy '))
           li.appendChild(refLink(a.ref, `#${a.ref}`))
         }
-        if (a.marker) {
-          const m = el('span', 'm')
-          richText(m, a.marker)
-          li.appendChild(m)
-        }
+        if (a.content && a.content !== 'message') li.appendChild(document.createTextNode(` · ${CONTENT_LABEL[a.content] || a.content}`))
+        if (a.tokensSaved > 0) li.appendChild(document.createTextNode(`, −${fmt(a.tokensSaved)} tokens`))
         ol.appendChild(li)
       }
       panel.appendChild(ol)

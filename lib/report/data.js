@@ -2,8 +2,58 @@
 // totals and the per-content-type table. Plain JSON; the page embeds it.
 'use strict'
 
-const { CONTENT_TYPES, partsOf, preview, measure } = require('./messages.js')
-const { sameContent, traceActions } = require('./align.js')
+const { CONTENT_TYPES, OPERATION_NAMES, partsOf, preview, measure } = require('./messages.js')
+
+/** The engine's actions, in the order of its metrics. */
+const ACTIONS = ['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized']
+
+/** Messages with at least one action `keep` accepts. */
+const beforeMessages = (actions, keep) => actions.filter((list) => list.some(keep)).length
+
+/**
+ * Per message of `before`, what each pass did to it, read from the engine's provenance (one
+ * entry per act), and per message of the result where it came from.
+ */
+function actionsOf(before, result, passes) {
+  const actions = before.map(() => [])
+  const provenance = result.provenance ?? { acts: [], origins: result.messages.map((_, j) => ({ from: j, changed: false })) }
+  const into = before.map(() => undefined)
+  const after = provenance.origins.map((o, j) => {
+    if (o.from !== undefined) return { kind: o.changed ? 'changed' : 'same', from: o.from }
+    if (o.covers) for (let i = o.covers[0]; i <= o.covers[1]; i++) into[i] = j
+    return o.covers ? { kind: 'summary', covers: o.covers } : { kind: 'inserted' }
+  })
+  for (const act of provenance.acts) {
+    const list = actions[act.message]
+    if (!list) continue
+    const pass = passes[act.pass]
+    const a = {
+      kind: act.action,
+      pass: pass ? pass.id : null,
+      passName: pass ? pass.name : 'the condensation',
+      content: act.content,
+      tokensSaved: act.tokensSaved,
+    }
+    if (act.refersTo !== undefined) a.ref = act.refersTo
+    if (act.operation) Object.assign(a, { operation: act.operation, operationName: OPERATION_NAMES[act.operation] })
+    if (act.content === 'message') Object.assign(a, { whole: true, ...(into[act.message] !== undefined ? { into: into[act.message] } : {}) })
+    list.push(a)
+  }
+  const kept = before.map(() => false)
+  provenance.origins.forEach((o) => {
+    if (o.from === undefined) return
+    kept[o.from] = true
+    if (o.changed && actions[o.from].length === 0) actions[o.from].push({ kind: 'changed', pass: null, passName: 'after the passes' })
+  })
+  before.forEach((_, i) => {
+    if (!kept[i] && actions[i].length === 0) actions[i].push({ kind: 'removed', pass: null, passName: 'the condensation', whole: true })
+  })
+  const beforeToAfter = before.map(() => undefined)
+  after.forEach((x, j) => {
+    if (x.from !== undefined) beforeToAfter[x.from] = j
+  })
+  return { actions, final: { after, beforeToAfter, summarizedInto: into } }
+}
 
 // ---------------------------------------------------------------------------------------------
 // The data of the page
@@ -15,18 +65,17 @@ const { sameContent, traceActions } = require('./align.js')
 function buildReportData(before, result, options = {}) {
   if (!Array.isArray(before)) throw new TypeError('renderHtmlReport: before must be the array of messages that was condensed')
   if (!result || !Array.isArray(result.messages) || !result.metrics) throw new TypeError('renderHtmlReport: result must be what condense() resolved to')
+  const provenance = result.provenance
+  if (!result.error && (!provenance || !Array.isArray(provenance.acts) || !Array.isArray(provenance.origins))) {
+    throw new TypeError('renderHtmlReport: result.provenance is missing: condense with { provenance: true }')
+  }
+  if (provenance && provenance.origins.length !== result.messages.length) {
+    throw new TypeError('renderHtmlReport: result.provenance does not describe result.messages')
+  }
   const metrics = result.metrics
   const encoding = metrics.encoding || options.encoding || 'o200k_base'
   const passes = (metrics.passes || []).map((p) => ({ ...p }))
-  const exact = Array.isArray(options.stages) && options.stages.length > 0
-  const stages = exact ? options.stages : [{ id: undefined, name: 'condensation', messages: result.messages }]
-  if (exact && stages[stages.length - 1].messages !== result.messages) {
-    const last = stages[stages.length - 1].messages
-    if (last.length !== result.messages.length || last.some((m, j) => !sameContent(m, result.messages[j]))) {
-      throw new TypeError('renderHtmlReport: the last of options.stages must be the result')
-    }
-  }
-  const { actions, final } = traceActions(before, stages, passes, exact)
+  const { actions, final } = actionsOf(before, result, passes)
 
   const beforeData = before.map((m, i) => {
     const parts = partsOf(m)
@@ -96,19 +145,7 @@ function buildReportData(before, result, options = {}) {
     rows.splice(at, 0, { before: null, after: a.index, span: 1 })
   }
 
-  // Per pass: what its actions were (by kind) and how many messages it changed.
-  const byPass = new Map()
-  for (const b of beforeData) {
-    const seen = new Set()
-    for (const a of b.actions) {
-      const key = a.pass ?? ''
-      if (!byPass.has(key)) byPass.set(key, { kinds: {}, messages: 0 })
-      const entry = byPass.get(key)
-      entry.kinds[a.kind] = (entry.kinds[a.kind] ?? 0) + 1
-      if (!seen.has(key)) entry.messages++
-      seen.add(key)
-    }
-  }
+  // Per pass: its changes by action, as the engine counted them (the same acts as the badges).
   const passRows = passes.map((p) => ({
     id: p.id,
     name: p.name,
@@ -123,16 +160,18 @@ function buildReportData(before, result, options = {}) {
     cost: p.cost,
     ...(p.skipped ? { skipped: p.skipped } : {}),
     ...(p.errors && p.errors.length ? { errors: p.errors } : {}),
-    messagesChanged: byPass.has(p.id) ? byPass.get(p.id).messages : 0,
-    actions: byPass.has(p.id) ? byPass.get(p.id).kinds : {},
+    messagesChanged: p.messagesChanged,
+    actions: Object.fromEntries(ACTIONS.filter((k) => p[k] > 0).map((k) => [k, p[k]])),
   }))
-  const unattributed = byPass.get('')
+  // Changes no pass made: references renumbered after a summary moved what they point at.
+  const unattributedMessages = beforeMessages(actions, (a) => a.pass === null)
+  const unattributed = unattributedMessages > 0 ? { messagesChanged: unattributedMessages, actions: { changed: unattributedMessages } } : undefined
 
+  // Every change by action: the sum of the passes' rows; `kept` counts the messages nothing happened to.
   const kindCounts = {}
-  for (const b of beforeData) {
-    const kinds = b.actions.length === 0 ? ['kept'] : [...new Set(b.actions.map((a) => a.kind))]
-    for (const k of kinds) kindCounts[k] = (kindCounts[k] ?? 0) + 1
-  }
+  for (const list of actions) for (const a of list) kindCounts[a.kind] = (kindCounts[a.kind] ?? 0) + 1
+  const kept = actions.filter((list) => list.length === 0).length
+  if (kept > 0) kindCounts.kept = kept
 
   return {
     title: options.title ?? 'Condensation report',
@@ -141,13 +180,7 @@ function buildReportData(before, result, options = {}) {
     preset: options.preset,
     encoding,
     generatedAt: options.generatedAt,
-    note:
-      options.note ??
-      (exact
-        ? undefined
-        : passes.length > 1
-          ? 'Which pass changed a message is inferred from its markers and the pass totals (the history after each pass was not traced).'
-          : undefined),
+    note: options.note,
     error: result.error,
     totals: {
       tokensBefore: metrics.tokensBefore,
@@ -166,14 +199,6 @@ function buildReportData(before, result, options = {}) {
       cost: metrics.cost,
       durationMs: metrics.durationMs,
     },
-    operations: (metrics.operations || []).map((o) => ({
-      id: o.id,
-      name: o.name,
-      count: o.count,
-      tokensSaved: o.tokensSaved,
-      reversibleTokensSaved: o.reversibleTokensSaved,
-      supersededTokensSaved: o.supersededTokensSaved,
-    })),
     passes: passRows,
     ...(unattributed ? { unattributed: { messagesChanged: unattributed.messages, actions: unattributed.kinds } } : {}),
     kinds: kindCounts,
@@ -185,4 +210,4 @@ function buildReportData(before, result, options = {}) {
   }
 }
 
-module.exports = { buildReportData }
+module.exports = { buildReportData, ACTIONS }

@@ -120,7 +120,7 @@ function actionsSummary(kinds) {
   const order = ['deduplicated', 'superseded', 'omitted', 'truncated', 'suppressed', 'summarized', 'removed', 'changed']
   return order
     .filter((k) => kinds[k] > 0)
-    .map((k) => `<span class="chip k-${k}">${fmt(kinds[k])} ${KINDS[k]}</span>`)
+    .map((k) => `<span class="chip k-${k}" data-field="${k}" data-value="${kinds[k]}">${fmt(kinds[k])} ${KINDS[k]}</span>`)
     .join(' ')
 }
 
@@ -130,16 +130,6 @@ function waterfall(before, after, total) {
   const left = (100 * Math.min(before, after)) / total
   const cut = (100 * Math.max(0, before - after)) / total
   return `<div class="wf" title="${escapeHtml(`${fmt(before)} → ${fmt(after)} tokens`)}"><span class="wf-left" style="width:${left.toFixed(2)}%"></span><span class="wf-cut" style="width:${cut.toFixed(2)}%"></span></div>`
-}
-
-/** The engine's own counts of a pass (content blocks, or messages for whole-history summaries). */
-function blockCounts(p) {
-  const fields = ['suppressed', 'truncated', 'summarized']
-  const shown = fields.filter((f) => p[f] > 0)
-  const parts = fields.map((f) => `<span data-field="${f}" data-value="${p[f]}"${p[f] > 0 ? '' : ' hidden'}>${fmt(p[f])} ${f}</span>`)
-  // Separators between the shown counts only.
-  const html = parts.map((h, k) => (k > 0 && p[fields[k]] > 0 && shown.indexOf(fields[k]) > 0 ? ` · ${h}` : h)).join('')
-  return `<div class="pnote blocks"${shown.length ? '' : ' hidden'} title="the engine's counts: content blocks (messages, for a summary of the conversation)">engine: ${html}</div>`
 }
 
 function passesHtml(data) {
@@ -160,7 +150,7 @@ function passesHtml(data) {
       num('tokensSaved', p.tokensSaved, saved(p.tokensSaved)) +
       `<td class="wfc">${waterfall(p.tokensBefore, p.tokensAfter, t.tokensBefore)}</td>` +
       num('messagesChanged', p.messagesChanged) +
-      `<td class="acts">${actionsSummary(p.actions)}${blockCounts(p)}</td></tr>`
+      `<td class="acts">${actionsSummary(p.actions)}</td></tr>`
     )
   })
   if (data.passes.length === 0) {
@@ -186,23 +176,11 @@ function passesHtml(data) {
     `<td class="wfc">${waterfall(t.tokensBefore, t.tokensAfter, t.tokensBefore)}</td>` +
     num('messagesAffected', t.messagesAffected) +
     `<td class="acts">${actionsSummary(data.kinds)}</td></tr>`
-  let ops = ''
-  if (data.operations.length > 0) {
-    ops =
-      `<table class="passes ops" id="operations"><thead><tr><th>Lossless operation</th><th class="num">edits</th><th class="num">tokens saved</th><th class="num">restorable</th><th class="num">superseded</th></tr></thead><tbody>` +
-      data.operations
-        .map(
-          (o) =>
-            `<tr data-operation="${escapeHtml(o.id)}"><td><span title="${escapeHtml(o.id)}">${escapeHtml(o.name)}</span></td>${num('count', o.count)}${num('tokensSaved', o.tokensSaved)}<td class="num">${fmt(o.reversibleTokensSaved)}</td><td class="num">${fmt(o.supersededTokensSaved)}</td></tr>`,
-        )
-        .join('') +
-      '</tbody></table>'
-  }
   const th = (text, title, cls = 'num') => `<th class="${cls}"${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(text)}</th>`
   return (
     `<table class="passes" id="passes"><thead><tr>${th('#')}${th('Pass', 'hover a name for its id', '')}${th('tokens before')}${th('after')}${th('saved')}${th('', 'what is left of the history, and what the pass removed', 'wfc')}` +
-    `${th('msgs', 'messages the pass changed')}${th('what it did to messages', "per message, from its markers; below, the engine's counts of content blocks", '')}</tr></thead>` +
-    `<tbody>${rows.join('')}</tbody><tfoot>${total}</tfoot></table>${ops}`
+    `${th('msgs', 'messages the pass changed')}${th('what it did', "the engine's count of changes by action: content blocks, or messages replaced by a summary", '')}</tr></thead>` +
+    `<tbody>${rows.join('')}</tbody><tfoot>${total}</tfoot></table>`
   )
 }
 
@@ -221,7 +199,7 @@ function legendHtml(data) {
 /**
  * The report as one HTML page. `before`: the messages that were condensed (Anthropic format);
  * `result`: what `condense(before, …)` resolved to. Options: `title`, `source` (where the history
- * came from), `preset`, `stages` (from `traceCondense`: exact pass attribution), `note`,
+ * came from), `preset`, `note`,
  * `generatedAt` (an ISO date shown in the header).
  */
 function renderHtmlReport(before, result, options = {}) {

@@ -1,5 +1,5 @@
-// The report's reading of messages: content types and their colors, the engine's markers, each
-// message's parts, preview and tokens. Reads messages; never changes them.
+// The report's reading of messages: content types and their colors, the names of what can happen
+// to a message, each message's parts, preview and tokens. Reads messages; never changes them.
 'use strict'
 
 const lib = require('../index.js')
@@ -30,26 +30,6 @@ const KINDS = {
   changed: 'changed',
 }
 
-/** The engine's markers (src/reference.rs, src/passes/shorten.rs, src/passes/content_ops.rs). */
-const MARKER = /⟨ (Reference: |Superseded[ :]|Omitted: |Content suppressed: |… truncated: |Summary of the )[^⟩]*⟩/g
-const MARKER_KIND = {
-  'Reference: ': 'deduplicated',
-  'Superseded ': 'superseded',
-  'Superseded:': 'superseded',
-  'Omitted: ': 'omitted',
-  'Content suppressed: ': 'suppressed',
-  '… truncated: ': 'truncated',
-  'Summary of the ': 'summarized',
-}
-
-/** The Lossless operation behind a reference or superseded marker. */
-function losslessOperation(marker) {
-  if (/^⟨ (Reference|Omitted): (lines \d+-\d+ of|content of) '/.test(marker)) return 'deduplicateFileReads'
-  if (/^⟨ (Reference|Omitted): same /.test(marker)) return 'consolidateToolResults'
-  if (/^⟨ Superseded: .* ran again /.test(marker)) return 'consolidateToolResults'
-  if (/^⟨ Superseded/.test(marker)) return 'removeObsoleteState'
-  return undefined
-}
 const OPERATION_NAMES = {
   deduplicateFileReads: 'repeated file reads',
   consolidateToolResults: 'identical tool results',
@@ -58,32 +38,6 @@ const OPERATION_NAMES = {
 
 // ---------------------------------------------------------------------------------------------
 // Reading messages
-
-/** Every string a message's content holds (image data and signatures left out). */
-function contentStrings(content, out = []) {
-  if (typeof content === 'string') out.push(content)
-  else if (Array.isArray(content)) for (const c of content) contentStrings(c, out)
-  else if (content && typeof content === 'object') {
-    for (const [k, v] of Object.entries(content)) {
-      if (k === 'data' || k === 'signature' || k === 'type' || k === 'id' || k === 'tool_use_id' || k === 'cache_control') continue
-      contentStrings(v, out)
-    }
-  }
-  return out
-}
-
-function markersOf(message) {
-  if (!message) return []
-  const out = []
-  for (const s of contentStrings(message.content)) {
-    for (const m of s.matchAll(MARKER)) {
-      const text = m[0]
-      const ref = /message #(\d+)/.exec(text)
-      out.push({ kind: MARKER_KIND[m[1]], text, ref: ref ? Number(ref[1]) : undefined })
-    }
-  }
-  return out
-}
 
 function imageNote(block) {
   const src = block.source && typeof block.source === 'object' ? block.source : {}
@@ -150,4 +104,4 @@ function measure(message, encoding) {
   }
 }
 
-module.exports = { CONTENT_TYPES, KINDS, losslessOperation, OPERATION_NAMES, markersOf, partsOf, preview, measure }
+module.exports = { CONTENT_TYPES, KINDS, OPERATION_NAMES, partsOf, preview, measure }

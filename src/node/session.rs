@@ -95,6 +95,9 @@ struct OutcomeSummary<'a> {
     inputs: Vec<(usize, usize, &'a Value)>,
     /// The message layout when it changed: an original index, or `{ message }` for a written one.
     layout: Option<Vec<LayoutItem<'a>>>,
+    /// Every act and each result message's origin, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provenance: Option<&'a crate::condense::Provenance>,
 }
 
 #[derive(serde::Serialize)]
@@ -114,6 +117,7 @@ fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
         error_code: o.error_code,
         metrics: &o.metrics,
         report: &o.report,
+        provenance: o.provenance.as_ref(),
         inputs: o.changes.inputs.iter().map(|((m, b), v)| (*m, *b, v)).collect(),
         layout: o.changes.layout.as_ref().map(|l| {
             l.iter()

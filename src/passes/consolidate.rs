@@ -15,6 +15,7 @@ use super::Keep;
 use crate::edit::{Edit, EditSet, Kind, Op};
 use crate::model::Span;
 use crate::parse::{self, ToolResult, View, RERUN_TOOLS};
+use crate::provenance::Content;
 use crate::reference::{result_reference, superseded_run};
 
 /// The result's body when it is one whole string worth referencing (see `parse::whole_body`).
@@ -61,6 +62,8 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
                     op: Op::ConsolidateToolResults,
                     kind: Kind::Reversible,
                     target: Some(target_span),
+                    content: Content::ToolResults,
+                    refers_to: t.msg,
                 });
             }
             None => copies.push(i),
@@ -91,6 +94,8 @@ pub fn run_superseded_reruns(messages: &[Value], view: &View, edits: &mut EditSe
             op: Op::ConsolidateToolResults,
             kind: Kind::Superseded,
             target: None,
+            content: Content::ToolResults,
+            refers_to: view.results[last].msg,
         });
     }
 }

@@ -22,6 +22,7 @@ use crate::llm::{Purpose, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role, slot_text, TextRef};
 use crate::parse::tool_calls::{find_xml_call, XmlCall};
 use crate::parse::{ToolResult, View};
+use crate::provenance::{Action, Content};
 use crate::tokens::{count, count_many, Encoding};
 
 /// The kinds of content a message holds.
@@ -34,6 +35,15 @@ pub enum Kind {
 }
 
 impl Kind {
+    fn content(self) -> Content {
+        match self {
+            Kind::MessageText => Content::MessageText,
+            Kind::ToolParameters => Content::ToolParameters,
+            Kind::ToolResults => Content::ToolResults,
+            Kind::EnvironmentDetails => Content::EnvironmentDetails,
+        }
+    }
+
     fn purpose(self) -> Purpose {
         match self {
             Kind::MessageText | Kind::EnvironmentDetails => Purpose::MessageText,
@@ -87,6 +97,15 @@ enum Place {
     XmlParam { at: TextRef, name: String },
     /// A string inside a native tool_use input.
     Input { msg: usize, block: usize, pointer: String },
+}
+
+impl Place {
+    fn msg(&self) -> usize {
+        match self {
+            Place::Slot { at, .. } | Place::Prose { at } | Place::XmlParam { at, .. } => at.msg,
+            Place::Input { msg, .. } => *msg,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -335,12 +354,9 @@ fn write(draft: &mut Draft, place: &Place, new: &str) -> bool {
     true
 }
 
-/// What a pass of content operations did.
+/// What a pass of content operations did besides its acts (which the draft records).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct OpsOutcome {
-    pub suppressed: usize,
-    pub truncated: usize,
-    pub summarized: usize,
     /// Summaries asked for that fell back to truncation (no callback, failure, not shorter).
     pub summarize_fallbacks: usize,
     pub summarize_errors: Vec<String>,
@@ -389,15 +405,11 @@ pub fn run<'a>(
         match spec.operation {
             Operation::Keep => {}
             Operation::Suppress => {
-                if apply(draft, u, text, &suppress(&u.label.to_string(), text), sizes[i], run) {
-                    outcome.suppressed += 1;
-                }
+                apply(draft, u, text, &suppress(&u.label.to_string(), text), sizes[i], run, Action::Suppressed);
             }
             Operation::Truncate => {
                 if let Some(t) = truncate(text, spec.truncate) {
-                    if apply(draft, u, text, &t, sizes[i], run) {
-                        outcome.truncated += 1;
-                    }
+                    apply(draft, u, text, &t, sizes[i], run, Action::Truncated);
                 }
             }
             Operation::Summarize => {
@@ -436,7 +448,8 @@ pub fn run<'a>(
                 outcome.cost += crate::cost::reply_cost(&r, run.pricing);
                 let body = format!("⟨ Summary of the {} ⟩\n{}", u.label, r.text.trim());
                 // A summary is kept only when it is shorter than what it replaces.
-                count(&body, run.encoding) < sizes[*i] && apply(draft, u, text, &body, sizes[*i], run)
+                count(&body, run.encoding) < sizes[*i]
+                    && apply(draft, u, text, &body, sizes[*i], run, Action::Summarized)
             }
             Err(e) => {
                 if !outcome.summarize_errors.contains(&e) {
@@ -445,22 +458,27 @@ pub fn run<'a>(
                 false
             }
         };
-        if summarized {
-            outcome.summarized += 1;
-        } else {
+        if !summarized {
             outcome.summarize_fallbacks += 1;
             if let Some(t) = truncate(text, ops.spec(u.kind).truncate) {
-                if apply(draft, u, text, &t, sizes[*i], run) {
-                    outcome.truncated += 1;
-                }
+                apply(draft, u, text, &t, sizes[*i], run, Action::Truncated);
             }
         }
     }
     outcome
 }
 
-/// Writes `new` in place of `old` when it is smaller, keeping the running token count.
-fn apply(draft: &mut Draft, u: &Unit, old: &str, new: &str, old_tokens: usize, run: &mut OpsRun) -> bool {
+/// Writes `new` in place of `old` when it is smaller, keeping the running token count, and
+/// records what was done.
+fn apply(
+    draft: &mut Draft,
+    u: &Unit,
+    old: &str,
+    new: &str,
+    old_tokens: usize,
+    run: &mut OpsRun,
+    action: Action,
+) -> bool {
     let new_tokens = count(new, run.encoding);
     if new_tokens >= old_tokens || new.len() >= old.len() {
         return false;
@@ -469,6 +487,7 @@ fn apply(draft: &mut Draft, u: &Unit, old: &str, new: &str, old_tokens: usize, r
         return false;
     }
     run.current_tokens = run.current_tokens.saturating_sub((old_tokens - new_tokens) as u64);
+    draft.record(action, u.kind.content(), u.place.msg(), (old_tokens - new_tokens) as i64);
     true
 }
 

@@ -20,6 +20,7 @@ use crate::edit::{Edit, EditSet, Kind, Op};
 use crate::model::slot_text;
 use crate::parse::reads::{render_lines, same_lines};
 use crate::parse::{FileRead, View};
+use crate::provenance::Content;
 use crate::reference::{file_reference, lines_reference};
 
 /// How many copies of one path are compared line by line with a new read (see step 1).
@@ -128,6 +129,8 @@ pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
             op: Op::DeduplicateFileReads,
             kind: Kind::Reversible,
             target: Some(t.span()),
+            content: Content::ToolResults,
+            refers_to: t.at.msg,
         });
     }
 }

@@ -17,6 +17,7 @@ use crate::edit::{Edit, EditSet, Kind, Op};
 use crate::model::{slot_text, Span};
 use crate::parse::reads::same_lines;
 use crate::parse::{FileRead, View};
+use crate::provenance::Content;
 use crate::reference::{superseded_env, superseded_file};
 
 pub fn run_env(view: &View, edits: &mut EditSet) {
@@ -50,6 +51,8 @@ pub fn run_env(view: &View, edits: &mut EditSet) {
                 op: Op::RemoveObsoleteState,
                 kind: Kind::Superseded,
                 target: None,
+                content: Content::EnvironmentDetails,
+                refers_to: by,
             });
             i = j + 1;
         }
@@ -84,6 +87,8 @@ pub fn run_file_versions(messages: &[Value], view: &View, edits: &mut EditSet) {
         op: Op::RemoveObsoleteState,
         kind: Kind::Superseded,
         target: None,
+        content: Content::ToolResults,
+        refers_to: by,
     };
     // A reference to a copy that is itself an older version is superseded too, which releases
     // that copy; a reference to a current copy stays (it is reversible and costs nothing more).

@@ -20,6 +20,7 @@ use crate::error::Refusal;
 use crate::llm::{render_message, Purpose, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role};
 use crate::parse::View;
+use crate::provenance::{Action, Content};
 use crate::tokens::Encoding;
 
 pub const N_MESSAGES_TO_KEEP: usize = 3;
@@ -80,7 +81,6 @@ pub struct BatchOutcome {
     pub summary: String,
     pub cost: f64,
     pub callback_calls: usize,
-    pub summarized_messages: usize,
 }
 
 /// Summarizes the positions `from..to` of the current layout into one message placed after
@@ -135,15 +135,25 @@ pub fn summarize_span(
         message["ts"] = ts;
     }
     let before = draft.layout.clone();
+    let acts = draft.acts.len();
+    // What leaves the layout is replaced by the summary (the first message, when summarized
+    // along, stays where it is).
+    let replaced: Vec<usize> =
+        before[keep_head..to].iter().filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None }).collect();
+    for k in replaced {
+        let tokens = crate::tokens::count_message(&draft.original[k], encoding) as i64;
+        draft.record(Action::Summarized, Content::Message, k, tokens);
+    }
     let mut layout: Vec<Item> = before[..keep_head].to_vec();
     layout.push(Item::New(message));
     layout.extend(before[to..].iter().cloned());
     draft.layout = layout;
     if draft.saved_tokens(encoding) <= 0 {
         draft.layout = before;
+        draft.acts.truncate(acts);
         return Err(Refusal::ContextGrew);
     }
-    Ok(BatchOutcome { summary, cost, callback_calls: 1, summarized_messages: to - from })
+    Ok(BatchOutcome { summary, cost, callback_calls: 1 })
 }
 
 /// Paths in first-seen order, each once.

@@ -13,7 +13,6 @@ pub mod presets;
 
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::condense::parse_config;
@@ -24,6 +23,7 @@ use crate::parse::View;
 use crate::passes::content_ops::{self, ContentOps, OpsRun};
 use crate::providers::lossless;
 use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span};
+use crate::report::PassMetrics;
 use crate::tokens::Encoding;
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
@@ -57,30 +57,6 @@ pub fn resolve(value: &Value) -> Result<SmartConfig, CondenseError> {
     let mut config: SmartConfig = parse_config(&merged, "options.config")?;
     config.preset = Some(name);
     Ok(config)
-}
-
-/// Measures of one pass.
-#[derive(Debug, Clone, Default, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct PassMetrics {
-    pub id: String,
-    pub name: String,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub duration_ms: f64,
-    pub callback_calls: usize,
-    pub suppressed: usize,
-    pub truncated: usize,
-    pub summarized: usize,
-    /// Summaries asked for that were truncated instead (no callback, failure, not shorter).
-    pub summarize_fallbacks: usize,
-    /// What this pass's summaries cost, in dollars.
-    pub cost: f64,
-    /// Why the pass did not run or was undone, if so.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
 }
 
 #[derive(Debug, Default)]
@@ -124,6 +100,7 @@ pub fn run(
         for (at, text) in run.applied.changes {
             draft.set_text(at, text);
         }
+        draft.acts.extend(run.applied.acts.into_iter().map(|a| crate::provenance::Act { pass: out.passes.len(), ..a }));
         // The prelude changes nothing else: its own exact saving is the draft's.
         let after = before.saturating_sub(run.applied.tokens_saved.max(0) as u64);
         out.passes.push(PassMetrics {
@@ -162,6 +139,7 @@ pub fn run(
                 continue;
             }
         }
+        draft.pass = out.passes.len();
         let snapshot = draft.clone();
         match pass.mode {
             Mode::Individual => individual(draft, view, pass, config, r, &mut m, start),
@@ -275,9 +253,6 @@ fn individual(
         let o = content_ops::run(draft, view, &messages, &ops, &mut run);
         current = run.current_tokens;
         m.callback_calls += o.callback_calls;
-        m.suppressed += o.suppressed;
-        m.truncated += o.truncated;
-        m.summarized += o.summarized;
         m.summarize_fallbacks += o.summarize_fallbacks;
         m.cost += o.cost;
         m.errors.extend(o.summarize_errors);
@@ -340,7 +315,6 @@ fn batch(
     ) {
         Ok(b) => {
             m.cost += b.cost;
-            m.summarized += b.summarized_messages;
             if !out.summary.is_empty() {
                 out.summary.push_str("\n\n");
             }
