@@ -94,10 +94,17 @@ describe('Smart', () => {
 
   itReal('reports each pass, and says when summaries fell back to truncation', async () => {
     const r = await run(loadFixture('heavy-uncondensed'), { provider: 'smart', config: { preset: 'balanced' } })
-    expect(r.report).toMatch(/^Context condensed using Smart strategy:\n - Lossless prelude: [\d,]+ → [\d,]+ tokens/)
+    expect(r.report).toMatch(/^Context condensed using Smart strategy:\n - File reads deduplicated: [\d,]+ → [\d,]+ tokens/)
     expect(r.report).toMatch(/Pass 1 \(Truncate old tool results and parameters\)/)
     expect(r.report).toMatch(/summaries fell back to truncation \(no summarize callback was given\)/)
-    expect(r.metrics.passes.map((p) => p.id)).toEqual(['lossless-prelude', 'truncate-old', 'summarize-oldest'])
+    // The lossless prelude's operations, then the configured passes.
+    expect(r.metrics.passes.map((p) => p.id)).toEqual([
+      'deduplicateFileReads',
+      'consolidateToolResults',
+      'removeObsoleteState',
+      'truncate-old',
+      'summarize-oldest',
+    ])
     expect(r.metrics.callbackCalls).toBe(0)
   })
 
@@ -143,7 +150,8 @@ describe('Smart', () => {
     const input = loadFixture('synthetic-3-tool-dedup')
     const r = await run(input, { provider: 'smart', config: { preset: 'aggressive', targetReductionPercent: 30 } })
     expect(r.metrics.reductionPercent).toBeGreaterThanOrEqual(30)
-    expect(r.metrics.passes.map((p) => p.id)).toEqual(['lossless-prelude'])
+    // The prelude alone meets the target: the configured passes never run.
+    expect(r.metrics.passes.map((p) => p.id)).toEqual(['deduplicateFileReads', 'consolidateToolResults', 'removeObsoleteState'])
   })
 
   itReal('runs a batch summary when the context is above the pass threshold', async () => {
@@ -172,7 +180,7 @@ describe('Smart', () => {
     expect(r.messages.slice(-4).map((m) => m.role)).toEqual(input.slice(-4).map((m) => m.role))
     // Below the threshold the pass does not run.
     const small = await condense(loadFixture('synthetic-4-mixed-ops'), { provider: 'smart', config, summarize })
-    expect(small.metrics.passes[1].skipped).toMatch(/at or under the pass's threshold 100000/)
+    expect(small.metrics.passes.find((p) => p.id === 'summarize-middle')!.skipped).toMatch(/at or under the pass's threshold 100000/)
   })
 })
 

@@ -135,28 +135,26 @@ describe('the page', () => {
       if (same >= 0) expect(data.before[same].actions).toEqual([])
       else expect(data.before[data.after[j].from!].actions.length).toBeGreaterThan(0)
     })
-    // The prelude deduplicated and superseded; the truncating pass suppressed and truncated.
-    const [prelude, truncate] = data.passes
-    expect(prelude.id).toBe('lossless-prelude')
+    // The prelude's operations deduplicated and superseded; the truncating pass suppressed and truncated.
+    const [dedupPass, consolidatePass, obsoletePass, truncate] = data.passes
+    expect([dedupPass.id, consolidatePass.id, obsoletePass.id]).toEqual(['deduplicateFileReads', 'consolidateToolResults', 'removeObsoleteState'])
     // References whose copy the truncating pass then shortened are omitted: no longer expandable.
-    expect(Object.keys(prelude.actions).sort()).toEqual(['deduplicated', 'omitted', 'superseded'])
+    expect(Object.keys(dedupPass.actions)).toEqual(['omitted'])
+    expect(Object.keys(consolidatePass.actions)).toEqual(['deduplicated'])
+    expect(Object.keys(obsoletePass.actions)).toEqual(['superseded'])
     expect(truncate.actions.suppressed).toBeGreaterThan(0)
     expect(truncate.actions.truncated).toBeGreaterThan(0)
     // Message 14 reads package.json again: the prelude made it a reference to message 12, which
     // holds it; the truncating pass then shortened message 12, so the reference is omitted.
     const dedup = data.before[14].actions.find((a) => a.kind === 'omitted')!
-    expect(dedup).toMatchObject({ pass: 'lossless-prelude', ref: 12, operation: 'deduplicateFileReads', content: 'toolResults' })
+    expect(dedup).toMatchObject({ pass: 'deduplicateFileReads', ref: 12, content: 'toolResults' })
     expect(JSON.stringify(result.messages[14].content)).toContain("⟨ Omitted: content of 'package.json' identical to message #12, since shortened ⟩")
     expect(data.before[12].actions.map((a) => a.kind)).toContain('truncated')
     expect(JSON.stringify(dedupBefore[12].content)).toContain('"name\\": \\"roo-code\\"')
     // Message 66 keeps its reference to 62 (the prelude's); message 0's environment is superseded by 2's.
-    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({
-      pass: 'lossless-prelude',
-      ref: 62,
-      operation: 'consolidateToolResults',
-    })
+    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'consolidateToolResults', ref: 62 })
     expect(data.before[0].actions).toEqual([
-      expect.objectContaining({ kind: 'superseded', pass: 'lossless-prelude', ref: 2, operation: 'removeObsoleteState', content: 'environmentDetails' }),
+      expect.objectContaining({ kind: 'superseded', pass: 'removeObsoleteState', ref: 2, content: 'environmentDetails' }),
     ])
     // Every action names a pass.
     for (const b of data.before) for (const a of b.actions) expect(result.metrics.passes.map((p) => p.id)).toContain(a.pass)
@@ -365,7 +363,7 @@ describe('in headless Chromium', () => {
     for (const t of text) expect(shown).toContain(t)
     expect(await page.locator('#panel h2').innerText()).toBe('Before #4 · user')
     const did = await page.locator('#panel .p-actions li').allInnerTexts()
-    expect(did[0]).toMatch(/^Lossless prelude \(repeated file reads\): omitted → kept copy #12 · tool results, −[\d,]+ tokens$/)
+    expect(did[0]).toMatch(/^File reads deduplicated: omitted → kept copy #12 · tool results, −[\d,]+ tokens$/)
     expect(
       did.slice(1).map((t) =>
         t
@@ -373,10 +371,7 @@ describe('in headless Chromium', () => {
           .replace(/\s+$/, '')
           .replace(/, −[\d,]+ tokens$/, ''),
       ),
-    ).toEqual([
-      'Lossless prelude (superseded state): superseded by #6 · environment details',
-      'Truncate old tool results and parameters: suppressed · environment details',
-    ])
+    ).toEqual(['Obsolete state removed: superseded by #6 · environment details', 'Truncate old tool results and parameters: suppressed · environment details'])
     expect(await page.locator('.bar[data-side="before"][data-index="4"]').getAttribute('class')).toContain('selected')
     // The condensed version: its markers, from the other side.
     await page.click('#panel .p-switch button:has-text("After")')
@@ -497,7 +492,7 @@ describe('context-condense report', () => {
     expect(data).toMatchObject({ provider: 'smart', preset: 'balanced', title: `Condensation report: ${DEDUP}` })
     expect(data.before).toHaveLength(dedupBefore.length)
     expect(data.passes.map((p) => p.tokensAfter)).toEqual(dedupResult.metrics.passes.map((p) => p.tokensAfter))
-    expect(data.before[14].actions.find((a) => a.kind === 'omitted')).toMatchObject({ pass: 'lossless-prelude', ref: 12 })
+    expect(data.before[14].actions.find((a) => a.kind === 'omitted')).toMatchObject({ pass: 'deduplicateFileReads', ref: 12 })
     expect(data.before.map((b) => b.actions)).toEqual(buildReportData(dedupBefore, dedupResult).before.map((b) => b.actions))
     // Exists: refused without --force, replaced with it.
     const again = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file, '-p', 'lossless'])

@@ -272,8 +272,6 @@ export interface Act {
   message: number
   /** The message holding the copy a reference points at, or the content that supersedes. */
   refersTo?: number
-  /** The lossless operation behind it. */
-  operation?: LosslessOperationId
   tokensSaved: number
 }
 

@@ -1,5 +1,5 @@
 // Types of lib/report-html.js: the visual condensation report (one self-contained HTML page).
-import type { Act, ApiMessage, CondenseResult, Encoding, LosslessOperationId } from './index'
+import type { Act, ApiMessage, CondenseResult, Encoding } from './index'
 
 export interface ReportOptions {
   /** @default "Condensation report" */
@@ -34,10 +34,6 @@ export interface ReportAction {
   tokensSaved?: number
   /** The message holding the kept copy, or the newer content. */
   ref?: number
-  /** The Lossless operation behind it. */
-  operation?: LosslessOperationId
-  /** Its name: "repeated file reads", "identical tool results", "superseded state". */
-  operationName?: string
   /** For a message replaced by a summary: the summary's index in the result. */
   into?: number
   whole?: boolean

@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicBool;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::edit::Op;
 use crate::error::CondenseError;
 use crate::model::{is_summary, role, slot_text, text_slots};
 use crate::parse::View;
@@ -47,7 +46,7 @@ pub struct FileUsage {
 #[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Findings {
-    pub operation: &'static str,
+    pub operation: String,
     pub edits: usize,
     pub tokens: i64,
 }
@@ -218,12 +217,13 @@ pub fn analyze_within(messages: &[Value], encoding: Encoding, abort: &AtomicBool
         + t.summaries;
 
     match lossless::run(messages, &LosslessConfig::default(), encoding, abort) {
-        Ok(run) => {
-            for op in Op::ALL {
-                let s = run.applied.by_op.get(&op).copied().unwrap_or_default();
-                a.lossless.push(Findings { operation: op.id(), edits: s.count, tokens: s.tokens_saved });
+        Ok((draft, run)) => {
+            for (i, pass) in run.passes.iter().enumerate() {
+                let acts = draft.acts.iter().filter(|x| x.pass == i);
+                let (edits, tokens) = acts.fold((0, 0), |(n, t), x| (n + 1, t + x.tokens_saved));
+                a.lossless.push(Findings { operation: pass.id.clone(), edits, tokens });
             }
-            a.lossless_tokens_saved = run.applied.tokens_saved;
+            a.lossless_tokens_saved = run.exact_saving.unwrap_or(0);
         }
         Err(CondenseError::Aborted) => return Err(CondenseError::Aborted),
         Err(_) => {}

@@ -9,17 +9,18 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::draft::{Changes, Draft};
-use crate::edit::Op;
 use crate::error::{CondenseError, Refusal};
 use crate::llm::Summarizer;
 use crate::parse::held::ViewCache;
 use crate::parse::View;
+use crate::passes::runner::{self, Policy};
+use crate::passes::{Pass, PassCx, Stop};
 use crate::provenance::{origins, Act, Origin};
 use crate::providers::lossless::{self, LosslessConfig};
-use crate::providers::native::{self, NativeConfig};
-use crate::providers::smart::{self, SmartConfig, SmartRun};
-use crate::providers::truncation::{self, TruncationConfig};
-use crate::report::{render, tally, Counts, Metrics, PassMetrics};
+use crate::providers::native::{NativeConfig, NativePass};
+use crate::providers::smart::{self, SmartConfig};
+use crate::providers::truncation::{TruncationConfig, TruncationPass};
+use crate::report::{render, tally, Counts, Metrics};
 use crate::tokens::Encoding;
 use crate::tokens::{count_messages_within, Cancel};
 use crate::validate::first_structural_problem;
@@ -262,78 +263,38 @@ pub fn condense_known(
         return Ok(refusal(provider, encoding, tokens, started, Refusal::InvalidHistory(problem.to_string())));
     }
 
+    let before = tokens_before()?;
+    let list: Vec<Box<dyn Pass + '_>> = match &options.provider {
+        Provider::Lossless(config) => lossless::passes(config),
+        Provider::Truncation(config) => vec![Box::new(TruncationPass { config })],
+        Provider::Native(config) => vec![Box::new(NativePass { config })],
+        Provider::Smart(config) => smart::passes(config),
+    };
+    // Only the passes that read the semantic view pay for it.
+    let view = if list.iter().any(|p| p.needs_view()) { view() } else { View::default() };
+    let calls_possible = summarizer.is_some();
+    let mut cx = PassCx { view: &view, encoding, abort, summarizer, tokens_before: before, tokens_now: before };
     let mut draft = Draft::new(messages);
-    let mut passes = Vec::new();
-    let mut summary = String::new();
-    let mut cost = 0.0;
-    let mut callback_calls = 0;
-    let mut rolled_back = 0;
+    let policy = match &options.provider {
+        Provider::Smart(config) => smart::policy(config, before),
+        _ => Policy::default(),
+    };
+    let ran = match runner::run(&list, &mut cx, &mut draft, &policy) {
+        Ok(ran) => ran,
+        Err(Stop::Error(e)) => return Err(e),
+        Err(Stop::Refused(e)) => {
+            let called = calls_possible && e.called_summarizer();
+            let mut o = refusal(provider, encoding, before, started, e);
+            o.metrics.callback_calls = usize::from(called);
+            return Ok(o);
+        }
+    };
+    drop(list);
+    let mut passes = ran.passes;
+    let summary = ran.summaries.join("\n\n");
+    let (cost, callback_calls, rolled_back) = (ran.cost, ran.callback_calls, ran.edits_rolled_back);
     // Lossless measures its own saving exactly; the other providers are measured on the draft.
-    let mut known_saving = None;
-    let before;
-    match &options.provider {
-        Provider::Lossless(config) => {
-            let run = lossless::run_on(messages, &view(), config, encoding, abort)?;
-            before = tokens_before()?;
-            passes = lossless_passes(&run, before);
-            rolled_back = run.applied.edits_rolled_back;
-            known_saving = Some(run.applied.tokens_saved);
-            for (at, text) in run.applied.changes {
-                draft.set_text(at, text);
-            }
-            draft.acts = run.applied.acts;
-            for a in &mut draft.acts {
-                a.pass = run.op_ms.iter().position(|(op, _)| Some(op.id()) == a.operation).unwrap_or(0);
-            }
-        }
-        Provider::Truncation(config) => {
-            before = tokens_before()?;
-            let t = Instant::now();
-            truncation::run(&mut draft, &view(), config, encoding, before);
-            passes.push(PassMetrics {
-                id: "truncation".into(),
-                name: format!("Truncate older than the last {} messages", config.preserve_recent_count),
-                tokens_before: before,
-                duration_ms: t.elapsed().as_secs_f64() * 1000.0,
-                ..Default::default()
-            });
-        }
-        Provider::Native(config) => {
-            before = tokens_before()?;
-            let t = Instant::now();
-            let calls_possible = summarizer.is_some();
-            match native::run(&mut draft, config, encoding, summarizer) {
-                Ok(b) => {
-                    summary = b.summary;
-                    cost = b.cost;
-                    callback_calls = b.callback_calls;
-                    passes.push(PassMetrics {
-                        id: "native".into(),
-                        name: "Summarize the conversation".into(),
-                        tokens_before: before,
-                        callback_calls,
-                        duration_ms: t.elapsed().as_secs_f64() * 1000.0,
-                        ..Default::default()
-                    });
-                }
-                Err(e) => {
-                    let called = calls_possible && e.called_summarizer();
-                    let mut o = refusal(provider, encoding, before, started, e);
-                    o.metrics.callback_calls = usize::from(called);
-                    return Ok(o);
-                }
-            }
-        }
-        Provider::Smart(config) => {
-            before = tokens_before()?;
-            let mut run = SmartRun { encoding, summarizer, tokens_before: before, abort };
-            let o = smart::run(&mut draft, &view(), config, &mut run)?;
-            cost = o.cost;
-            summary = o.summary;
-            callback_calls = o.passes.iter().map(|p| p.callback_calls).sum();
-            passes = o.passes;
-        }
-    }
+    let known_saving = if matches!(options.provider, Provider::Lossless(_)) { ran.exact_saving } else { None };
     if abort.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(CondenseError::Aborted);
     }
@@ -385,36 +346,6 @@ pub fn condense_known(
         metrics,
         provenance,
     })
-}
-
-/// One pass per lossless operation that ran, in order; each pass's saving is its edits' share
-/// of the exact saving, so the passes' tokens chain from the history's to the result's.
-fn lossless_passes(run: &lossless::LosslessRun, before: u64) -> Vec<PassMetrics> {
-    let mut now = before;
-    run.op_ms
-        .iter()
-        .map(|(op, ms)| {
-            let saved = run.applied.by_op.get(op).map_or(0, |s| s.tokens_saved).max(0) as u64;
-            let tokens_before = now;
-            now = now.saturating_sub(saved);
-            PassMetrics {
-                id: op.id().into(),
-                name: op_name(*op).into(),
-                tokens_before,
-                tokens_after: now,
-                duration_ms: *ms,
-                ..Default::default()
-            }
-        })
-        .collect()
-}
-
-fn op_name(op: Op) -> &'static str {
-    match op {
-        Op::DeduplicateFileReads => "File reads deduplicated",
-        Op::ConsolidateToolResults => "Tool results consolidated",
-        Op::RemoveObsoleteState => "Obsolete state removed",
-    }
 }
 
 fn percent(part: u64, whole: u64) -> f64 {

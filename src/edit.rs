@@ -14,26 +14,6 @@ use crate::model::{set_slot_text, slot_text, Span, TextRef};
 use crate::provenance::{Act, Action, Content};
 use crate::tokens::{count_many_within, Cancel, Encoding};
 
-/// The operation an edit belongs to, for metrics and the report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Op {
-    DeduplicateFileReads,
-    ConsolidateToolResults,
-    RemoveObsoleteState,
-}
-
-impl Op {
-    pub const ALL: [Op; 3] = [Op::DeduplicateFileReads, Op::ConsolidateToolResults, Op::RemoveObsoleteState];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Op::DeduplicateFileReads => "deduplicateFileReads",
-            Op::ConsolidateToolResults => "consolidateToolResults",
-            Op::RemoveObsoleteState => "removeObsoleteState",
-        }
-    }
-}
-
 /// Whether `expandReferences` can restore what an edit removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -47,7 +27,8 @@ pub enum Kind {
 pub struct Edit {
     pub span: Span,
     pub replacement: String,
-    pub op: Op,
+    /// The id of the pass that proposed it.
+    pub op: &'static str,
     pub kind: Kind,
     /// For references: the span holding the bytes, which must stay as it is.
     pub target: Option<Span>,
@@ -187,7 +168,7 @@ pub struct Applied {
     pub changes: Vec<(TextRef, String)>,
     /// Tokens saved in total (old minus new, over the changed strings).
     pub tokens_saved: i64,
-    pub by_op: BTreeMap<Op, OpSavings>,
+    pub by_op: BTreeMap<&'static str, OpSavings>,
     /// Edits kept after the rollback of strings that would have grown.
     pub edits_applied: usize,
     pub edits_rolled_back: usize,
@@ -271,7 +252,7 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding, cancel: Canc
                 content: e.content,
                 message: at.msg,
                 refers_to: Some(e.refers_to),
-                operation: Some(e.op.id()),
+                operation: Some(e.op),
                 tokens_saved: share,
             });
         }

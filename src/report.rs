@@ -80,6 +80,10 @@ pub struct PassMetrics {
     pub skipped: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
+    /// A lossless operation (its edits proposed and applied with its neighbours'): the text
+    /// report names it without a number.
+    #[serde(skip)]
+    pub proposes: bool,
 }
 
 /// Sets each pass's counts from the acts (the only place they are counted).
@@ -154,9 +158,14 @@ fn pct(before: u64, after: u64) -> String {
 pub fn render(m: &Metrics) -> String {
     let mut s = format!("Context condensed using {} strategy:\n", strategy_name(m.provider));
     let numbered = m.provider == "smart" && m.passes.len() > 1;
-    for (n, p) in m.passes.iter().enumerate() {
-        let label =
-            if p.id == "lossless-prelude" || !numbered { p.name.clone() } else { format!("Pass {n} ({})", p.name) };
+    let mut n = 0;
+    for p in &m.passes {
+        let label = if p.proposes || !numbered {
+            p.name.clone()
+        } else {
+            n += 1;
+            format!("Pass {n} ({})", p.name)
+        };
         match &p.skipped {
             Some(why) => s.push_str(&format!(" - {label}: skipped, {why}\n")),
             None => {

@@ -134,7 +134,7 @@ function clientScript() {
       for (const a of beforeItem.actions) {
         const li = el('li')
         li.appendChild(el('b', null, a.passName))
-        li.appendChild(document.createTextNode(a.operationName ? ` (${a.operationName}): ` : ': '))
+        li.appendChild(document.createTextNode(': '))
         li.appendChild(el('span', `badge k-${a.kind}`, KIND_LABEL[a.kind] || a.kind))
         if (a.kind === 'summarized' && a.whole) {
           li.appendChild(document.createTextNode(' into a summary'))

@@ -2,7 +2,7 @@
 // totals and the per-content-type table. Plain JSON; the page embeds it.
 'use strict'
 
-const { CONTENT_TYPES, OPERATION_NAMES, partsOf, preview, measure } = require('./messages.js')
+const { CONTENT_TYPES, partsOf, preview, measure } = require('./messages.js')
 
 /** The engine's actions, in the order of its metrics. */
 const ACTIONS = ['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized']
@@ -35,7 +35,6 @@ function actionsOf(before, result, passes) {
       tokensSaved: act.tokensSaved,
     }
     if (act.refersTo !== undefined) a.ref = act.refersTo
-    if (act.operation) Object.assign(a, { operation: act.operation, operationName: OPERATION_NAMES[act.operation] })
     if (act.content === 'message') Object.assign(a, { whole: true, ...(into[act.message] !== undefined ? { into: into[act.message] } : {}) })
     list.push(a)
   }

@@ -30,12 +30,6 @@ const KINDS = {
   changed: 'changed',
 }
 
-const OPERATION_NAMES = {
-  deduplicateFileReads: 'repeated file reads',
-  consolidateToolResults: 'identical tool results',
-  removeObsoleteState: 'superseded state',
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reading messages
 
@@ -104,4 +98,4 @@ function measure(message, encoding) {
   }
 }
 
-module.exports = { CONTENT_TYPES, KINDS, OPERATION_NAMES, partsOf, preview, measure }
+module.exports = { CONTENT_TYPES, KINDS, partsOf, preview, measure }

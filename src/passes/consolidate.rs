@@ -12,11 +12,43 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::Keep;
-use crate::edit::{Edit, EditSet, Kind, Op};
+use super::Pass;
+use crate::draft::Draft;
+use crate::edit::{Edit, EditSet, Kind};
 use crate::model::Span;
 use crate::parse::{self, ToolResult, View, RERUN_TOOLS};
 use crate::provenance::Content;
 use crate::reference::{result_reference, superseded_run};
+
+const ID: &str = "consolidateToolResults";
+
+/// The pass: identical tool results become references; with `superseded_reruns`, older runs of
+/// the same command are superseded by the latest.
+pub struct ConsolidateToolResults {
+    pub keep: Keep,
+    pub superseded_reruns: bool,
+}
+
+impl Pass for ConsolidateToolResults {
+    fn id(&self) -> String {
+        ID.into()
+    }
+
+    fn name(&self) -> String {
+        "Tool results consolidated".into()
+    }
+
+    fn proposes(&self) -> bool {
+        true
+    }
+
+    fn propose(&self, draft: &Draft, view: &View, edits: &mut EditSet) {
+        run_identical(draft.original, view, self.keep, edits);
+        if self.superseded_reruns {
+            run_superseded_reruns(draft.original, view, edits);
+        }
+    }
+}
 
 /// The result's body when it is one whole string worth referencing (see `parse::whole_body`).
 fn whole_body<'a>(messages: &'a [Value], r: &ToolResult) -> Option<(&'a str, Span)> {
@@ -59,7 +91,7 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
                 edits.add(Edit {
                     span,
                     replacement: result_reference(&r.tool, r.arg.as_deref(), t.msg, r.msg, body),
-                    op: Op::ConsolidateToolResults,
+                    op: ID,
                     kind: Kind::Reversible,
                     target: Some(target_span),
                     content: Content::ToolResults,
@@ -91,7 +123,7 @@ pub fn run_superseded_reruns(messages: &[Value], view: &View, edits: &mut EditSe
         edits.add(Edit {
             span,
             replacement: superseded_run(&r.tool, r.arg.as_deref(), view.results[last].msg),
-            op: Op::ConsolidateToolResults,
+            op: ID,
             kind: Kind::Superseded,
             target: None,
             content: Content::ToolResults,

@@ -15,13 +15,40 @@ use std::collections::HashMap;
 use serde_json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
+use super::Pass;
 use super::{Keep, MIN_REFERENCED_BYTES};
-use crate::edit::{Edit, EditSet, Kind, Op};
+use crate::draft::Draft;
+use crate::edit::{Edit, EditSet, Kind};
 use crate::model::slot_text;
 use crate::parse::reads::{render_lines, same_lines};
 use crate::parse::{FileRead, View};
 use crate::provenance::Content;
 use crate::reference::{file_reference, lines_reference};
+
+const ID: &str = "deduplicateFileReads";
+
+/// The pass: repeated reads of a file become references to the copy that stays.
+pub struct DeduplicateFileReads {
+    pub keep: Keep,
+}
+
+impl Pass for DeduplicateFileReads {
+    fn id(&self) -> String {
+        ID.into()
+    }
+
+    fn name(&self) -> String {
+        "File reads deduplicated".into()
+    }
+
+    fn proposes(&self) -> bool {
+        true
+    }
+
+    fn propose(&self, draft: &Draft, view: &View, edits: &mut EditSet) {
+        run(draft.original, view, self.keep, edits);
+    }
+}
 
 /// How many copies of one path are compared line by line with a new read (see step 1).
 const SCAN: usize = 64;
@@ -126,7 +153,7 @@ pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
         edits.add(Edit {
             span: r.span(),
             replacement,
-            op: Op::DeduplicateFileReads,
+            op: ID,
             kind: Kind::Reversible,
             target: Some(t.span()),
             content: Content::ToolResults,

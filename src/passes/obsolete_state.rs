@@ -13,12 +13,38 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::edit::{Edit, EditSet, Kind, Op};
+use super::Pass;
+use crate::draft::Draft;
+use crate::edit::{Edit, EditSet, Kind};
 use crate::model::{slot_text, Span};
 use crate::parse::reads::same_lines;
 use crate::parse::{FileRead, View};
 use crate::provenance::Content;
 use crate::reference::{superseded_env, superseded_file};
+
+const ID: &str = "removeObsoleteState";
+
+/// The pass: older versions of re-read files and restated environment details become markers.
+pub struct RemoveObsoleteState;
+
+impl Pass for RemoveObsoleteState {
+    fn id(&self) -> String {
+        ID.into()
+    }
+
+    fn name(&self) -> String {
+        "Obsolete state removed".into()
+    }
+
+    fn proposes(&self) -> bool {
+        true
+    }
+
+    fn propose(&self, draft: &Draft, view: &View, edits: &mut EditSet) {
+        run_file_versions(draft.original, view, edits);
+        run_env(view, edits);
+    }
+}
 
 pub fn run_env(view: &View, edits: &mut EditSet) {
     let envs = &view.env;
@@ -48,7 +74,7 @@ pub fn run_env(view: &View, edits: &mut EditSet) {
             edits.add(Edit {
                 span: Span { at: env.at, range: sections[0].range.start..sections[j - i].range.end },
                 replacement: superseded_env(&titles, by),
-                op: Op::RemoveObsoleteState,
+                op: ID,
                 kind: Kind::Superseded,
                 target: None,
                 content: Content::EnvironmentDetails,
@@ -84,7 +110,7 @@ pub fn run_file_versions(messages: &[Value], view: &View, edits: &mut EditSet) {
     let marker = |r: &FileRead, by: usize| Edit {
         span: r.span(),
         replacement: superseded_file(&r.read.path, by),
-        op: Op::RemoveObsoleteState,
+        op: ID,
         kind: Kind::Superseded,
         target: None,
         content: Content::ToolResults,

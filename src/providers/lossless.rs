@@ -3,20 +3,23 @@
 //! results; older reruns of a command or listing only when obsolete state may go too), remove
 //! obsolete state (restated environment details, older versions of re-read files).
 //!
-//! It proposes edits and applies them once; it never removes, adds or reorders messages, and
-//! never touches what the user typed or a summary.
+//! Its passes propose edits, applied once after the last; it never removes, adds or reorders
+//! messages, and never touches what the user typed or a summary.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::edit::{apply, Applied, EditSet, Op};
+use crate::draft::Draft;
 use crate::error::CondenseError;
 use crate::parse::View;
-use crate::passes::{consolidate, dedup_reads, obsolete_state, Keep};
-use crate::tokens::{Cancel, Encoding};
+use crate::passes::consolidate::ConsolidateToolResults;
+use crate::passes::dedup_reads::DeduplicateFileReads;
+use crate::passes::obsolete_state::RemoveObsoleteState;
+use crate::passes::runner::{self, Outcome, Policy};
+use crate::passes::{Keep, Pass, PassCx, Stop};
+use crate::tokens::Encoding;
 
 /// Lossless configuration; every operation is on by default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -43,69 +46,36 @@ impl Default for LosslessConfig {
     }
 }
 
-/// What the passes did, before it is turned into metrics.
-#[derive(Debug)]
-pub struct LosslessRun {
-    pub applied: Applied,
-    /// Time each operation spent proposing edits, in ms.
-    pub op_ms: Vec<(Op, f64)>,
-}
-
-pub fn run(
-    messages: &[Value],
-    config: &LosslessConfig,
-    encoding: Encoding,
-    abort: &AtomicBool,
-) -> Result<LosslessRun, CondenseError> {
-    run_on(messages, &View::build(messages), config, encoding, abort)
-}
-
-/// `run` with the semantic view already built (the Smart prelude shares its view).
-pub fn run_on(
-    messages: &[Value],
-    view: &View,
-    config: &LosslessConfig,
-    encoding: Encoding,
-    abort: &AtomicBool,
-) -> Result<LosslessRun, CondenseError> {
-    let mut edits = EditSet::new(&view.protected);
-    let mut op_ms = Vec::new();
-    let check = || {
-        if abort.load(Ordering::Relaxed) {
-            Err(CondenseError::Aborted)
-        } else {
-            Ok(())
-        }
-    };
-    check()?;
-
-    let t = Instant::now();
+/// The Lossless provider's passes, in order: each operation the config switches on.
+pub fn passes(config: &LosslessConfig) -> Vec<Box<dyn Pass>> {
+    let mut out: Vec<Box<dyn Pass>> = Vec::new();
     if config.deduplicate_file_reads {
-        dedup_reads::run(messages, view, config.keep, &mut edits);
-        op_ms.push((Op::DeduplicateFileReads, ms(t)));
+        out.push(Box::new(DeduplicateFileReads { keep: config.keep }));
     }
-    check()?;
-    let t = Instant::now();
     if config.consolidate_tool_results {
-        consolidate::run_identical(messages, view, config.keep, &mut edits);
-        if config.remove_obsolete_state {
-            consolidate::run_superseded_reruns(messages, view, &mut edits);
-        }
-        op_ms.push((Op::ConsolidateToolResults, ms(t)));
+        let superseded_reruns = config.remove_obsolete_state;
+        out.push(Box::new(ConsolidateToolResults { keep: config.keep, superseded_reruns }));
     }
-    check()?;
-    let t = Instant::now();
     if config.remove_obsolete_state {
-        obsolete_state::run_file_versions(messages, view, &mut edits);
-        obsolete_state::run_env(view, &mut edits);
-        op_ms.push((Op::RemoveObsoleteState, ms(t)));
+        out.push(Box::new(RemoveObsoleteState));
     }
-    check()?;
-    let applied = apply(messages, &edits, encoding, Cancel::new(abort))?;
-    check()?;
-    Ok(LosslessRun { applied, op_ms })
+    out
 }
 
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1000.0
+/// Runs the Lossless passes over `messages` on their own (for `analyze`): the acts say what
+/// each operation would do, the outcome what it would save.
+pub fn run<'m>(
+    messages: &'m [Value],
+    config: &LosslessConfig,
+    encoding: Encoding,
+    abort: &AtomicBool,
+) -> Result<(Draft<'m>, Outcome), CondenseError> {
+    let view = View::build(messages);
+    let mut cx = PassCx { view: &view, encoding, abort, summarizer: None, tokens_before: 0, tokens_now: 0 };
+    let mut draft = Draft::new(messages);
+    let out = runner::run(&passes(config), &mut cx, &mut draft, &Policy::default()).map_err(|e| match e {
+        Stop::Error(e) => e,
+        Stop::Refused(r) => CondenseError::Internal(r.to_string()),
+    })?;
+    Ok((draft, out))
 }

@@ -20,6 +20,7 @@ use crate::error::Refusal;
 use crate::llm::{render_message, Purpose, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role};
 use crate::parse::View;
+use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::provenance::{Action, Content};
 use crate::tokens::Encoding;
 
@@ -214,12 +215,36 @@ fn files_section(draft: &Draft, originals: &[usize]) -> String {
     s
 }
 
+/// Native's one pass: a summary of everything between the first message and the kept tail.
+pub struct NativePass<'c> {
+    pub config: &'c NativeConfig,
+}
+
+impl Pass for NativePass<'_> {
+    fn id(&self) -> String {
+        "native".into()
+    }
+
+    fn name(&self) -> String {
+        "Summarize the conversation".into()
+    }
+
+    fn needs_view(&self) -> bool {
+        false
+    }
+
+    fn run(&self, cx: &mut PassCx, draft: &mut Draft) -> Result<Ran, Stop> {
+        let b = run(draft, self.config, cx.encoding, cx.summarizer.as_deref_mut()).map_err(Stop::Refused)?;
+        Ok(Ran { callback_calls: b.callback_calls, cost: b.cost, summary: Some(b.summary), ..Default::default() })
+    }
+}
+
 /// Roo's summarizeConversation on the draft.
-pub fn run(
+pub fn run<'s>(
     draft: &mut Draft,
     config: &NativeConfig,
     encoding: Encoding,
-    summarizer: Option<&mut dyn Summarizer>,
+    summarizer: Option<&mut (dyn Summarizer + 's)>,
 ) -> Result<BatchOutcome, Refusal> {
     let current = draft.messages();
     let n = current.len();

@@ -13,6 +13,7 @@ use crate::error::CondenseError;
 use crate::parse::View;
 use crate::passes::content_ops::{self, ContentOps, OpSpec, Operation, OpsOutcome, OpsRun};
 use crate::passes::shorten::TruncateParams;
+use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::tokens::Encoding;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -98,6 +99,26 @@ impl TruncationConfig {
             preserve_user_text: true,
             preserve_errors: self.preserve_errors,
         }
+    }
+}
+
+/// Truncation's one pass: the content operations over all but the first and recent messages.
+pub struct TruncationPass<'c> {
+    pub config: &'c TruncationConfig,
+}
+
+impl Pass for TruncationPass<'_> {
+    fn id(&self) -> String {
+        "truncation".into()
+    }
+
+    fn name(&self) -> String {
+        format!("Truncate older than the last {} messages", self.config.preserve_recent_count)
+    }
+
+    fn run(&self, cx: &mut PassCx, draft: &mut Draft) -> Result<Ran, Stop> {
+        run(draft, cx.view, self.config, cx.encoding, cx.tokens_now);
+        Ok(Ran::default())
     }
 }
 

@@ -11,20 +11,16 @@
 pub mod config;
 pub mod presets;
 
-use std::time::Instant;
-
 use serde_json::Value;
 
 use crate::condense::parse_config;
 use crate::draft::{Draft, Item};
 use crate::error::CondenseError;
-use crate::llm::Summarizer;
-use crate::parse::View;
 use crate::passes::content_ops::{self, ContentOps, OpsRun};
+use crate::passes::runner::Policy;
+use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::providers::lossless;
 use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span};
-use crate::report::PassMetrics;
-use crate::tokens::Encoding;
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
 
@@ -59,20 +55,6 @@ pub fn resolve(value: &Value) -> Result<SmartConfig, CondenseError> {
     Ok(config)
 }
 
-#[derive(Debug, Default)]
-pub struct SmartOutcome {
-    pub passes: Vec<PassMetrics>,
-    pub cost: f64,
-    pub summary: String,
-}
-
-pub struct SmartRun<'a, 's> {
-    pub encoding: Encoding,
-    pub summarizer: Option<&'a mut (dyn Summarizer + 's)>,
-    pub tokens_before: u64,
-    pub abort: &'a std::sync::atomic::AtomicBool,
-}
-
 fn reached(config: &SmartConfig, before: u64, now: u64) -> bool {
     let by_tokens = config.target_tokens.is_some_and(|t| now <= t);
     let by_share = config
@@ -81,86 +63,56 @@ fn reached(config: &SmartConfig, before: u64, now: u64) -> bool {
     by_tokens || by_share
 }
 
-pub fn run(
-    draft: &mut Draft,
-    view: &View,
-    config: &SmartConfig,
-    r: &mut SmartRun,
-) -> Result<SmartOutcome, CondenseError> {
-    let mut out = SmartOutcome::default();
-    let before = r.tokens_before;
-    let encoding = r.encoding;
-    let abort = r.abort;
-    let now = |d: &Draft| before.saturating_sub(d.saved_tokens(encoding).max(0) as u64);
-    let aborted = || abort.load(std::sync::atomic::Ordering::Relaxed);
-
+/// Smart's passes, in order: the lossless prelude's operations when it is on, then the
+/// configured passes.
+pub fn passes(config: &SmartConfig) -> Vec<Box<dyn Pass + '_>> {
+    let mut out: Vec<Box<dyn Pass + '_>> = Vec::new();
     if let Some(prelude) = config.lossless_prelude.as_ref().filter(|p| p.enabled) {
-        let t = Instant::now();
-        let run = lossless::run_on(draft.original, view, &prelude.operations, r.encoding, r.abort)?;
-        for (at, text) in run.applied.changes {
-            draft.set_text(at, text);
-        }
-        draft.acts.extend(run.applied.acts.into_iter().map(|a| crate::provenance::Act { pass: out.passes.len(), ..a }));
-        // The prelude changes nothing else: its own exact saving is the draft's.
-        let after = before.saturating_sub(run.applied.tokens_saved.max(0) as u64);
-        out.passes.push(PassMetrics {
-            id: "lossless-prelude".into(),
-            name: "Lossless prelude".into(),
-            tokens_before: before,
-            tokens_after: after,
-            duration_ms: ms(t),
-            ..Default::default()
-        });
-        if reached(config, before, after) {
-            return Ok(out);
-        }
+        out.extend(lossless::passes(&prelude.operations));
     }
     for pass in config.passes.iter().flatten() {
-        if aborted() {
-            return Err(CondenseError::Aborted);
-        }
-        let t = Instant::now();
-        let start = now(draft);
-        let mut m = PassMetrics {
-            id: pass.id.clone(),
-            name: pass.name.clone().unwrap_or_else(|| pass.id.clone()),
-            tokens_before: start,
-            tokens_after: start,
-            ..Default::default()
-        };
-        if let Execution::Conditional { condition } = &pass.execution {
-            if start <= condition.token_threshold {
-                m.skipped = Some(format!(
-                    "context {start} tokens, at or under the pass's threshold {}",
-                    condition.token_threshold
-                ));
-                m.duration_ms = ms(t);
-                out.passes.push(m);
-                continue;
-            }
-        }
-        draft.pass = out.passes.len();
-        let snapshot = draft.clone();
-        match pass.mode {
-            Mode::Individual => individual(draft, view, pass, config, r, &mut m, start),
-            Mode::Batch => batch(draft, pass, config, r, &mut m, &mut out),
-        }
-        let after = now(draft);
-        if after > start {
-            *draft = snapshot;
-            m.skipped = Some("undone: it would have grown the context".into());
-            m.tokens_after = start;
-        } else {
-            m.tokens_after = after;
-        }
-        m.duration_ms = ms(t);
-        out.passes.push(m);
-        if reached(config, before, now(draft)) {
-            break;
+        out.push(Box::new(SmartPass { pass, config }));
+    }
+    out
+}
+
+/// How Smart runs its passes: the target, when set, stops it after the first pass that meets
+/// it, and a pass that would grow the context is undone.
+pub fn policy(config: &SmartConfig, before: u64) -> Policy<'_> {
+    Policy { undo_growth: true, reached: Some(Box::new(move |now| reached(config, before, now))), measure_last: true }
+}
+
+/// One configured pass: content operations per message, or one summary of a span.
+struct SmartPass<'c> {
+    pass: &'c PassConfig,
+    config: &'c SmartConfig,
+}
+
+impl Pass for SmartPass<'_> {
+    fn id(&self) -> String {
+        self.pass.id.clone()
+    }
+
+    fn name(&self) -> String {
+        self.pass.name.clone().unwrap_or_else(|| self.pass.id.clone())
+    }
+
+    fn skip(&self, tokens_now: u64) -> Option<String> {
+        match &self.pass.execution {
+            Execution::Conditional { condition } if tokens_now <= condition.token_threshold => Some(format!(
+                "context {tokens_now} tokens, at or under the pass's threshold {}",
+                condition.token_threshold
+            )),
+            _ => None,
         }
     }
-    out.cost = out.passes.iter().map(|p| p.cost).sum();
-    Ok(out)
+
+    fn run(&self, cx: &mut PassCx, draft: &mut Draft) -> Result<Ran, Stop> {
+        Ok(match self.pass.mode {
+            Mode::Individual => individual(draft, self.pass, self.config, cx),
+            Mode::Batch => batch(draft, self.pass, self.config, cx),
+        })
+    }
 }
 
 /// Original indices of the messages a selection picks in the current layout (never the first
@@ -208,15 +160,9 @@ fn ops_for(config: &SmartConfig, defaults: &ContentTypeOps, thresholds: &config:
     }
 }
 
-fn individual(
-    draft: &mut Draft,
-    view: &View,
-    pass: &PassConfig,
-    config: &SmartConfig,
-    r: &mut SmartRun,
-    m: &mut PassMetrics,
-    start: u64,
-) {
+fn individual(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut PassCx) -> Ran {
+    let mut ran = Ran::default();
+    let view = cx.view;
     let ic = pass.individual_config.clone().unwrap_or_default();
     let selected = select(draft, &pass.selection);
     // Messages with an override run with their own operations; the others with the defaults.
@@ -238,13 +184,13 @@ fn individual(
     let mut groups: Vec<(Vec<usize>, ContentOps)> = vec![(plain, ops_for(config, &ic.defaults, &ic.thresholds))];
     groups.extend(overridden.into_iter().map(|(i, ops)| (vec![i], ops_for(config, &ops, &ic.thresholds))));
     let target = config.target_tokens.or_else(|| {
-        config.target_reduction_percent.map(|p| (r.tokens_before as f64 * (1.0 - p / 100.0)).max(0.0) as u64)
+        config.target_reduction_percent.map(|p| (cx.tokens_before as f64 * (1.0 - p / 100.0)).max(0.0) as u64)
     });
-    let mut current = start;
+    let mut current = cx.tokens_now;
     for (messages, ops) in groups {
         let mut run = OpsRun {
-            encoding: r.encoding,
-            summarizer: r.summarizer.as_deref_mut(),
+            encoding: cx.encoding,
+            summarizer: cx.summarizer.as_deref_mut(),
             pricing: config.pricing.as_ref(),
             task_id: config.task_id.clone(),
             target_tokens: target,
@@ -252,11 +198,12 @@ fn individual(
         };
         let o = content_ops::run(draft, view, &messages, &ops, &mut run);
         current = run.current_tokens;
-        m.callback_calls += o.callback_calls;
-        m.summarize_fallbacks += o.summarize_fallbacks;
-        m.cost += o.cost;
-        m.errors.extend(o.summarize_errors);
+        ran.callback_calls += o.callback_calls;
+        ran.summarize_fallbacks += o.summarize_fallbacks;
+        ran.cost += o.cost;
+        ran.errors.extend(o.summarize_errors);
     }
+    ran
 }
 
 fn merge(defaults: &ContentTypeOps, over: &ContentTypeOps) -> ContentTypeOps {
@@ -268,23 +215,17 @@ fn merge(defaults: &ContentTypeOps, over: &ContentTypeOps) -> ContentTypeOps {
     }
 }
 
-fn batch(
-    draft: &mut Draft,
-    pass: &PassConfig,
-    config: &SmartConfig,
-    r: &mut SmartRun,
-    m: &mut PassMetrics,
-    out: &mut SmartOutcome,
-) {
+fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut PassCx) -> Ran {
+    let mut ran = Ran::default();
     let bc = pass.batch_config.clone().unwrap_or_default();
     if bc.operation == BatchOperation::Keep {
-        m.skipped = Some("batch operation \"keep\"".into());
-        return;
+        ran.skipped = Some("batch operation \"keep\"".into());
+        return ran;
     }
-    let Some(summarizer) = r.summarizer.as_deref_mut() else {
-        m.skipped =
+    let Some(summarizer) = cx.summarizer.as_deref_mut() else {
+        ran.skipped =
             Some("no summarize callback: a batch summary cannot fall back to truncation, the messages stay".into());
-        return;
+        return ran;
     };
     let s = &bc.summarization_config;
     let n = draft.layout.len();
@@ -296,11 +237,11 @@ fn batch(
     }
     drop(current);
     if to <= keep_first + 1 {
-        m.skipped = Some("too few messages between the kept head and tail".into());
-        return;
+        ran.skipped = Some("too few messages between the kept head and tail".into());
+        return ran;
     }
     let prompt = prompt_or_default(s.custom_prompt.as_deref());
-    m.callback_calls += 1;
+    ran.callback_calls += 1;
     match summarize_span(
         draft,
         keep_first,
@@ -311,22 +252,16 @@ fn batch(
         config.task_id.clone(),
         config.pricing.as_ref(),
         summarizer,
-        r.encoding,
+        cx.encoding,
     ) {
         Ok(b) => {
-            m.cost += b.cost;
-            if !out.summary.is_empty() {
-                out.summary.push_str("\n\n");
-            }
-            out.summary.push_str(&b.summary);
+            ran.cost += b.cost;
+            ran.summary = Some(b.summary);
         }
         Err(e) => {
-            m.skipped = Some(format!("summary not used: {e}"));
-            m.errors.push(e.to_string());
+            ran.skipped = Some(format!("summary not used: {e}"));
+            ran.errors.push(e.to_string());
         }
     }
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1000.0
+    ran
 }
