@@ -2,8 +2,8 @@
 // self-contained (no URL it would load, a CSP denying the network), escapes what the history
 // holds, says what each pass did to each message (exactly, pass by pass), and works in headless
 // Chromium (Debian's `chromium`, driven by playwright-core): a bar per message on each side, the
-// passes' totals as in the metrics, the full text on click, dedup links to the kept copy, and a
-// screenshot that shows it.
+// passes' totals as in the metrics, the full text on click, dedup links to the kept copy, a screenshot
+// that shows it; long histories (report-html-browse.ts): the rows in view only, search, filters, jump.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +15,8 @@ import { condense, type ApiMessage, type CondenseOptions, type SummarizeRequest 
 import { alignHistories, buildReportData, renderHtmlReport, traceCondense } from '../lib/report-html.js'
 import { FIXTURE_DIR, HAVE_FIXTURES, loadFixture, itReal } from './helpers.js'
 import { launchChromium } from '../scripts/chromium.mjs'
-import { assertSelfContained, openReport, pageData, pngColors } from './report-page.js'
+import { assertSelfContained, everyBar, openReport, pageData, pngColors, reveal } from './report-page.js'
+import { browsingTests } from './report-html-browse.js'
 import { completion, startMockLLM } from './mock-llm-server.js'
 
 const ROOT = join(__dirname, '..')
@@ -233,10 +234,12 @@ describe('in headless Chromium', () => {
   itReal('renders a bar per message on each side, and the passes totals of the metrics; loads nothing', async () => {
     const { page, attempted, errors } = await open(dedupHtml, 'dedup.html')
     const { result } = dedupTrace
-    expect(await page.locator('.bar[data-side="before"]').count()).toBe(dedupBefore.length)
-    expect(await page.locator('.bar[data-side="after"]').count()).toBe(result.messages.length)
+    const bars = await everyBar(page)
+    const indices = (side: string) => bars.flatMap((b) => (b.side === side ? [b.index] : [])).sort((a, b) => a - b)
+    expect(indices('before')).toEqual(dedupBefore.map((_m, i) => i))
+    expect(indices('after')).toEqual(result.messages.map((_m, j) => j))
     // Bars are drawn (width > 0), colored by content type.
-    const widths = await page.locator('.bar').evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width))
+    const widths = bars.map((b) => b.width)
     expect(Math.min(...widths)).toBeGreaterThan(0)
     const colors = await page
       .locator('.bar[data-side="before"][data-index="0"] .seg')
@@ -280,14 +283,11 @@ describe('in headless Chromium', () => {
     const big = tokens.indexOf(Math.max(...tokens))
     const mid = tokens.findIndex((t) => t > tokens[big] / 20 && t < tokens[big] / 2)
     expect(mid).toBeGreaterThan(-1)
-    const ratio = () =>
-      page.evaluate(
-        ([a, b]) => {
-          const w = (i: number) => document.querySelector(`.bar[data-side="before"][data-index="${i}"]`)!.getBoundingClientRect().width
-          return w(a) / w(b)
-        },
-        [mid, big],
-      )
+    const width = async (i: number) => {
+      await reveal(page, `.bar[data-side="before"][data-index="${i}"]`)
+      return page.locator(`.bar[data-side="before"][data-index="${i}"]`).evaluate((b) => b.getBoundingClientRect().width)
+    }
+    const ratio = async () => (await width(mid)) / (await width(big))
     expect(await ratio()).toBeCloseTo(Math.sqrt(tokens[mid] / tokens[big]), 2)
     await page.click('[data-scale="linear"]')
     expect(await ratio()).toBeCloseTo(tokens[mid] / tokens[big], 2)
@@ -340,8 +340,8 @@ describe('in headless Chromium', () => {
     const { page, errors } = await open(dedupHtml, 'dedup-link.html')
     // Message 34 reads README.md again: its badge links to message 28, the kept copy.
     const link = page.locator('#b-34 a.badge.k-deduplicated[data-ref="28"]')
+    await reveal(page, '#b-34', 'start')
     expect(await link.count()).toBe(1)
-    await page.evaluate(() => document.getElementById('b-34')!.scrollIntoView({ block: 'start' }))
     const kept = page.locator('#b-28')
     const inView = () =>
       kept.evaluate((el) => {
@@ -393,6 +393,8 @@ describe('in headless Chromium', () => {
     await page.close()
   })
 })
+
+describe('browsing a long history in headless Chromium', () => browsingTests(tmp))
 
 // ---------------------------------------------------------------------------------------------
 // The command line

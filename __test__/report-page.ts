@@ -1,6 +1,6 @@
-// The report page's test helpers (__test__/report-html.test.ts): the page's embedded data, what a
-// self-contained page must not hold, and opening a page in headless Chromium with the network
-// guarded.
+// The report page's test helpers (__test__/report-html.test.ts and report-html-browse.ts): the
+// page's embedded data, what a self-contained page must not hold, and opening a page in headless
+// Chromium with the network guarded, then scrolling its list (only the rows in view are rendered).
 import { writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
@@ -90,4 +90,49 @@ export async function pngColors(page: Page, png: Buffer): Promise<number> {
     for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2])
     return seen.size
   }, png.toString('base64'))
+}
+
+/** Scrolls the window top to bottom half a view at a time (the list renders only the rows in view
+ * and a margin), and returns every bar rendered on the way: side, index and drawn width. */
+export async function everyBar(page: Page): Promise<Array<{ side: string; index: number; width: number }>> {
+  return page.evaluate(async () => {
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
+    const seen = new Map<string, { side: string; index: number; width: number }>()
+    window.scrollTo(0, 0)
+    for (;;) {
+      await frames()
+      for (const b of document.querySelectorAll<HTMLElement>('.bar')) {
+        seen.set(`${b.dataset.side}:${b.dataset.index}`, { side: b.dataset.side!, index: Number(b.dataset.index), width: b.getBoundingClientRect().width })
+      }
+      const y = window.scrollY
+      window.scrollBy(0, window.innerHeight / 2)
+      if (window.scrollY === y) break
+    }
+    window.scrollTo(0, 0)
+    await frames()
+    return [...seen.values()]
+  })
+}
+
+/** Scrolls the window down from the top until `selector` is rendered, then puts it at `block`. */
+export async function reveal(page: Page, selector: string, block: ScrollLogicalPosition = 'center') {
+  await page.evaluate(
+    async ([sel, at]) => {
+      const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))
+      window.scrollTo(0, 0)
+      for (;;) {
+        await frames()
+        const el = document.querySelector(sel)
+        if (el) {
+          el.scrollIntoView({ block: at as ScrollLogicalPosition })
+          await frames()
+          return
+        }
+        const y = window.scrollY
+        window.scrollBy(0, window.innerHeight / 2)
+        if (window.scrollY === y) throw new Error(`${sel} is rendered nowhere on the page`)
+      }
+    },
+    [selector, block],
+  )
 }
