@@ -2,21 +2,22 @@
 // self-contained (no URL it would load, a CSP denying the network), escapes what the history
 // holds, says what each pass did to each message (exactly, pass by pass), and works in headless
 // Chromium (Debian's `chromium`, driven by playwright-core): a bar per message on each side, the
-// passes' totals as in the metrics, the full text on click, dedup links to the kept copy, and a
-// screenshot that shows it.
+// passes' totals as in the metrics, the full text on click, dedup links to the kept copy, a screenshot
+// that shows it; long histories (report-html-browse.ts): the rows in view only, search, filters, jump.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { condense, type ApiMessage, type CondenseOptions, type CondenseResult, type SummarizeRequest } from '../lib/index.js'
 import { generateHistory } from '../fixtures/generate.mjs'
-import { buildReportData, renderHtmlReport, type ReportData } from '../lib/report-html.js'
+import { buildReportData, renderHtmlReport } from '../lib/report-html.js'
 import { FIXTURE_DIR, HAVE_FIXTURES, loadFixture, itReal } from './helpers.js'
 import { launchChromium } from '../scripts/chromium.mjs'
+import { assertSelfContained, everyBar, openReport, pageData, pngColors, reveal } from './report-page.js'
+import { browsingTests } from './report-html-browse.js'
 import { completion, startMockLLM } from './mock-llm-server.js'
 
 const ROOT = join(__dirname, '..')
@@ -31,48 +32,6 @@ const HOSTILE = '</script><img src=x onerror=alert(1)>'
 const balanced: CondenseOptions = { provider: 'smart', config: { preset: 'balanced' } }
 const ACTIONS = ['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized'] as const
 const standIn = async (r: SummarizeRequest) => `Stand-in summary of ${r.messages.length} messages (${r.purpose}).`
-
-/** The page's embedded data. */
-function pageData(html: string): ReportData {
-  const m = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html)
-  expect(m).not.toBeNull()
-  return JSON.parse(m![1])
-}
-
-/** What a self-contained page must not hold: anything the browser would fetch. The history's own
- * text (which holds URLs) may only be in the embedded data and in escaped title attributes. */
-function assertSelfContained(html: string) {
-  const markup = html
-    .replace(/<script type="application\/json" id="report-data">[\s\S]*?<\/script>/, '<script type="application/json"></script>')
-    .replace(/ title="[^"<>]*"/g, '')
-  expect(markup.length).toBeLessThan(html.length)
-  const scripts = [...markup.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1])
-  const styles = [...markup.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1])
-  expect(scripts).toHaveLength(1)
-  expect(styles).toHaveLength(1)
-  const tags = markup.replace(/<(script|style)>[\s\S]*?<\/\1>/g, '').match(/<[a-z][^>]*>/gi) ?? []
-  expect(tags.length).toBeGreaterThan(100)
-  // No attribute that loads a URL, other than data: (the empty favicon) and links within the page.
-  const loads = tags.flatMap((t) =>
-    [...t.matchAll(/\s(src|href|action|formaction|poster|srcset|background|data|xlink:href)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi)].map((m) =>
-      m[2].replace(/^["']|["']$/g, ''),
-    ),
-  )
-  expect(loads.filter((v) => !/^(#b-\d+|data:,)$/.test(v))).toEqual([])
-  expect(tags.filter((t) => /^<(iframe|object|embed|base|img|video|audio|source|form|frame)\b/i.test(t))).toEqual([])
-  expect(tags.filter((t) => /^<link\b/i.test(t))).toEqual(['<link rel="icon" href="data:,">'])
-  expect(tags.filter((t) => /^<script\b/i.test(t))).toEqual(['<script type="application/json">'])
-  expect(tags).toContain(
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
-  )
-  // The CSS loads nothing; the script fetches nothing and makes no element that would.
-  expect(styles[0]).not.toMatch(/@import|url\(/i)
-  expect(scripts[0]).not.toMatch(
-    /fetch\(|XMLHttpRequest|WebSocket|EventSource|sendBeacon|import\(|new Image|\.src\s*=|createElement\(['"](img|script|link|iframe)|innerHTML|document\.write/,
-  )
-  // Outside the embedded data and the escaped text, no URL at all.
-  expect(markup).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i)
-}
 
 let dedupBefore: ApiMessage[]
 let dedupResult: CondenseResult
@@ -230,48 +189,8 @@ describe('in headless Chromium', () => {
     await browser?.close()
   })
 
-  /** Opens an HTML page from a file with every request but file: and data: aborted and recorded. */
-  async function open(html: string, name: string) {
-    const file = join(tmp, name)
-    writeFileSync(file, html)
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } })
-    const attempted: string[] = []
-    const errors: string[] = []
-    const dialogs: string[] = []
-    page.on('request', (r) => {
-      if (!/^(file|data):/.test(r.url())) attempted.push(r.url())
-    })
-    await page.route('**', (route) => (/^(file|data):/.test(route.request().url()) ? route.continue() : route.abort()))
-    page.on('pageerror', (e) => errors.push(String(e)))
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text())
-    })
-    page.on('dialog', (d) => {
-      dialogs.push(d.message())
-      void d.dismiss()
-    })
-    await page.goto(pathToFileURL(file).href)
-    await page.waitForSelector('html[data-ready="true"]')
-    return { page, attempted, errors, dialogs }
-  }
-
-  /** Distinct colors of a PNG, decoded by the browser itself. */
-  async function pngColors(page: Page, png: Buffer): Promise<number> {
-    return page.evaluate(async (b64) => {
-      const img = new Image()
-      img.src = `data:image/png;base64,${b64}`
-      await img.decode()
-      const canvas = document.createElement('canvas')
-      canvas.width = img.width
-      canvas.height = img.height
-      const ctx = canvas.getContext('2d')!
-      ctx.drawImage(img, 0, 0)
-      const px = ctx.getImageData(0, 0, img.width, img.height).data
-      const seen = new Set<number>()
-      for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2])
-      return seen.size
-    }, png.toString('base64'))
-  }
+  /** Opens an HTML page from a file, 1400x900, with every request but file: and data: aborted and recorded. */
+  const open = (html: string, name: string) => openReport(browser, join(tmp, name), html)
 
   it('the network guard sees what a page tries to load (a control page)', async () => {
     const { page, attempted } = await open(
@@ -286,10 +205,12 @@ describe('in headless Chromium', () => {
   itReal('renders a bar per message on each side, and the passes totals of the metrics; loads nothing', async () => {
     const { page, attempted, errors } = await open(dedupHtml, 'dedup.html')
     const result = dedupResult
-    expect(await page.locator('.bar[data-side="before"]').count()).toBe(dedupBefore.length)
-    expect(await page.locator('.bar[data-side="after"]').count()).toBe(result.messages.length)
+    const bars = await everyBar(page)
+    const indices = (side: string) => bars.flatMap((b) => (b.side === side ? [b.index] : [])).sort((a, b) => a - b)
+    expect(indices('before')).toEqual(dedupBefore.map((_m, i) => i))
+    expect(indices('after')).toEqual(result.messages.map((_m, j) => j))
     // Bars are drawn (width > 0), colored by content type.
-    const widths = await page.locator('.bar').evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width))
+    const widths = bars.map((b) => b.width)
     expect(Math.min(...widths)).toBeGreaterThan(0)
     const colors = await page
       .locator('.bar[data-side="before"][data-index="0"] .seg')
@@ -335,14 +256,11 @@ describe('in headless Chromium', () => {
     const big = tokens.indexOf(Math.max(...tokens))
     const mid = tokens.findIndex((t) => t > tokens[big] / 20 && t < tokens[big] / 2)
     expect(mid).toBeGreaterThan(-1)
-    const ratio = () =>
-      page.evaluate(
-        ([a, b]) => {
-          const w = (i: number) => document.querySelector(`.bar[data-side="before"][data-index="${i}"]`)!.getBoundingClientRect().width
-          return w(a) / w(b)
-        },
-        [mid, big],
-      )
+    const width = async (i: number) => {
+      await reveal(page, `.bar[data-side="before"][data-index="${i}"]`)
+      return page.locator(`.bar[data-side="before"][data-index="${i}"]`).evaluate((b) => b.getBoundingClientRect().width)
+    }
+    const ratio = async () => (await width(mid)) / (await width(big))
     expect(await ratio()).toBeCloseTo(Math.sqrt(tokens[mid] / tokens[big]), 2)
     await page.click('[data-scale="linear"]')
     expect(await ratio()).toBeCloseTo(tokens[mid] / tokens[big], 2)
@@ -397,8 +315,8 @@ describe('in headless Chromium', () => {
     // Message 34 reads README.md again: its badge links to message 28, the copy its reference
     // pointed at (omitted now: a later pass shortened that copy).
     const link = page.locator('#b-34 a.badge.k-omitted[data-ref="28"]')
+    await reveal(page, '#b-34', 'start')
     expect(await link.count()).toBe(1)
-    await page.evaluate(() => document.getElementById('b-34')!.scrollIntoView({ block: 'start' }))
     const kept = page.locator('#b-28')
     const inView = () =>
       kept.evaluate((el) => {
@@ -450,6 +368,8 @@ describe('in headless Chromium', () => {
     await page.close()
   })
 })
+
+describe('browsing a long history in headless Chromium', () => browsingTests(tmp))
 
 // ---------------------------------------------------------------------------------------------
 // The command line

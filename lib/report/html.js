@@ -1,5 +1,7 @@
 // The report page: one self-contained HTML file (inline CSS and script, the data as JSON, no
-// network). Escapes everything that comes from the history.
+// network). Writes the header, the passes' table, the legend (the filters), the search and the
+// panel; the page's script builds the message grid from the data, only the rows in view. Escapes
+// everything that comes from the history.
 'use strict'
 
 const { readFileSync } = require('node:fs')
@@ -8,9 +10,20 @@ const { CONTENT_TYPES, KINDS } = require('./messages.js')
 const { buildReportData } = require('./data.js')
 const { CSS } = require('./style.js')
 
-/** The page's script (client.js, a browser script) from its function on, inlined into every page. */
-const CLIENT_SOURCE = readFileSync(join(__dirname, 'client.js'), 'utf8')
-const CLIENT_SCRIPT = CLIENT_SOURCE.slice(CLIENT_SOURCE.indexOf('function clientScript()')).trim()
+/** The page's script: browser files, each inlined from its first top-level function on (their
+ * header comments and lint directives stay out), in one function that runs `clientScript`. */
+const CLIENT_FILES = ['client.js', 'client-virtual.js', 'client-cells.js', 'client-panel.js']
+const CLIENT_SCRIPT = `(function () {
+'use strict'
+${CLIENT_FILES.map((name) => {
+  const source = readFileSync(join(__dirname, name), 'utf8')
+  const at = source.search(/^function /m)
+  if (at < 0) throw new Error(`lib/report/${name}: no top-level function to inline`)
+  return source.slice(at).trim()
+}).join('\n')}
+clientScript()
+})()`
+if (/<\/script|<!--/i.test(CLIENT_SCRIPT)) throw new Error('lib/report/client*.js: the inlined script must not hold </script or <!--')
 
 // ---------------------------------------------------------------------------------------------
 // HTML
@@ -21,100 +34,14 @@ function escapeHtml(value) {
 }
 
 /** JSON safe inside a <script> element: no `<` (so no `</script>` or `<!--`), no line separators. */
+const JSON_ESCAPES = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' }
 function scriptJson(value) {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => JSON_ESCAPES[c])
 }
 
 const fmt = (n) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '—')
 const pct = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${n.toFixed(1)}%` : '—')
 const plural = (n, one, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`
-
-/** Bar length: the square root of the tokens by default (small messages stay visible beside large
- * ones); the page switches to tokens. */
-const barWidth = (tokens, maxTokens) => Math.max(0, Math.min(100, (100 * Math.sqrt(tokens)) / Math.sqrt(maxTokens)))
-
-function barHtml(side, item, maxTokens) {
-  const width = barWidth(item.tokens, maxTokens)
-  const segments = CONTENT_TYPES.filter(([key]) => item.types[key] > 0)
-    .map(
-      ([key, label]) =>
-        `<span class="seg t-${key}" style="flex:${item.types[key]} 1 0" title="${escapeHtml(`${label}: ${fmt(item.types[key])} tokens`)}"></span>`,
-    )
-    .join('')
-  const label = `${side === 'before' ? 'Before' : 'After'} #${item.index}, ${item.role}, ${fmt(item.tokens)} tokens`
-  return `<button type="button" class="bar" data-side="${side}" data-index="${item.index}" data-tokens="${item.tokens}" style="width:${width.toFixed(3)}%" aria-label="${escapeHtml(label)}" title="${escapeHtml(`${label}\n${item.preview}`)}">${segments}</button>`
-}
-
-function badgesHtml(actions) {
-  if (actions.length === 0) return ''
-  const out = []
-  const shown = new Set()
-  for (const a of actions) {
-    const key = `${a.kind}:${a.ref ?? ''}:${a.pass ?? ''}`
-    if (shown.has(key)) continue
-    shown.add(key)
-    const same = actions.filter((x) => `${x.kind}:${x.ref ?? ''}:${x.pass ?? ''}` === key)
-    const title = `${a.passName}: ${same.map((x) => x.marker ?? KINDS[x.kind]).join('\n')}`
-    const count = same.length > 1 ? ` ×${same.length}` : ''
-    if ((a.kind === 'deduplicated' || a.kind === 'omitted' || a.kind === 'superseded') && a.ref !== undefined) {
-      const arrow = a.kind === 'superseded' ? `superseded by #${a.ref}` : a.kind === 'omitted' ? `omitted, copy of #${a.ref}` : `dedup → #${a.ref}`
-      out.push(`<a class="badge k-${a.kind} ref" href="#b-${a.ref}" data-ref="${a.ref}" title="${escapeHtml(title)}">${escapeHtml(arrow + count)}</a>`)
-    } else {
-      out.push(`<span class="badge k-${a.kind}" title="${escapeHtml(title)}">${escapeHtml(KINDS[a.kind] + count)}</span>`)
-    }
-  }
-  return out.join('')
-}
-
-function roleHtml(role, isSummary) {
-  const r = role === 'assistant' ? 'A' : role === 'user' ? 'U' : '?'
-  return `<span class="role r-${escapeHtml(role)}${isSummary ? ' summary' : ''}" title="${escapeHtml(isSummary ? `${role} (summary)` : role)}">${isSummary ? 'Σ' : r}</span>`
-}
-
-const badgeLine = (html) => (html ? `<div class="badges">${html}</div>` : '')
-
-function cellsHtml(data) {
-  const out = []
-  data.rows.forEach((row, r) => {
-    const gridRow = r + 2
-    if (row.before !== null) {
-      const b = data.before[row.before]
-      out.push(
-        `<div class="cell before" id="b-${b.index}" data-index="${b.index}" style="grid-row:${gridRow}">` +
-          `<span class="idx">#${b.index}</span>${roleHtml(b.role, b.isSummary)}<div class="track">${barHtml('before', b, data.maxTokens)}</div>` +
-          `<span class="tok">${fmt(b.tokens)}</span>${badgeLine(badgesHtml(b.actions))}</div>`,
-      )
-    } else {
-      out.push(`<div class="cell before empty" style="grid-row:${gridRow}"><span class="note">added by the condensation</span></div>`)
-    }
-    if (row.after !== null) {
-      const a = data.after[row.after]
-      const orig =
-        a.from !== undefined ? data.before[a.from].tokens : a.covers ? data.before.slice(a.covers[0], a.covers[1] + 1).reduce((n, x) => n + x.tokens, 0) : 0
-      const ghost = orig > a.tokens ? `<span class="ghost" data-tokens="${orig}" style="width:${barWidth(orig, data.maxTokens).toFixed(3)}%"></span>` : ''
-      const delta = orig > 0 && orig !== a.tokens ? `<span class="delta">${a.tokens < orig ? '−' : '+'}${fmt(Math.abs(orig - a.tokens))}</span>` : ''
-      let state
-      if (a.same !== undefined) state = ''
-      else if (a.covers)
-        state = `<span class="badge k-summarized">summary of #${a.covers[0]}–#${a.covers[1]} (${plural(a.covers[1] - a.covers[0] + 1, 'message')})</span>`
-      else if (a.inserted) state = '<span class="badge k-changed">added</span>'
-      else state = badgesHtml(data.before[a.from].actions.filter((x) => x.kind !== 'removed'))
-      out.push(
-        `<div class="cell after${a.covers ? ' spans' : ''}" id="a-${a.index}" data-index="${a.index}"${a.from !== undefined ? ` data-from="${a.from}"` : ''}${a.covers ? ` data-covers="${a.covers[0]}-${a.covers[1]}"` : ''} style="grid-row:${gridRow} / span ${row.span}">` +
-          `<span class="idx">#${a.index}</span>${roleHtml(a.role, a.isSummary)}<div class="track">${ghost}${barHtml('after', a, data.maxTokens)}</div>` +
-          `<span class="tok">${fmt(a.tokens)}${delta}</span>${badgeLine(state)}</div>`,
-      )
-    } else if (!row.covered) {
-      out.push(`<div class="cell after empty" style="grid-row:${gridRow}"><span class="note">removed</span></div>`)
-    }
-  })
-  return out.join('\n')
-}
 
 function actionsSummary(kinds) {
   const order = ['deduplicated', 'superseded', 'omitted', 'truncated', 'suppressed', 'summarized', 'removed', 'changed']
@@ -184,16 +111,56 @@ function passesHtml(data) {
   )
 }
 
+const KIND_HELP = {
+  kept: 'nothing happened to it (no badge)',
+  deduplicated: 'repeated content replaced by a reference to the copy kept',
+  superseded: 'an older state replaced by a note naming the newer one',
+  omitted: 'a copy left out, naming the one kept',
+  truncated: 'shortened',
+  suppressed: 'content replaced by a note',
+  summarized: 'replaced by a summary',
+  removed: 'left out of the history',
+  changed: 'changed otherwise, or added by the condensation',
+}
+
+/** The legend, whose entries are the filters: content types and what happened (the page's script
+ * counts the rows of each and toggles them). */
 function legendHtml(data) {
   const used = new Set()
   for (const m of [...data.before, ...data.after]) for (const k of Object.keys(m.types)) used.add(k)
   const types = CONTENT_TYPES.filter(([key]) => used.has(key) || key !== 'other')
-    .map(([key, label]) => `<span class="lg${used.has(key) ? '' : ' unused'}"><i class="sw t-${key}"></i>${escapeHtml(label)}</span>`)
+    .map(
+      ([key, label]) =>
+        `<button type="button" class="f lg${used.has(key) ? '' : ' unused'}" data-type="${key}" aria-pressed="false"><i class="sw t-${key}"></i>${escapeHtml(label)}<span class="n"></span></button>`,
+    )
     .join('')
-  const kinds = ['kept', 'deduplicated', 'superseded', 'omitted', 'truncated', 'suppressed', 'summarized', 'removed']
-    .map((k) => `<span class="badge k-${k}">${k === 'kept' ? 'kept: no badge' : KINDS[k]}</span>`)
+  const kinds = Object.keys(KINDS)
+    .map(
+      (k) =>
+        `<button type="button" class="f" data-kind="${k}" aria-pressed="false" title="${escapeHtml(KIND_HELP[k])}"><span class="badge k-${k}">${escapeHtml(KINDS[k])}</span><span class="n"></span></button>`,
+    )
     .join('')
-  return `<div class="legend" id="legend"><div><b>Content</b>${types}</div><div><b>What happened</b>${kinds}<span class="lg"><i class="sw ghost-sw"></i>tokens removed</span></div></div>`
+  return (
+    `<div class="legend" id="legend"><div role="group" aria-label="Show content types" id="filter-types"><b>Content</b>${types}</div>` +
+    `<div role="group" aria-label="Show what happened" id="filter-kinds"><b>What happened</b>${kinds}<span class="lg"><i class="sw ghost-sw"></i>tokens removed</span></div>` +
+    `<div class="fnote"><span>Click to show only those rows (types or kinds: any of them; both: each).</span><span id="shown-count" class="count" aria-live="polite"></span><button type="button" class="link" id="filter-clear" hidden>show all</button></div></div>`
+  )
+}
+
+/** The search box, the jump to a message and the column heads: sticky above the messages. */
+function finderHtml(data, sumBefore, sumAfter) {
+  const t = data.totals
+  return `<div class="mhead" id="mhead">
+<div class="finder" role="search">
+<input type="search" id="search" placeholder="Search the messages' text  ( / )" aria-label="Search the messages' text" autocomplete="off" spellcheck="false">
+<button type="button" id="search-prev" title="Previous match (Shift+Enter)" aria-label="Previous match">↑</button><button type="button" id="search-next" title="Next match (Enter)" aria-label="Next match">↓</button>
+<span id="search-count" class="count" aria-live="polite"></span>
+<label class="only"><input type="checkbox" id="search-only"> only matches</label>
+<span class="jump"><label for="jump">Go to #</label><input type="text" id="jump" inputmode="numeric" placeholder="123" autocomplete="off" title="A message before, by its number (Enter)"></span>
+<span id="jump-status" class="count" aria-live="polite"></span>
+</div>
+<div class="colheads"><div class="colhead">Before <span>${plural(t.messagesBefore, 'message')} · ${fmt(sumBefore)} tokens</span></div><div class="colhead">After <span>${plural(t.messagesAfter, 'message')} · ${fmt(sumAfter)} tokens</span></div></div>
+</div>`
 }
 
 /**
@@ -243,24 +210,26 @@ function renderHtmlReport(before, result, options = {}) {
 </header>
 ${data.error ? `<div class="banner error" role="alert">Not condensed: ${escapeHtml(data.error)}</div>` : ''}
 ${data.note ? `<div class="banner note">${escapeHtml(data.note)}</div>` : ''}
-<section aria-label="Passes">${passesHtml(data)}${restorable ? `<div class="pnote">${escapeHtml(restorable)}</div>` : ''}</section>
+<section class="passes-wrap" aria-label="Passes">${passesHtml(data)}${restorable ? `<div class="pnote">${escapeHtml(restorable)}</div>` : ''}</section>
 ${legendHtml(data)}
-<div class="toolbar"><span>Click a bar for the message's full text; click a badge's #N for the copy it refers to.</span><span class="seg-toggle" role="group" aria-label="Bar length"><span class="lbl">bar length</span><button type="button" data-scale="sqrt" aria-pressed="true">√ tokens</button><button type="button" data-scale="linear" aria-pressed="false">tokens</button></span></div>
+<div class="toolbar"><span>Click a bar for the message's full text; click a badge's #N for the copy it refers to; ↑ ↓ move through the messages.</span><span class="seg-toggle" role="group" aria-label="Bar length"><span class="lbl">bar length</span><button type="button" data-scale="sqrt" aria-pressed="true">√ tokens</button><button type="button" data-scale="linear" aria-pressed="false">tokens</button></span></div>
 <main class="messages" id="messages" data-before="${data.before.length}" data-after="${data.after.length}">
-<div class="colhead" style="grid-column:1;grid-row:1">Before <span>${plural(t.messagesBefore, 'message')} · ${fmt(sumBefore)} tokens</span></div>
-<div class="colhead" style="grid-column:2;grid-row:1">After <span>${plural(t.messagesAfter, 'message')} · ${fmt(sumAfter)} tokens</span></div>
-${cellsHtml(data)}
+${finderHtml(data, sumBefore, sumAfter)}
+<div class="rows" id="rows"></div>
 </main>
 </div>
-<aside class="panel" id="panel" aria-live="polite">
+<aside class="panel collapsed" id="panel" aria-label="Message text">
+<button type="button" class="pbar" id="panel-toggle" aria-expanded="false" aria-controls="panel-body">Message text <span>show ▴</span></button>
+<div id="panel-body" aria-live="polite">
 <h2>Message text</h2>
 <p class="hint">Click a bar to see a message's full text, what each pass did to it, and its other side.</p>
 <h3>Per content type</h3>
 ${legendTotals(data)}
+</div>
 </aside>
 </div>
 <script type="application/json" id="report-data">${scriptJson(data)}</script>
-<script>(${CLIENT_SCRIPT})()</script>
+<script>${CLIENT_SCRIPT}</script>
 </body>
 </html>
 `

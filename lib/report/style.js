@@ -50,15 +50,47 @@ table.passes.ops{width:auto;min-width:50%}
 .lg.unused{opacity:.45}
 .sw{display:inline-block;width:12px;height:12px;border-radius:3px}
 .ghost-sw{border:1px dashed #9aa3b2;background:repeating-linear-gradient(135deg,#eef0f4 0 3px,#fff 3px 6px)}
-.toolbar{display:flex;justify-content:space-between;align-items:center;margin:4px 0 6px;color:var(--muted);font-size:12px}
+.toolbar{display:flex;justify-content:space-between;align-items:center;gap:6px 12px;margin:4px 0 6px;color:var(--muted);font-size:12px}
+.toolbar .seg-toggle{flex:none;white-space:nowrap}
 .seg-toggle button{font:inherit;border:1px solid var(--line);background:var(--card);padding:2px 9px;cursor:pointer;color:var(--fg)}
 .seg-toggle button:first-of-type{border-radius:6px 0 0 6px}.seg-toggle button:last-of-type{border-radius:0 6px 6px 0;border-left:0}
 .seg-toggle .lbl{margin-right:6px}
 .seg-toggle button[aria-pressed=true]{background:#1f2430;color:#fff;border-color:#1f2430}
-.messages{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);column-gap:14px;background:var(--card);border:1px solid var(--line);border-radius:8px;padding:0 10px 6px}
-.colhead{position:sticky;top:0;z-index:3;background:var(--card);padding:8px 4px 6px;border-bottom:2px solid var(--line);font-weight:650;display:flex;justify-content:space-between}
+.messages{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:0 10px 6px}
+.mhead{position:sticky;top:0;z-index:3;background:var(--card);padding-top:8px}
+.finder{display:flex;flex-wrap:wrap;align-items:center;gap:6px 8px;padding:0 4px 8px;border-bottom:1px solid var(--line)}
+.finder input[type=search],.finder input[type=text]{font:inherit;border:1px solid #cfd5de;border-radius:6px;padding:3px 8px;background:#fff;color:var(--fg)}
+.finder input:focus-visible,.legend button.f:focus-visible,.finder button:focus-visible{outline:2px solid var(--accent);outline-offset:1px}
+#search{width:min(300px,100%)}
+#jump{width:72px;margin-left:4px}
+.finder button{font:inherit;border:1px solid var(--line);background:var(--card);border-radius:6px;padding:2px 8px;cursor:pointer;color:var(--fg)}
+.finder .only{display:inline-flex;align-items:center;gap:4px;color:var(--muted);font-size:12px}
+.finder .jump{margin-left:auto;color:var(--muted);font-size:12px}
+.count{color:var(--muted);font-size:12px;font-variant-numeric:tabular-nums}
+.colheads{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);column-gap:14px;border-bottom:2px solid var(--line)}
+.colhead{padding:8px 4px 6px;font-weight:650;display:flex;justify-content:space-between}
 .colhead span{color:var(--muted);font-weight:500}
-.cell{display:grid;grid-template-columns:34px 18px minmax(0,1fr) 74px;grid-template-rows:auto auto;align-items:center;column-gap:6px;padding:4px 4px;border-bottom:1px solid #f0f1f4;min-height:30px;scroll-margin:80px}
+.rows{position:relative;overflow-anchor:none}
+.messages.none .rows::before{content:"No row matches the filters.";display:block;padding:14px 4px;color:var(--muted)}
+.row{position:absolute;left:0;right:0;display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);column-gap:14px}
+.row.hit>.cell.before,.row.hit>.cell.after:not(.covered){box-shadow:inset 3px 0 0 #a855f7}
+.row.hit-current>.cell{background:#f5ecff}
+.cell.covered{border-bottom:0}
+.cell.over{position:absolute;left:calc(50% + 7px);right:0;z-index:1;overflow:clip}
+.cell.over>.idx,.cell.over>.role,.cell.over>.track,.cell.over>.tok{position:sticky;top:calc(var(--head,80px) + 6px)}
+.cell.over>.badges{position:sticky;top:calc(var(--head,80px) + 28px)}
+.legend button.f{font:inherit;font-size:12px;color:inherit;cursor:pointer;background:none;border:1px solid transparent;border-radius:10px;padding:1px 6px 1px 3px;display:inline-flex;align-items:center;gap:5px}
+.legend button.f:hover:not(:disabled){border-color:var(--line);background:#f6f7f9}
+.legend button.f[aria-pressed=true]{border-color:#1f2430;background:#eef1f6}
+.legend.filtering button.f[aria-pressed=false]{opacity:.55}
+.legend button.f:disabled{opacity:.4;cursor:default}
+.legend .n{color:var(--muted);font-size:11px;font-variant-numeric:tabular-nums}
+.legend .n:empty{display:none}
+.legend .fnote{flex-basis:100%;display:flex;flex-wrap:wrap;gap:4px 12px;color:var(--muted);font-size:12px}
+button.link{font:inherit;background:none;border:0;padding:0;color:var(--accent);cursor:pointer;text-decoration:underline}
+mark.hit{background:#f0abfc;color:inherit;border-radius:2px}
+.passes-wrap{overflow-x:auto}
+.cell{display:grid;grid-template-columns:34px 18px minmax(0,1fr) 74px;grid-template-rows:auto auto;align-items:center;column-gap:6px;padding:4px 4px;border-bottom:1px solid #f0f1f4;min-height:30px}
 .cell.empty{display:flex;align-items:center}
 .cell .note{color:#b0b6c2;font-style:italic;font-size:12px}
 .cell.spans{align-content:start;background:linear-gradient(90deg,#fff0f3,#fff 70%);border-left:3px solid #ff9da6}
@@ -89,6 +121,7 @@ a.badge:hover{text-decoration:underline}
 .k-changed{background:#ede9fe;color:#5b21b6}
 ${CONTENT_TYPES.map(([key, , color]) => `.t-${key}{background:${color}}`).join('\n')}
 aside.panel{position:sticky;top:0;height:100vh;overflow:auto;background:var(--card);border-left:1px solid var(--line);padding:16px 18px 30px}
+.pbar{display:none}
 .panel h2{font-size:15px;margin:0 0 4px}
 .panel .hint{color:var(--muted)}
 .panel .meta{color:var(--muted);margin-bottom:8px}
@@ -102,9 +135,21 @@ aside.panel{position:sticky;top:0;height:100vh;overflow:auto;background:var(--ca
 .part{margin-bottom:10px;border:1px solid var(--line);border-radius:6px;overflow:hidden}
 .part-label{background:#f3f4f7;font-size:11.5px;padding:3px 8px;color:#404756;display:flex;justify-content:space-between}
 .part pre{margin:0;padding:8px;white-space:pre-wrap;word-break:break-word;font-size:11.5px;line-height:1.45;max-height:none}
-mark.marker{background:#fff1b8;color:#5c3d00;border-radius:3px;padding:0 2px}
-mark.marker a{color:#1e40af}
 a{color:var(--accent)}
+@media (max-width:1100px){
+.layout{display:flex;flex-direction:column;height:100vh;min-height:0}
+.content{flex:1 1 0;overflow:auto;min-height:0;padding:0 12px 24px}
+header{padding-top:12px}
+table.passes th,table.passes td{padding:4px 5px}
+table.passes .pcell{min-width:110px}
+table.passes .acts{min-width:120px}
+aside.panel{position:static;flex:0 0 45vh;height:auto;border-left:0;border-top:2px solid var(--line);box-shadow:0 -4px 12px rgba(15,23,42,.08);padding-top:0}
+.pbar{display:flex;justify-content:space-between;align-items:center;width:100%;position:sticky;top:0;z-index:1;background:var(--card);border:0;border-bottom:1px solid var(--line);margin-bottom:10px;padding:9px 0;font:inherit;font-weight:650;color:var(--fg);cursor:pointer}
+.pbar span{color:var(--muted);font-weight:500;font-size:12px}
+aside.panel.collapsed{flex:0 0 auto;overflow:hidden;padding-bottom:0}
+aside.panel.collapsed .pbar{margin-bottom:0;border-bottom:0}
+aside.panel.collapsed #panel-body{display:none}
+}
 `
 
 module.exports = { CSS }
