@@ -96,6 +96,12 @@ export declare class Session {
   /** The changes that restore every reference in the pushed messages. */
   expand(): RawExpansion
   /**
+   * The changes that make the references in the pushed messages follow a summary that
+   * replaced positions `1..keep_start` (see `reference::follow_summary`); `only` flags the
+   * messages to look at.
+   */
+  followSummary(keepStart: number, only: Array<boolean>): RawExpansion
+  /**
    * Every problem the provider APIs would reject in the pushed messages (or in `instead`,
    * a value that is not an array), with its path, as JSON text (a list of any length crosses
    * as one string).

@@ -19,12 +19,13 @@
 //! Message indexes are 0-based positions in the array the marker is in.
 //! Never touches the messages: it reads them and returns changes.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::model::{slot_text, text_slots, TextRef};
+use crate::model::{slot_text, text_slots, Slot, TextRef};
 use crate::parse::reads::{find_reads, render_lines, Layout};
 
 const OPEN: &str = "⟨ Reference: ";
@@ -251,6 +252,68 @@ pub fn expand(messages: &[Value]) -> Expansion {
     out
 }
 
+/// After the messages at positions `1..keep_start` were replaced by one summary (the layout
+/// `[0, summary, keep_start..]`), the references in the kept messages `only` names point at old
+/// positions. A message whose references all keep their offset to their target has them
+/// renumbered (the seals still hold: a seal binds the offset); one with a reference into the
+/// replaced part, or to the first message from elsewhere (or the reverse), has its references
+/// expanded back to the bytes they stand for, then whatever cannot be expanded renumbered.
+/// Answers the new texts.
+pub fn follow_summary(messages: &[Value], keep_start: usize, only: &[bool]) -> Vec<(TextRef, String)> {
+    let now = |k: usize| {
+        if k == 0 {
+            0
+        } else if k >= keep_start {
+            k + 2 - keep_start
+        } else {
+            k
+        }
+    };
+    let mut expanded: Option<HashMap<TextRef, String>> = None;
+    let mut out = Vec::new();
+    let kept = std::iter::once(0).chain(keep_start.max(1)..messages.len());
+    for j in kept.filter(|&j| only.get(j).copied().unwrap_or(false)) {
+        let m = &messages[j];
+        let slots: Vec<(Slot, &str)> = text_slots(m)
+            .into_iter()
+            .filter_map(|s| Some((s, slot_text(m, s)?)))
+            .filter(|(_, t)| t.contains(OPEN))
+            .collect();
+        let refs: Vec<usize> = slots.iter().flat_map(|(_, t)| find_references(t)).map(|r| r.msg).collect();
+        if refs.is_empty() {
+            continue;
+        }
+        let expand_all = refs.iter().any(|&k| (1..keep_start).contains(&k) || (k == 0) != (j == 0));
+        for (slot, text) in slots {
+            let at = TextRef { msg: j, slot };
+            let source = if expand_all {
+                let map = expanded.get_or_insert_with(|| expand(messages).changes.into_iter().collect());
+                map.get(&at).map_or(text, String::as_str)
+            } else {
+                text
+            };
+            let mut new = String::with_capacity(source.len());
+            let mut pos = 0;
+            for r in find_references(source) {
+                let marker = &source[r.range.clone()];
+                let Some(tag) = marker.rfind(" · sha256:").and_then(|h| marker[..h].rfind("message #")) else {
+                    continue;
+                };
+                let digits = tag + "message #".len();
+                let end = digits + marker[digits..].bytes().take_while(u8::is_ascii_digit).count();
+                new.push_str(&source[pos..r.range.start + digits]);
+                new.push_str(&now(r.msg).to_string());
+                pos = r.range.start + end;
+            }
+            new.push_str(&source[pos..]);
+            if new != text {
+                out.push((at, new));
+            }
+        }
+    }
+    out
+}
+
 /// After a lossy pass or a summary, a reference may point at content that was since shortened,
 /// summarized or moved. Each reference in a changed text is checked against the message it names
 /// (by its position now): renumbered when the message moved, and turned into a plain
@@ -339,6 +402,41 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn references_follow_a_summary_renumbered_or_expanded() {
+        use serde_json::json;
+        let body = "line of output\n".repeat(30);
+        let other = "another output\n".repeat(30);
+        let text = |t: &str| json!({"role": "user", "content": [{"type": "text", "text": t}]});
+        let messages = vec![
+            text("task"),
+            text(&other),
+            text("b"),
+            text(&body),
+            text("x"),
+            text(&result_reference("execute_command", Some("ls"), 3, 5, &body)),
+            text(&result_reference("execute_command", Some("cat"), 1, 6, &other)),
+        ];
+        let only = vec![false, false, false, false, false, true, true];
+        let changes = follow_summary(&messages, 3, &only);
+        assert_eq!(changes.len(), 2);
+        let mut after: Vec<Value> = vec![messages[0].clone(), text("summary")];
+        after.extend(messages[3..].iter().cloned());
+        for (at, t) in &changes {
+            crate::model::set_slot_text(&mut after[at.msg + 2 - 3], at.slot, t.clone());
+        }
+        // Message 5 (now 4) points at 3 (now 2): renumbered, and its seal still holds there.
+        let moved = slot_text(&after[4], Slot::Text(0)).unwrap_or_default();
+        assert!(moved.contains("as message #2 · sha256:"), "{moved}");
+        let restored = expand(&after);
+        assert_eq!(restored.expanded, 1);
+        assert_eq!(restored.changes[0].1, body);
+        // Message 6 pointed into the summarized part: expanded back to its bytes.
+        assert_eq!(slot_text(&after[5], Slot::Text(0)), Some(other.as_str()));
+        // Messages not flagged are left alone.
+        assert!(follow_summary(&messages, 3, &[false; 7]).is_empty());
+    }
 
     #[test]
     fn markers_parse_back() {

@@ -3,7 +3,9 @@
 // writing a result back as tags. Works on copies; the caller's messages are never mutated.
 'use strict'
 
-const lib = require('../index.js')
+const native = require('../native.js')
+const { pushAll } = require('../crossing.js')
+const { applyChanges } = require('../apply.js')
 const { describe, isObject } = require('../values.js')
 const { finite, checkArray } = require('./host.js')
 
@@ -164,61 +166,8 @@ function compose(a, b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// References left by the lossless operations ("⟨ Reference: … message #N · sha256:… ⟩") name
-// positions; a summary after them moves or removes what they point at.
-
-const REFERENCE = /⟨ Reference: [^\n]*?message #(\d+) · sha256:[0-9a-fA-F]{12} ⟩/g
-
-/** The message with `fn` applied to each of its texts (the same object when nothing changes). */
-function mapTexts(m, fn) {
-  if (typeof m.content === 'string') {
-    const t = fn(m.content)
-    return t === m.content ? m : { ...m, content: t }
-  }
-  if (!Array.isArray(m.content)) return m
-  let changed = false
-  const content = m.content.map((b) => {
-    if (!b || typeof b !== 'object') return b
-    if (b.type === 'text' && typeof b.text === 'string') {
-      const t = fn(b.text)
-      if (t === b.text) return b
-      changed = true
-      return { ...b, text: t }
-    }
-    if (b.type === 'tool_result') {
-      if (typeof b.content === 'string') {
-        const t = fn(b.content)
-        if (t === b.content) return b
-        changed = true
-        return { ...b, content: t }
-      }
-      if (Array.isArray(b.content)) {
-        let partChanged = false
-        const parts = b.content.map((p) => {
-          if (!p || typeof p !== 'object' || typeof p.text !== 'string') return p
-          const t = fn(p.text)
-          if (t === p.text) return p
-          partChanged = true
-          return { ...p, text: t }
-        })
-        if (!partChanged) return b
-        changed = true
-        return { ...b, content: parts }
-      }
-    }
-    return b
-  })
-  return changed ? { ...m, content } : m
-}
-
-function referencedIndices(m) {
-  const out = []
-  mapTexts(m, (t) => {
-    for (const match of t.matchAll(REFERENCE)) out.push(Number(match[1]))
-    return t
-  })
-  return out
-}
+// References left by the lossless operations name positions; a summary after them moves or
+// removes what they point at. The engine finds and rewrites them (`reference::follow_summary`).
 
 /**
  * After a summary replaced `input[1..keepStart)` (the layout [input[0], summary, ...input[keepStart..]]),
@@ -226,31 +175,21 @@ function referencedIndices(m) {
  * the summarized part are expanded back (the bytes are gone otherwise), the others renumbered.
  */
 function fixReferences(input, output, keepStart, changedAt) {
-  let expanded
-  const renumber = (t) =>
-    t.replace(REFERENCE, (whole, n) => {
-      const k = Number(n)
-      const now = k === 0 ? 0 : k >= keepStart ? k - keepStart + 2 : k
-      return now === k ? whole : whole.replace(`message #${k}`, `message #${now}`)
-    })
-  const result = output.slice()
-  for (let i = 0; i < output.length; i++) {
-    if (i === 1) continue
+  const session = new native.Session({ provider: 'lossless' })
+  const problem = pushAll(session, input)
+  if (problem) throw new TypeError(`summarizeConversation: ${problem}`)
+  const fixed = applyChanges(
+    input,
+    session.followSummary(
+      keepStart,
+      input.map((_m, j) => changedAt(j)),
+    ).changes,
+  )
+  return output.map((m, i) => {
+    if (i === 1) return m
     const j = i === 0 ? 0 : keepStart + i - 2
-    if (!changedAt(j)) continue
-    const refs = referencedIndices(input[j])
-    if (refs.length === 0) continue
-    let m = input[j]
-    // A reference is sealed to its offset from its target: one into the summarized part, or
-    // one whose target moves while it stays (or the reverse, around the first message), is
-    // expanded back instead.
-    if (refs.some((k) => (k >= 1 && k < keepStart) || (k === 0) !== (j === 0))) {
-      expanded = expanded ?? lib.expandReferences(input)
-      m = expanded[j]
-    }
-    result[i] = mapTexts(m, renumber)
-  }
-  return result
+    return fixed[j] !== input[j] ? fixed[j] : m
+  })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -181,6 +181,19 @@ impl Session {
         })
     }
 
+    /// The changes that make the references in the pushed messages follow a summary that
+    /// replaced positions `1..keep_start` (see `reference::follow_summary`); `only` flags the
+    /// messages to look at.
+    #[napi]
+    pub fn follow_summary(&mut self, keep_start: u32, only: Vec<bool>) -> Result<RawExpansion> {
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| {
+            let changes = crate::reference::follow_summary(&messages, keep_start as usize, &only);
+            let n = changes.len() as u32;
+            Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
+        })
+    }
+
     /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,
     /// a value that is not an array), with its path, as JSON text (a list of any length crosses
     /// as one string).
