@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=("$@")
 [ ${#versions[@]} -eq 0 ] && versions=(20 22 24)
-suites=(__test__/exports.test.ts __test__/generated.test.ts __test__/generated-coverage.test.ts __test__/lossless.test.ts __test__/providers.test.ts __test__/manager.test.ts __test__/tokens.test.ts __test__/validate.test.ts __test__/bad-input.test.ts __test__/roo.test.ts __test__/openai-format.test.ts)
+suites=(__test__/exports.test.ts __test__/generated.test.ts __test__/generated-coverage.test.ts __test__/lossless.test.ts __test__/providers.test.ts __test__/manager.test.ts __test__/tokens.test.ts __test__/validate.test.ts __test__/bad-input.test.ts __test__/roo-2025.test.ts __test__/roo-truncate.test.ts __test__/roo-non-destructive.test.ts __test__/roo-today.test.ts __test__/roo-host.test.ts __test__/openai-format.test.ts)
 status=0
 summary=()
 for v in "${versions[@]}"; do
