@@ -1,10 +1,13 @@
 //! Values across the boundary: JSON text for results too big for one Node-API conversion, summary
-//! requests as lines of JSON, packed changes, and the checks on what arrives. Converts only.
+//! requests as lines of JSON, packed changes, the outcome's JSON summary, and the checks on what
+//! arrives. Converts only.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
+use crate::condense::Outcome;
+use crate::draft::Item;
 use crate::error::CondenseError;
 use crate::llm::SummarizeRequest;
 use crate::model::{Slot, TextRef};
@@ -194,5 +197,57 @@ impl ToNapiValue for Json {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
         // SAFETY: called by napi with a live env, exactly as for a plain Value.
         unsafe { Value::to_napi_value(env, val.0) }
+    }
+}
+
+/// What JavaScript receives of an outcome besides the packed texts, serialized once as JSON text.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct OutcomeSummary<'a> {
+    prev_context_tokens: u64,
+    new_context_tokens: u64,
+    summary: &'a str,
+    cost: f64,
+    error: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_code: Option<&'static str>,
+    metrics: &'a crate::report::Metrics,
+    report: &'a str,
+    /// New tool inputs: `[message, block, input]`.
+    inputs: Vec<(usize, usize, &'a Value)>,
+    /// The message layout when it changed: an original index, or `{ message }` for a written one.
+    layout: Option<Vec<LayoutItem<'a>>>,
+    /// Every act and each result message's origin, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provenance: Option<&'a crate::condense::Provenance>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub(super) enum LayoutItem<'a> {
+    Keep(usize),
+    New { message: &'a Value },
+}
+
+pub(super) fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
+    OutcomeSummary {
+        prev_context_tokens: o.prev_context_tokens,
+        new_context_tokens: o.new_context_tokens,
+        summary: &o.summary,
+        cost: o.cost,
+        error: &o.error,
+        error_code: o.error_code,
+        metrics: &o.metrics,
+        report: &o.report,
+        provenance: o.provenance.as_ref(),
+        inputs: o.changes.inputs.iter().map(|((m, b), v)| (*m, *b, v)).collect(),
+        layout: o.changes.layout.as_ref().map(|l| {
+            l.iter()
+                .map(|item| match item {
+                    Item::Keep(i) => LayoutItem::Keep(*i),
+                    Item::New(v) => LayoutItem::New { message: v },
+                })
+                .collect()
+        }),
     }
 }

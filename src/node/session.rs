@@ -13,8 +13,8 @@ use super::codec::*;
 use super::tasks::*;
 use super::trim::*;
 use super::*;
-use crate::condense::{condense, condense_known, Known, Options, Outcome};
-use crate::draft::{Changes, Item};
+use crate::condense::{condense, condense_known, Known, Options};
+use crate::draft::Changes;
 use crate::error::CondenseError;
 use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
 
@@ -75,58 +75,6 @@ impl Summarizer for ChannelSummarizer {
             // The session was dropped by JavaScript: nobody will answer.
             Err(_) => failed("the session was closed"),
         }
-    }
-}
-
-/// What JavaScript receives of an outcome besides the packed texts, serialized once as JSON text.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct OutcomeSummary<'a> {
-    prev_context_tokens: u64,
-    new_context_tokens: u64,
-    summary: &'a str,
-    cost: f64,
-    error: &'a Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error_code: Option<&'static str>,
-    metrics: &'a crate::report::Metrics,
-    report: &'a str,
-    /// New tool inputs: `[message, block, input]`.
-    inputs: Vec<(usize, usize, &'a Value)>,
-    /// The message layout when it changed: an original index, or `{ message }` for a written one.
-    layout: Option<Vec<LayoutItem<'a>>>,
-    /// Every act and each result message's origin, when asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    provenance: Option<&'a crate::condense::Provenance>,
-}
-
-#[derive(serde::Serialize)]
-#[serde(untagged)]
-enum LayoutItem<'a> {
-    Keep(usize),
-    New { message: &'a Value },
-}
-
-fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
-    OutcomeSummary {
-        prev_context_tokens: o.prev_context_tokens,
-        new_context_tokens: o.new_context_tokens,
-        summary: &o.summary,
-        cost: o.cost,
-        error: &o.error,
-        error_code: o.error_code,
-        metrics: &o.metrics,
-        report: &o.report,
-        provenance: o.provenance.as_ref(),
-        inputs: o.changes.inputs.iter().map(|((m, b), v)| (*m, *b, v)).collect(),
-        layout: o.changes.layout.as_ref().map(|l| {
-            l.iter()
-                .map(|item| match item {
-                    Item::Keep(i) => LayoutItem::Keep(*i),
-                    Item::New(v) => LayoutItem::New { message: v },
-                })
-                .collect()
-        }),
     }
 }
 

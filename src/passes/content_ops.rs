@@ -490,20 +490,3 @@ fn apply(
     draft.record(action, u.kind.content(), u.place.msg(), (old_tokens - new_tokens) as i64);
     true
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn op_specs_parse_in_both_forms() {
-        let a: OpSpec = serde_json::from_value(serde_json::json!("suppress")).unwrap();
-        assert_eq!(a.operation, Operation::Suppress);
-        let b: OpSpec = serde_json::from_value(
-            serde_json::json!({"operation": "truncate", "params": {"truncate": {"maxLines": 5}}}),
-        )
-        .unwrap();
-        assert_eq!((b.operation, b.truncate.max_lines, b.truncate.max_chars), (Operation::Truncate, 5, 2000));
-        assert!(serde_json::from_value::<OpSpec>(serde_json::json!("shred")).is_err());
-    }
-}
