@@ -210,10 +210,6 @@ export interface PackedChanges {
   text: string
 }
 
-/**
- * The built-in providers, the Smart presets' names and the engine's constants (the one list every
- * JavaScript module reads).
- */
 export declare function providerCatalogue(): any
 
 /** The next event of an engine run, as JavaScript receives it. */
@@ -240,6 +236,15 @@ export interface RawExpansion {
 
 /** The configuration of a Smart preset, as JSON. */
 export declare function smartPreset(name: string): any
+
+/**
+ * The built-in providers, the Smart presets' names and the engine's constants (the one list every
+ * JavaScript module reads).
+ * Which messages the model is sent (`model::visible`), from each message's marks packed by
+ * JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
+ * truncationParent and condensedBy (0 for none), then flags (1 isSummary, 2 isTruncationMarker).
+ */
+export declare function visibleMessages(marks: Int32Array): Uint8Array
 
 /**
  * Builds the pre-tokenizer on a background thread (a few milliseconds) so the first count does

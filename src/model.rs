@@ -136,44 +136,111 @@ pub fn is_summary(message: &Value) -> bool {
     field(message, "isSummary").and_then(Value::as_bool) == Some(true)
 }
 
-/// Which messages the model is sent: newer Roo hides messages whose `condenseParent` names a
-/// summary (`condenseId`) still in the history, or whose `truncationParent` names a truncation
-/// marker (`truncationId`) still in it. Hidden messages are neither condensed nor referenced.
+/// Which messages the model is sent, as newer Roo decides it (see [`visible`]).
 pub fn active_messages(messages: &[Value]) -> Vec<bool> {
     let marks: Vec<Marks> = messages.iter().map(Marks::of).collect();
     active_by_marks(&marks)
 }
 
-/// The fields of a message that decide which messages are sent (see [`active_messages`]).
+/// The fields of a message that decide which messages are sent (see [`visible`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Marks {
     pub condense_id: Option<String>,
     pub truncation_id: Option<String>,
     pub condense_parent: Option<String>,
     pub truncation_parent: Option<String>,
+    pub condensed_by: Option<String>,
+    pub summary: bool,
+    pub truncation_marker: bool,
 }
 
 impl Marks {
     pub fn of(m: &Value) -> Marks {
-        let field = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+        let field = |key: &str| m.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+        let flag = |key: &str| m.get(key).and_then(Value::as_bool) == Some(true);
         Marks {
             condense_id: field("condenseId"),
             truncation_id: field("truncationId"),
             condense_parent: field("condenseParent"),
             truncation_parent: field("truncationParent"),
+            condensed_by: field("condensedBy"),
+            summary: flag("isSummary"),
+            truncation_marker: flag("isTruncationMarker"),
+        }
+    }
+
+    fn keys(&self) -> MarkKeys<&str> {
+        MarkKeys {
+            condense_id: self.condense_id.as_deref(),
+            truncation_id: self.truncation_id.as_deref(),
+            condense_parent: self.condense_parent.as_deref(),
+            truncation_parent: self.truncation_parent.as_deref(),
+            condensed_by: self.condensed_by.as_deref(),
+            summary: self.summary,
+            truncation_marker: self.truncation_marker,
         }
     }
 }
 
 /// [`active_messages`] from each message's marks.
-pub fn active_by_marks<'a>(marks: impl IntoIterator<Item = &'a Marks> + Clone) -> Vec<bool> {
-    use std::collections::HashSet;
-    let condense_ids: HashSet<&str> = marks.clone().into_iter().filter_map(|m| m.condense_id.as_deref()).collect();
-    let truncation_ids: HashSet<&str> = marks.clone().into_iter().filter_map(|m| m.truncation_id.as_deref()).collect();
-    let hidden_by = |parent: &Option<String>, live: &HashSet<&str>| parent.as_deref().is_some_and(|p| live.contains(p));
+pub fn active_by_marks<'a>(marks: impl IntoIterator<Item = &'a Marks>) -> Vec<bool> {
+    let keys: Vec<MarkKeys<&str>> = marks.into_iter().map(Marks::keys).collect();
+    visible(&keys)
+}
+
+/// A message's marks with its ids as keys of any kind (strings here, numbers from JavaScript).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MarkKeys<K> {
+    pub condense_id: Option<K>,
+    pub truncation_id: Option<K>,
+    pub condense_parent: Option<K>,
+    pub truncation_parent: Option<K>,
+    pub condensed_by: Option<K>,
+    pub summary: bool,
+    pub truncation_marker: bool,
+}
+
+/// Which messages the model is sent, as newer Roo decides it (the one implementation; the Roo
+/// entry asks it through `visibleMessages`). A message is hidden when:
+/// - its `condenseParent` names a summary (`isSummary` with that `condenseId`) that comes after it,
+///   or its shortened copy (the next message, `condensedBy` that id) stands in for it;
+/// - its `truncationParent` names a truncation marker (`isTruncationMarker` with that
+///   `truncationId`) still in the history;
+/// - it is a shortened copy (`condensedBy`) not right after the message it stands in for.
+pub fn visible<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<bool> {
+    use std::collections::{HashMap, HashSet};
+    let mut summary_at: HashMap<K, usize> = HashMap::new();
+    let mut markers: HashSet<K> = HashSet::new();
+    for (i, m) in marks.iter().enumerate() {
+        if let (true, Some(id)) = (m.summary, m.condense_id) {
+            summary_at.entry(id).or_insert(i);
+        }
+        if let (true, Some(id)) = (m.truncation_marker, m.truncation_id) {
+            markers.insert(id);
+        }
+    }
     marks
-        .into_iter()
-        .map(|m| !(hidden_by(&m.condense_parent, &condense_ids) || hidden_by(&m.truncation_parent, &truncation_ids)))
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if let Some(parent) = m.condense_parent {
+                if summary_at.get(&parent).is_some_and(|&at| i < at) {
+                    return false;
+                }
+                if marks.get(i + 1).is_some_and(|next| next.condensed_by == Some(parent)) {
+                    return false;
+                }
+            }
+            if m.truncation_parent.is_some_and(|p| markers.contains(&p)) {
+                return false;
+            }
+            if let Some(by) = m.condensed_by {
+                if i == 0 || marks[i - 1].condense_parent != Some(by) {
+                    return false;
+                }
+            }
+            true
+        })
         .collect()
 }
 
@@ -219,5 +286,31 @@ mod tests {
             json!({"role":"assistant","content":"orphan","condenseParent":"gone"}),
         ];
         assert_eq!(active_messages(&h), vec![true, false, true, true]);
+    }
+
+    #[test]
+    fn visibility_follows_summaries_copies_and_markers_in_place() {
+        let h = vec![
+            json!({"role":"user","content":"task"}),
+            // A summary before a message does not hide it.
+            json!({"role":"user","content":"sum","isSummary":true,"condenseId":"c1"}),
+            json!({"role":"assistant","content":"after","condenseParent":"c1"}),
+            // A shortened copy stands in for the message right before it.
+            json!({"role":"user","content":"long","condenseParent":"c2"}),
+            json!({"role":"user","content":"short","condensedBy":"c2"}),
+            // A copy elsewhere stands in for nothing.
+            json!({"role":"assistant","content":"stray","condensedBy":"c3"}),
+            // A truncation marker hides what names it; a condenseId without isSummary hides nothing.
+            json!({"role":"user","content":"cut","truncationParent":"t1"}),
+            json!({"role":"assistant","content":"…","isTruncationMarker":true,"truncationId":"t1"}),
+            json!({"role":"user","content":"kept","condenseParent":"c4"}),
+            json!({"role":"assistant","content":"not a summary","condenseId":"c4"}),
+        ];
+        assert_eq!(active_messages(&h), vec![true, true, true, false, true, false, false, true, true, true]);
+        let ints: Vec<MarkKeys<i32>> = vec![
+            MarkKeys { condense_parent: Some(1), ..Default::default() },
+            MarkKeys { condensed_by: Some(1), ..Default::default() },
+        ];
+        assert_eq!(visible(&ints), vec![false, true]);
     }
 }

@@ -12,33 +12,33 @@ const { finite, checkArray } = require('./host.js')
 // ---------------------------------------------------------------------------------------------
 // Non-destructive histories: what is visible, the projection, rewinding.
 
-/** For each message, whether the model is sent it. */
+/**
+ * For each message, whether the model is sent it: the engine's rule (`model::visible`), given each
+ * message's marks as numbers (ids numbered here, six per message).
+ */
 function visibility(messages) {
-  const summaryAt = new Map()
-  const markers = new Set()
+  const ids = new Map()
+  const id = (v) => {
+    if (typeof v !== 'string' || v === '') return 0
+    let n = ids.get(v)
+    if (n === undefined) {
+      n = ids.size + 1
+      ids.set(v, n)
+    }
+    return n
+  }
+  const marks = new Int32Array(messages.length * 6)
   messages.forEach((m, i) => {
-    if (!m) return
-    if (m.isSummary && m.condenseId && !summaryAt.has(m.condenseId)) summaryAt.set(m.condenseId, i)
-    if (m.isTruncationMarker && m.truncationId) markers.add(m.truncationId)
+    if (!isObject(m)) return
+    const at = i * 6
+    marks[at] = id(m.condenseId)
+    marks[at + 1] = id(m.truncationId)
+    marks[at + 2] = id(m.condenseParent)
+    marks[at + 3] = id(m.truncationParent)
+    marks[at + 4] = id(m.condensedBy)
+    marks[at + 5] = (m.isSummary === true ? 1 : 0) | (m.isTruncationMarker === true ? 2 : 0)
   })
-  return messages.map((m, i) => {
-    if (!m) return true
-    const parent = m.condenseParent
-    if (parent) {
-      // Replaced by its summary (which follows what it replaces), or by its shortened copy.
-      const at = summaryAt.get(parent)
-      if (at !== undefined && i < at) return false
-      const next = messages[i + 1]
-      if (next && next.condensedBy === parent) return false
-    }
-    if (m.truncationParent && markers.has(m.truncationParent)) return false
-    if (m.condensedBy) {
-      // A shortened copy stands in for the message right before it, nothing else.
-      const prev = messages[i - 1]
-      if (!prev || prev.condenseParent !== m.condensedBy) return false
-    }
-    return true
-  })
+  return Array.from(native.visibleMessages(marks), Boolean)
 }
 
 /** The projection and, for each of its messages, its index in the stored history. */

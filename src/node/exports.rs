@@ -67,6 +67,35 @@ pub fn default_prompts() -> DefaultPrompts {
 
 /// The built-in providers, the Smart presets' names and the engine's constants (the one list every
 /// JavaScript module reads).
+/// Which messages the model is sent (`model::visible`), from each message's marks packed by
+/// JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
+/// truncationParent and condensedBy (0 for none), then flags (1 isSummary, 2 isTruncationMarker).
+#[napi]
+pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
+    guarded(|| {
+        if marks.len() % 6 != 0 {
+            return Err(crate::error::CondenseError::InvalidOptions(format!(
+                "visibleMessages: expected six numbers per message, got {}",
+                marks.len()
+            )));
+        }
+        let id = |v: i32| (v != 0).then_some(v);
+        let keys: Vec<crate::model::MarkKeys<i32>> = marks
+            .chunks_exact(6)
+            .map(|m| crate::model::MarkKeys {
+                condense_id: id(m[0]),
+                truncation_id: id(m[1]),
+                condense_parent: id(m[2]),
+                truncation_parent: id(m[3]),
+                condensed_by: id(m[4]),
+                summary: m[5] & 1 != 0,
+                truncation_marker: m[5] & 2 != 0,
+            })
+            .collect();
+        Ok(Uint8Array::new(crate::model::visible(&keys).into_iter().map(u8::from).collect()))
+    })
+}
+
 #[napi]
 pub fn provider_catalogue() -> Value {
     crate::catalogue::catalogue()

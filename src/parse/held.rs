@@ -31,8 +31,15 @@ impl Meta {
     }
 }
 
-const NO_MARKS: Marks =
-    Marks { condense_id: None, truncation_id: None, condense_parent: None, truncation_parent: None };
+const NO_MARKS: Marks = Marks {
+    condense_id: None,
+    truncation_id: None,
+    condense_parent: None,
+    truncation_parent: None,
+    condensed_by: None,
+    summary: false,
+    truncation_marker: false,
+};
 
 /// A piece and the stamps of the messages holding the tool calls it was read with.
 #[derive(Debug)]
