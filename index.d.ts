@@ -240,8 +240,9 @@ export declare function smartPreset(name: string): any
 /**
  * The built-in providers, the Smart presets' names and the engine's constants (the one list every
  * JavaScript module reads).
- * Which messages the model is sent (`model::visible`), from each message's marks packed by
- * JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
+ * What each message's Roo tags do (`model::tag_states`: 1 sent, 2 its condenseParent hides it,
+ * 4 its truncationParent hides it, 8 a shortened copy in place), from each message's marks packed
+ * by JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
  * truncationParent and condensedBy (0 for none), then flags (1 isSummary, 2 isTruncationMarker).
  */
 export declare function visibleMessages(marks: Int32Array): Uint8Array

@@ -200,14 +200,26 @@ pub struct MarkKeys<K> {
     pub truncation_marker: bool,
 }
 
-/// Which messages the model is sent, as newer Roo decides it (the one implementation; the Roo
-/// entry asks it through `visibleMessages`). A message is hidden when:
-/// - its `condenseParent` names a summary (`isSummary` with that `condenseId`) that comes after it,
-///   or its shortened copy (the next message, `condensedBy` that id) stands in for it;
-/// - its `truncationParent` names a truncation marker (`isTruncationMarker` with that
-///   `truncationId`) still in the history;
-/// - it is a shortened copy (`condensedBy`) not right after the message it stands in for.
+/// Which messages the model is sent, as newer Roo decides it (see [`tag_states`]).
 pub fn visible<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<bool> {
+    tag_states(marks).into_iter().map(|s| s & VISIBLE != 0).collect()
+}
+
+/// [`tag_states`]: the model is sent the message.
+pub const VISIBLE: u8 = 1;
+/// [`tag_states`]: its `condenseParent` hides it (a summary with that id comes after it, or its
+/// shortened copy, the next message, has `condensedBy` that id).
+pub const CONDENSE_PARENT_LIVE: u8 = 2;
+/// [`tag_states`]: its `truncationParent` names a truncation marker still in the history.
+pub const TRUNCATION_PARENT_LIVE: u8 = 4;
+/// [`tag_states`]: it is a shortened copy (`condensedBy`) right after the message it stands in for.
+pub const COPY_IN_PLACE: u8 = 8;
+
+/// Per message, what its Roo tags do (the one implementation of the rule; the Roo entry asks it
+/// through `visibleMessages`, the semantic view through [`active_messages`]). A message is sent
+/// unless a live `condenseParent` or `truncationParent` hides it, or it is a shortened copy not in
+/// place. A tag that hides nothing (its summary, marker or copy is gone) is what a cleanup clears.
+pub fn tag_states<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<u8> {
     use std::collections::{HashMap, HashSet};
     let mut summary_at: HashMap<K, usize> = HashMap::new();
     let mut markers: HashSet<K> = HashSet::new();
@@ -223,23 +235,17 @@ pub fn visible<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<boo
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            if let Some(parent) = m.condense_parent {
-                if summary_at.get(&parent).is_some_and(|&at| i < at) {
-                    return false;
-                }
-                if marks.get(i + 1).is_some_and(|next| next.condensed_by == Some(parent)) {
-                    return false;
-                }
-            }
-            if m.truncation_parent.is_some_and(|p| markers.contains(&p)) {
-                return false;
-            }
-            if let Some(by) = m.condensed_by {
-                if i == 0 || marks[i - 1].condense_parent != Some(by) {
-                    return false;
-                }
-            }
-            true
+            let condense_live = m.condense_parent.is_some_and(|p| {
+                summary_at.get(&p).is_some_and(|&at| i < at)
+                    || marks.get(i + 1).is_some_and(|next| next.condensed_by == Some(p))
+            });
+            let truncation_live = m.truncation_parent.is_some_and(|p| markers.contains(&p));
+            let copy_in_place = m.condensed_by.is_some_and(|by| i > 0 && marks[i - 1].condense_parent == Some(by));
+            let visible = !condense_live && !truncation_live && (m.condensed_by.is_none() || copy_in_place);
+            u8::from(visible) * VISIBLE
+                | u8::from(condense_live) * CONDENSE_PARENT_LIVE
+                | u8::from(truncation_live) * TRUNCATION_PARENT_LIVE
+                | u8::from(copy_in_place) * COPY_IN_PLACE
         })
         .collect()
 }
@@ -312,5 +318,12 @@ mod tests {
             MarkKeys { condensed_by: Some(1), ..Default::default() },
         ];
         assert_eq!(visible(&ints), vec![false, true]);
+        // Tags that hide nothing, for a cleanup: a parent whose summary is gone, a copy out of place.
+        let orphan = vec![
+            MarkKeys { condense_parent: Some(7), truncation_parent: Some(8), ..Default::default() },
+            MarkKeys { condensed_by: Some(9), ..Default::default() },
+        ];
+        assert_eq!(tag_states(&orphan), vec![VISIBLE, 0]);
+        assert_eq!(tag_states(&ints), vec![CONDENSE_PARENT_LIVE, VISIBLE | COPY_IN_PLACE]);
     }
 }

@@ -12,11 +12,14 @@ const { finite, checkArray } = require('./host.js')
 // ---------------------------------------------------------------------------------------------
 // Non-destructive histories: what is visible, the projection, rewinding.
 
-/**
- * For each message, whether the model is sent it: the engine's rule (`model::visible`), given each
- * message's marks as numbers (ids numbered here, six per message).
- */
-function visibility(messages) {
+/** What each message's Roo tags do, from the engine (`model::tag_states`): these bits. */
+const SENT = 1
+const CONDENSE_PARENT_LIVE = 2
+const TRUNCATION_PARENT_LIVE = 4
+const COPY_IN_PLACE = 8
+
+/** Per message, the engine's tag state, given each message's marks as numbers (six per message). */
+function tagStates(messages) {
   const ids = new Map()
   const id = (v) => {
     if (typeof v !== 'string' || v === '') return 0
@@ -38,7 +41,12 @@ function visibility(messages) {
     marks[at + 4] = id(m.condensedBy)
     marks[at + 5] = (m.isSummary === true ? 1 : 0) | (m.isTruncationMarker === true ? 2 : 0)
   })
-  return Array.from(native.visibleMessages(marks), Boolean)
+  return native.visibleMessages(marks)
+}
+
+/** For each message, whether the model is sent it. */
+function visibility(messages) {
+  return Array.from(tagStates(messages), (s) => (s & SENT) !== 0)
 }
 
 /** The projection and, for each of its messages, its index in the stored history. */
@@ -62,26 +70,14 @@ function project(messages) {
  */
 function cleanupAfterTruncation(messages) {
   checkArray(messages, 'cleanupAfterTruncation')
-  const summaryAt = new Map()
-  const markers = new Set()
-  messages.forEach((m, i) => {
-    if (m && m.isSummary && m.condenseId && !summaryAt.has(m.condenseId)) summaryAt.set(m.condenseId, i)
-    if (m && m.isTruncationMarker && m.truncationId) markers.add(m.truncationId)
-  })
+  const states = tagStates(messages)
   const out = []
   messages.forEach((m, i) => {
-    if (!m) return void out.push(m)
-    if (m.condensedBy) {
-      const prev = messages[i - 1]
-      if (!prev || prev.condenseParent !== m.condensedBy) return // its message is gone
-    }
-    let clearCondense = false
-    if (m.condenseParent) {
-      const at = summaryAt.get(m.condenseParent)
-      const next = messages[i + 1]
-      clearCondense = !(at !== undefined && i < at) && !(next && next.condensedBy === m.condenseParent)
-    }
-    const clearTruncation = Boolean(m.truncationParent) && !markers.has(m.truncationParent)
+    if (!isObject(m)) return void out.push(m)
+    const s = states[i]
+    if (m.condensedBy && !(s & COPY_IN_PLACE)) return // its message is gone
+    const clearCondense = Boolean(m.condenseParent) && !(s & CONDENSE_PARENT_LIVE)
+    const clearTruncation = Boolean(m.truncationParent) && !(s & TRUNCATION_PARENT_LIVE)
     if (!clearCondense && !clearTruncation) return void out.push(m)
     const copy = { ...m }
     if (clearCondense) delete copy.condenseParent

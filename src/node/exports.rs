@@ -67,8 +67,9 @@ pub fn default_prompts() -> DefaultPrompts {
 
 /// The built-in providers, the Smart presets' names and the engine's constants (the one list every
 /// JavaScript module reads).
-/// Which messages the model is sent (`model::visible`), from each message's marks packed by
-/// JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
+/// What each message's Roo tags do (`model::tag_states`: 1 sent, 2 its condenseParent hides it,
+/// 4 its truncationParent hides it, 8 a shortened copy in place), from each message's marks packed
+/// by JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
 /// truncationParent and condensedBy (0 for none), then flags (1 isSummary, 2 isTruncationMarker).
 #[napi]
 pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
@@ -92,7 +93,7 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
                 truncation_marker: m[5] & 2 != 0,
             })
             .collect();
-        Ok(Uint8Array::new(crate::model::visible(&keys).into_iter().map(u8::from).collect()))
+        Ok(Uint8Array::new(crate::model::tag_states(&keys)))
     })
 }
 
