@@ -242,10 +242,11 @@ pub fn tag_states<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<
             let truncation_live = m.truncation_parent.is_some_and(|p| markers.contains(&p));
             let copy_in_place = m.condensed_by.is_some_and(|by| i > 0 && marks[i - 1].condense_parent == Some(by));
             let visible = !condense_live && !truncation_live && (m.condensed_by.is_none() || copy_in_place);
-            u8::from(visible) * VISIBLE
-                | u8::from(condense_live) * CONDENSE_PARENT_LIVE
-                | u8::from(truncation_live) * TRUNCATION_PARENT_LIVE
-                | u8::from(copy_in_place) * COPY_IN_PLACE
+            let bit = |on: bool, b: u8| if on { b } else { 0 };
+            bit(visible, VISIBLE)
+                | bit(condense_live, CONDENSE_PARENT_LIVE)
+                | bit(truncation_live, TRUNCATION_PARENT_LIVE)
+                | bit(copy_in_place, COPY_IN_PLACE)
         })
         .collect()
 }

@@ -270,10 +270,11 @@ function effectiveHistory(messages, era) {
     for (const m of from) {
       if (m && m.role === 'assistant' && Array.isArray(m.content)) for (const b of m.content) if (b && b.type === 'tool_use' && b.id) uses.add(b.id)
     }
-    const markers = new Set(from.filter((m) => m && m.isTruncationMarker && m.truncationId).map((m) => m.truncationId))
+    // Truncation markers count from the summary on: the tags' states over that part alone.
+    const states = tagStates(from)
     const out = []
-    for (const m of from) {
-      if (m && m.truncationParent && markers.has(m.truncationParent)) continue
+    for (const [k, m] of from.entries()) {
+      if (states[k] & TRUNCATION_PARENT_LIVE) continue
       if (m && m.role === 'user' && Array.isArray(m.content)) {
         const kept = m.content.filter((b) => !(b && b.type === 'tool_result') || uses.has(b.tool_use_id))
         if (kept.length === 0) continue
