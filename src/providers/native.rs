@@ -86,19 +86,25 @@ pub struct BatchOutcome {
 
 /// Summarizes the positions `from..to` of the current layout into one message placed after
 /// position `keep_head - 1`; positions `keep_head..from` are dropped (older, already summarized).
-#[allow(clippy::too_many_arguments)]
+/// A span to summarize: which positions of the current layout, and how to ask for the summary.
+pub struct SummarySpan<'a> {
+    /// The summary goes after position `keep_head - 1`; positions `keep_head..from` are dropped.
+    pub keep_head: usize,
+    pub from: usize,
+    pub to: usize,
+    pub prompt: &'a str,
+    pub max_tokens: Option<u32>,
+    pub task_id: Option<String>,
+    pub pricing: Option<&'a Pricing>,
+}
+
 pub fn summarize_span(
     draft: &mut Draft,
-    keep_head: usize,
-    from: usize,
-    to: usize,
-    prompt: &str,
-    max_tokens: Option<u32>,
-    task_id: Option<String>,
-    pricing: Option<&Pricing>,
+    span: SummarySpan,
     summarizer: &mut dyn Summarizer,
     encoding: Encoding,
 ) -> Result<BatchOutcome, Refusal> {
+    let SummarySpan { keep_head, from, to, prompt, max_tokens, task_id, pricing } = span;
     let current = draft.messages();
     let mut request_messages: Vec<Value> = Vec::new();
     if current.get(from).is_some_and(|m| role(m) == Some("assistant")) {
@@ -268,18 +274,16 @@ pub fn run<'s>(
     let prompt = prompt_or_default(config.custom_prompt.as_deref());
     // Roo keeps the first message, drops everything before the last summary, and summarizes
     // from that summary (or from the start) up to the kept tail.
-    summarize_span(
-        draft,
-        1,
+    let span = SummarySpan {
+        keep_head: 1,
         from,
-        keep_start,
+        to: keep_start,
         prompt,
-        config.max_tokens,
-        config.task_id.clone(),
-        config.pricing.as_ref(),
-        summarizer,
-        encoding,
-    )
+        max_tokens: config.max_tokens,
+        task_id: config.task_id.clone(),
+        pricing: config.pricing.as_ref(),
+    };
+    summarize_span(draft, span, summarizer, encoding)
 }
 
 /// True for a user message answering tool calls: a kept span must not start with one whose

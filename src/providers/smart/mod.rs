@@ -20,7 +20,7 @@ use crate::passes::content_ops::{self, ContentOps, OpsRun};
 use crate::passes::runner::Policy;
 use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::providers::lossless;
-use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span};
+use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span, SummarySpan};
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
 
@@ -242,18 +242,16 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
     }
     let prompt = prompt_or_default(s.custom_prompt.as_deref());
     ran.callback_calls += 1;
-    match summarize_span(
-        draft,
-        keep_first,
-        keep_first,
+    let span = SummarySpan {
+        keep_head: keep_first,
+        from: keep_first,
         to,
         prompt,
-        s.max_tokens,
-        config.task_id.clone(),
-        config.pricing.as_ref(),
-        summarizer,
-        cx.encoding,
-    ) {
+        max_tokens: s.max_tokens,
+        task_id: config.task_id.clone(),
+        pricing: config.pricing.as_ref(),
+    };
+    match summarize_span(draft, span, summarizer, cx.encoding) {
         Ok(b) => {
             ran.cost += b.cost;
             ran.summary = Some(b.summary);
