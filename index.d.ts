@@ -102,6 +102,11 @@ export declare class Session {
    */
   followSummary(keepStart: number, only: Array<boolean>): RawExpansion
   /**
+   * The tool pairing of the pushed messages repaired (`repair::repair`), as JSON text: the
+   * messages changed by index, those to insert before an index, and the repairs.
+   */
+  repair(): string
+  /**
    * Every problem the provider APIs would reject in the pushed messages (or in `instead`,
    * a value that is not an array), with its path, as JSON text (a list of any length crosses
    * as one string).

@@ -70,11 +70,11 @@ describe('repairConversation: a string answer to tool calls', () => {
   })
 })
 
-describe('repairConversation in steps', () => {
+describe('repairConversation: the engine against the JavaScript it replaced', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { repairSteps } = require('../lib/repair.js') as { repairSteps: (m: unknown[]) => Generator<undefined, ReturnType<typeof repairConversation>> }
+  const reference = require('./reference/repair.cjs') as { repairConversation: typeof repairConversation }
 
-  it('several unanswered calls: a synthetic answer inserted after each, in order; the steps give the same', () => {
+  it('several unanswered calls: a synthetic answer inserted after each, in order', () => {
     const h: ApiMessage[] = [
       { role: 'user', content: 'go' },
       { role: 'assistant', content: [use('a')] },
@@ -94,16 +94,75 @@ describe('repairConversation in steps', () => {
     ).toEqual(['go', 'a', 'r:a', 'b', 'r:b,text', 'c', 'r:c', 'd', 'r:d', 'last'])
     expect(repairs.map((r) => r.path)).toEqual(['messages[1]', 'messages[4]', 'messages[5]', 'messages[3]'])
     expect(validateConversation(messages)).toEqual([])
-    const steps = repairSteps(h)
-    let yields = 0
-    let step = steps.next()
-    while (!step.done) {
-      yields++
-      step = steps.next()
+  })
+
+  it('the same messages (key order included), the same objects left alone and the same repairs on 3,000 random histories', () => {
+    let seed = 12345
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
     }
-    // Each message looked at twice, and once more when messages are inserted.
-    expect(yields).toBe(3 * h.length)
-    expect(step.value).toEqual({ messages, repairs })
+    const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]
+    const ids = ['a', 'b', 'a_2']
+    const block = (): unknown => {
+      const r = rand()
+      if (r < 0.25) return { type: 'text', text: pick(['x', 'y z', '']) }
+      if (r < 0.5) return { type: 'tool_use', id: pick(ids), name: 'read_file', input: { path: 'p' } }
+      if (r < 0.8) {
+        const content = pick<unknown>([
+          'out',
+          ['not a part'],
+          [
+            { type: 'text', text: 'one' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } },
+            { type: 'text', text: 'two' },
+          ],
+          undefined,
+        ])
+        return { type: 'tool_result', tool_use_id: pick(ids), ...(content !== undefined ? { content } : {}), ...(rand() < 0.2 ? { is_error: true } : {}) }
+      }
+      if (r < 0.85) return { type: 'tool_use', id: 7, name: 'x', input: {} }
+      return { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AA' } }
+    }
+    const result = (id: string, content: string) => ({ type: 'tool_result', tool_use_id: id, content })
+    // Cases the random ones rarely reach: a call repeated in one message, answered twice.
+    const crafted: ApiMessage[][] = [
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [use('a'), use('a')] },
+        { role: 'user', content: [result('a', 'first'), result('a', 'second')] },
+      ],
+      [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [use('a')] },
+        { role: 'user', content: [result('a', 'one')] },
+        { role: 'assistant', content: [use('a'), use('a')] },
+        { role: 'user', content: [{ type: 'text', text: 'both' }, result('a', 'x'), result('a', 'y'), result('a', 'z')] },
+      ],
+    ]
+    for (const h of crafted) {
+      const ours = repairConversation(h)
+      expect(JSON.stringify(ours.messages)).toBe(JSON.stringify(reference.repairConversation(h).messages))
+      expect(ours.repairs).toEqual(reference.repairConversation(h).repairs)
+    }
+    expect((repairConversation(crafted[0]).messages[2].content as Array<{ tool_use_id: string }>).map((b) => b.tool_use_id)).toEqual(['a', 'a_2'])
+    let repairsSeen = 0
+    for (let n = 0; n < 3000; n++) {
+      const h = Array.from({ length: 1 + Math.floor(rand() * 9) }, () => {
+        const role = pick(['user', 'assistant', 'assistant', 'user', 'system'])
+        const content = rand() < 0.25 ? pick(['plain', '']) : Array.from({ length: Math.floor(rand() * 6) }, block)
+        return rand() < 0.05 ? pick<unknown>([null, 3, 'text']) : { role, content, ...(rand() < 0.3 ? { ts: n } : {}) }
+      }) as ApiMessage[]
+      const snapshot = JSON.stringify(h)
+      const ours = repairConversation(h)
+      const theirs = reference.repairConversation(h)
+      expect(JSON.stringify(ours.messages), snapshot).toBe(JSON.stringify(theirs.messages))
+      expect(ours.repairs).toEqual(theirs.repairs)
+      expect(ours.messages.map((m) => h.indexOf(m))).toEqual(theirs.messages.map((m) => h.indexOf(m)))
+      expect(JSON.stringify(h)).toBe(snapshot)
+      repairsSeen += ours.repairs.length
+    }
+    expect(repairsSeen).toBeGreaterThan(2000)
   })
 
   it('condense with repair: true on a long history answers the same as repairing first, and can be aborted while repairing', async () => {

@@ -2,7 +2,6 @@
 // own objects, changed ones new objects, built in slices. Never mutates the caller's messages.
 'use strict'
 
-const { repairSteps } = require('./repair.js')
 const scheduler = require('./scheduler.js')
 const { unescapeText, PART_BYTES } = require('./crossing.js')
 
@@ -108,27 +107,6 @@ async function buildMessages(messages, changes, summary, signal, readPart) {
   return laid
 }
 
-/** repairConversation through the scheduler: its steps (one per message looked at) in slices. */
-async function repairSliced(messages, signal) {
-  const steps = repairSteps(messages)
-  let result
-  await scheduler.run(
-    (size) => {
-      for (let n = 0; n < size; n++) {
-        const step = steps.next()
-        if (step.done) {
-          result = step.value
-          return true
-        }
-      }
-      return false
-    },
-    signal,
-    256,
-  )
-  return result
-}
-
 /** A copy of the caller's array (the messages themselves shared), through the scheduler. */
 async function copyMessages(messages, signal) {
   const out = []
@@ -145,4 +123,4 @@ async function copyMessages(messages, signal) {
   return out
 }
 
-module.exports = { applyChanges, buildMessages, repairSliced, copyMessages }
+module.exports = { applyChanges, buildMessages, copyMessages }

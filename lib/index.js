@@ -7,12 +7,12 @@
 'use strict'
 
 const native = require('./native.js')
-const { repairConversation } = require('./repair.js')
+const { repairConversation, repairSliced } = require('./repair.js')
 const openaiFormat = require('./openai-format.js')
 const { unescapeValue, fromEngine, pushAll } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
 const { countTokens, countTokensAsync, clearTokenCache } = require('./tokens.js')
-const { applyChanges, repairSliced } = require('./apply.js')
+const { applyChanges } = require('./apply.js')
 const { pushInChunks, abortError } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
 const { openConversation, Conversation } = require('./conversation.js')

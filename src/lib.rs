@@ -21,6 +21,7 @@ pub mod passes;
 pub mod provenance;
 pub mod providers;
 pub mod reference;
+pub mod repair;
 pub mod report;
 pub mod tokens;
 pub mod validate;

@@ -142,6 +142,14 @@ impl Session {
         })
     }
 
+    /// The tool pairing of the pushed messages repaired (`repair::repair`), as JSON text: the
+    /// messages changed by index, those to insert before an index, and the repairs.
+    #[napi]
+    pub fn repair(&mut self) -> Result<String> {
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| json_text(&crate::repair::repair(&messages)))
+    }
+
     /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,
     /// a value that is not an array), with its path, as JSON text (a list of any length crosses
     /// as one string).
