@@ -852,4 +852,5 @@ module.exports.managerReadConfig = nativeBinding.managerReadConfig
 module.exports.managerValidateConfig = nativeBinding.managerValidateConfig
 module.exports.providerCatalogue = nativeBinding.providerCatalogue
 module.exports.smartPreset = nativeBinding.smartPreset
+module.exports.visibleMessages = nativeBinding.visibleMessages
 module.exports.warmUp = nativeBinding.warmUp
