@@ -207,25 +207,29 @@ pub fn visible<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<boo
 
 /// [`tag_states`]: the model is sent the message.
 pub const VISIBLE: u8 = 1;
-/// [`tag_states`]: its `condenseParent` hides it (a summary with that id comes after it, or its
-/// shortened copy, the next message, has `condensedBy` that id).
-pub const CONDENSE_PARENT_LIVE: u8 = 2;
+/// [`tag_states`]: its `condenseParent` names a summary (`isSummary` with that `condenseId`) in
+/// the history, wherever it is (as Roo Code filters: the summary stands for it).
+pub const SUMMARY_HIDES: u8 = 2;
 /// [`tag_states`]: its `truncationParent` names a truncation marker still in the history.
 pub const TRUNCATION_PARENT_LIVE: u8 = 4;
 /// [`tag_states`]: it is a shortened copy (`condensedBy`) right after the message it stands in for.
 pub const COPY_IN_PLACE: u8 = 8;
+/// [`tag_states`]: its shortened copy (the next message, `condensedBy` its `condenseParent`)
+/// stands in for it.
+pub const COPY_HIDES: u8 = 16;
 
 /// Per message, what its Roo tags do (the one implementation of the rule; the Roo entry asks it
 /// through `visibleMessages`, the semantic view through [`active_messages`]). A message is sent
-/// unless a live `condenseParent` or `truncationParent` hides it, or it is a shortened copy not in
-/// place. A tag that hides nothing (its summary, marker or copy is gone) is what a cleanup clears.
+/// unless its summary, its shortened copy or a truncation marker hides it, or it is a shortened
+/// copy not in place. A tag that hides nothing (its summary, marker or copy is gone) is what a
+/// cleanup clears; today's Roo, which starts from its last summary, reads the bits one by one.
 pub fn tag_states<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<u8> {
-    use std::collections::{HashMap, HashSet};
-    let mut summary_at: HashMap<K, usize> = HashMap::new();
+    use std::collections::HashSet;
+    let mut summaries: HashSet<K> = HashSet::new();
     let mut markers: HashSet<K> = HashSet::new();
-    for (i, m) in marks.iter().enumerate() {
+    for m in marks {
         if let (true, Some(id)) = (m.summary, m.condense_id) {
-            summary_at.entry(id).or_insert(i);
+            summaries.insert(id);
         }
         if let (true, Some(id)) = (m.truncation_marker, m.truncation_id) {
             markers.insert(id);
@@ -235,18 +239,19 @@ pub fn tag_states<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<
         .iter()
         .enumerate()
         .map(|(i, m)| {
-            let condense_live = m.condense_parent.is_some_and(|p| {
-                summary_at.get(&p).is_some_and(|&at| i < at)
-                    || marks.get(i + 1).is_some_and(|next| next.condensed_by == Some(p))
-            });
+            let summary_hides = m.condense_parent.is_some_and(|p| summaries.contains(&p));
+            let copy_hides =
+                m.condense_parent.is_some_and(|p| marks.get(i + 1).is_some_and(|next| next.condensed_by == Some(p)));
             let truncation_live = m.truncation_parent.is_some_and(|p| markers.contains(&p));
             let copy_in_place = m.condensed_by.is_some_and(|by| i > 0 && marks[i - 1].condense_parent == Some(by));
-            let visible = !condense_live && !truncation_live && (m.condensed_by.is_none() || copy_in_place);
+            let visible =
+                !summary_hides && !copy_hides && !truncation_live && (m.condensed_by.is_none() || copy_in_place);
             let bit = |on: bool, b: u8| if on { b } else { 0 };
             bit(visible, VISIBLE)
-                | bit(condense_live, CONDENSE_PARENT_LIVE)
+                | bit(summary_hides, SUMMARY_HIDES)
                 | bit(truncation_live, TRUNCATION_PARENT_LIVE)
                 | bit(copy_in_place, COPY_IN_PLACE)
+                | bit(copy_hides, COPY_HIDES)
         })
         .collect()
 }
@@ -299,7 +304,7 @@ mod tests {
     fn visibility_follows_summaries_copies_and_markers_in_place() {
         let h = vec![
             json!({"role":"user","content":"task"}),
-            // A summary before a message does not hide it.
+            // A summary hides what names it, wherever it is (as Roo Code filters).
             json!({"role":"user","content":"sum","isSummary":true,"condenseId":"c1"}),
             json!({"role":"assistant","content":"after","condenseParent":"c1"}),
             // A shortened copy stands in for the message right before it.
@@ -313,7 +318,7 @@ mod tests {
             json!({"role":"user","content":"kept","condenseParent":"c4"}),
             json!({"role":"assistant","content":"not a summary","condenseId":"c4"}),
         ];
-        assert_eq!(active_messages(&h), vec![true, true, true, false, true, false, false, true, true, true]);
+        assert_eq!(active_messages(&h), vec![true, true, false, false, true, false, false, true, true, true]);
         let ints: Vec<MarkKeys<i32>> = vec![
             MarkKeys { condense_parent: Some(1), ..Default::default() },
             MarkKeys { condensed_by: Some(1), ..Default::default() },
@@ -325,6 +330,6 @@ mod tests {
             MarkKeys { condensed_by: Some(9), ..Default::default() },
         ];
         assert_eq!(tag_states(&orphan), vec![VISIBLE, 0]);
-        assert_eq!(tag_states(&ints), vec![CONDENSE_PARENT_LIVE, VISIBLE | COPY_IN_PLACE]);
+        assert_eq!(tag_states(&ints), vec![COPY_HIDES, VISIBLE | COPY_IN_PLACE]);
     }
 }

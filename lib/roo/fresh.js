@@ -8,7 +8,7 @@ const lib = require('../index.js')
 const { isObject } = require('../values.js')
 const { ROO_ERROR_MESSAGES, FRESH_START_SYSTEM_PROMPT, resolveOptions, capture, message } = require('./options.js')
 const { finite, isHandler, HostError, bounded, callHandler, engineDefaultPrompt, countWith, toBlocks, failure, checkArray } = require('./host.js')
-const { visibility, writeNonDestructive } = require('./history.js')
+const { tagStates, afterSummary, SENT, TRUNCATION_PARENT_LIVE, writeNonDestructive } = require('./history.js')
 const { transformMessagesForCondensing, injectSyntheticToolResults, extractCommandBlocks, getMessagesSinceLastSummary } = require('./tools.js')
 const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.js')
 
@@ -23,7 +23,7 @@ const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.
  */
 async function freshFirstStep(state, taskId, messages, o, prevContextTokens) {
   if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
-  const visible = visibility(messages)
+  const states = tagStates(messages)
   let at = -1
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i] && messages[i].isSummary === true) {
@@ -31,6 +31,10 @@ async function freshFirstStep(state, taskId, messages, o, prevContextTokens) {
       break
     }
   }
+  // From the last summary on, its tags hide nothing (today's Roo starts there); before it, the rule.
+  const visible = messages.map((m, i) =>
+    i >= Math.max(at, 0) ? afterSummary(m, states[i]) && !(states[i] & TRUNCATION_PARENT_LIVE) : (states[i] & SENT) !== 0,
+  )
   const effective = []
   const index = []
   messages.forEach((m, i) => {

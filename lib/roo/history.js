@@ -14,9 +14,10 @@ const { finite, checkArray } = require('./host.js')
 
 /** What each message's Roo tags do, from the engine (`model::tag_states`): these bits. */
 const SENT = 1
-const CONDENSE_PARENT_LIVE = 2
+const SUMMARY_HIDES = 2
 const TRUNCATION_PARENT_LIVE = 4
 const COPY_IN_PLACE = 8
+const COPY_HIDES = 16
 
 /** Per message, the engine's tag state, given each message's marks as numbers (six per message). */
 function tagStates(messages) {
@@ -49,6 +50,13 @@ function visibility(messages) {
   return Array.from(tagStates(messages), (s) => (s & SENT) !== 0)
 }
 
+/**
+ * From today's Roo's last summary on (it starts there, and its summary tags hide nothing after
+ * it): whether each message is sent, truncation aside — all but a message its shortened copy
+ * stands in for and a copy out of place.
+ */
+const afterSummary = (m, s) => !(s & COPY_HIDES) && !(isObject(m) && m.condensedBy && !(s & COPY_IN_PLACE))
+
 /** The projection and, for each of its messages, its index in the stored history. */
 function project(messages) {
   const visible = visibility(messages)
@@ -76,7 +84,7 @@ function cleanupAfterTruncation(messages) {
     if (!isObject(m)) return void out.push(m)
     const s = states[i]
     if (m.condensedBy && !(s & COPY_IN_PLACE)) return // its message is gone
-    const clearCondense = Boolean(m.condenseParent) && !(s & CONDENSE_PARENT_LIVE)
+    const clearCondense = Boolean(m.condenseParent) && !(s & (SUMMARY_HIDES | COPY_HIDES))
     const clearTruncation = Boolean(m.truncationParent) && !(s & TRUNCATION_PARENT_LIVE)
     if (!clearCondense && !clearTruncation) return void out.push(m)
     const copy = { ...m }
@@ -264,17 +272,19 @@ function effectiveHistory(messages, era) {
   // summary is read that way.
   if (at >= 0 && (era.freshStart || messages[at].role === 'user')) {
     // A shortened copy (this package's first step) stands in for its message here too.
-    const shown = visibility(messages)
-    const from = messages.slice(at).filter((m, k) => shown[at + k] || (m && m.truncationParent))
+    const states = tagStates(messages)
+    const from = messages
+      .slice(at)
+      .filter((m, k) => (afterSummary(m, states[at + k]) && !(states[at + k] & TRUNCATION_PARENT_LIVE)) || (m && m.truncationParent))
     const uses = new Set()
     for (const m of from) {
       if (m && m.role === 'assistant' && Array.isArray(m.content)) for (const b of m.content) if (b && b.type === 'tool_use' && b.id) uses.add(b.id)
     }
     // Truncation markers count from the summary on: the tags' states over that part alone.
-    const states = tagStates(from)
+    const inRange = tagStates(from)
     const out = []
     for (const [k, m] of from.entries()) {
-      if (states[k] & TRUNCATION_PARENT_LIVE) continue
+      if (inRange[k] & TRUNCATION_PARENT_LIVE) continue
       if (m && m.role === 'user' && Array.isArray(m.content)) {
         const kept = m.content.filter((b) => !(b && b.type === 'tool_result') || uses.has(b.tool_use_id))
         if (kept.length === 0) continue
@@ -289,6 +299,10 @@ function effectiveHistory(messages, era) {
 
 module.exports = {
   visibility,
+  tagStates,
+  afterSummary,
+  SENT,
+  TRUNCATION_PARENT_LIVE,
   project,
   cleanupAfterTruncation,
   rewindConversation,

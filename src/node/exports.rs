@@ -67,8 +67,9 @@ pub fn default_prompts() -> DefaultPrompts {
 
 /// The built-in providers, the Smart presets' names and the engine's constants (the one list every
 /// JavaScript module reads).
-/// What each message's Roo tags do (`model::tag_states`: 1 sent, 2 its condenseParent hides it,
-/// 4 its truncationParent hides it, 8 a shortened copy in place), from each message's marks packed
+/// What each message's Roo tags do (`model::tag_states`: 1 sent, 2 its summary hides it, 4 a
+/// truncation marker hides it, 8 a shortened copy in place, 16 its shortened copy hides it), from
+/// each message's marks packed
 /// by JavaScript as six numbers: the ids of condenseId, truncationId, condenseParent,
 /// truncationParent and condensedBy (0 for none), then flags (1 isSummary, 2 isTruncationMarker).
 #[napi]
