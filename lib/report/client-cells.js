@@ -8,17 +8,6 @@
  */
 // biome-ignore lint/correctness/noUnusedVariables: client.js, inlined beside it, calls it
 function cellBuilder(data, state, mark) {
-  const LABEL = {
-    kept: 'kept',
-    deduplicated: 'deduplicated',
-    superseded: 'superseded',
-    omitted: 'omitted',
-    truncated: 'truncated',
-    suppressed: 'suppressed',
-    summarized: 'summarized',
-    removed: 'removed',
-    changed: 'changed',
-  }
   const fmt = (n) => Number(n).toLocaleString('en-US')
   const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`
   const el = (tag, cls, text) => {
@@ -66,7 +55,7 @@ function cellBuilder(data, state, mark) {
     }
     for (const same of groups.values()) {
       const a = same[0]
-      const title = `${a.passName}: ${same.map((x) => `${LABEL[x.kind] ?? x.kind}${x.tokensSaved > 0 ? `, −${fmt(x.tokensSaved)} tokens` : ''}`).join('\n')}`
+      const title = `${a.passName}: ${same.map((x) => `${x.kind}${x.tokensSaved > 0 ? `, −${fmt(x.tokensSaved)} tokens` : ''}`).join('\n')}`
       const count = same.length > 1 ? ` ×${same.length}` : ''
       let badge
       if ((a.kind === 'deduplicated' || a.kind === 'omitted' || a.kind === 'superseded') && a.ref !== undefined) {
@@ -74,7 +63,7 @@ function cellBuilder(data, state, mark) {
         badge = el('a', `badge k-${a.kind} ref`, arrow + count)
         badge.href = `#b-${a.ref}`
         badge.dataset.ref = String(a.ref)
-      } else badge = el('span', `badge k-${a.kind}`, (LABEL[a.kind] ?? a.kind) + count)
+      } else badge = el('span', `badge k-${a.kind}`, a.kind + count)
       badge.title = title
       out.push(badge)
     }

@@ -8,16 +8,6 @@
  */
 // biome-ignore lint/correctness/noUnusedVariables: client.js, inlined beside it, calls it
 function messagePanel(data, panel, scroller, hooks) {
-  const LABEL = {
-    deduplicated: 'deduplicated',
-    superseded: 'superseded',
-    omitted: 'omitted',
-    truncated: 'truncated',
-    suppressed: 'suppressed',
-    summarized: 'summarized',
-    removed: 'removed',
-    changed: 'changed',
-  }
   const CONTENT_LABEL = {
     messageText: 'message text',
     toolParameters: 'tool parameters',
@@ -96,7 +86,7 @@ function messagePanel(data, panel, scroller, hooks) {
         const li = el('li')
         li.appendChild(el('b', null, a.passName))
         li.appendChild(document.createTextNode(': '))
-        li.appendChild(el('span', `badge k-${a.kind}`, LABEL[a.kind] || a.kind))
+        li.appendChild(el('span', `badge k-${a.kind}`, a.kind))
         if (a.kind === 'summarized' && a.whole) li.appendChild(document.createTextNode(' into a summary'))
         if (a.ref !== undefined) {
           li.appendChild(document.createTextNode(a.kind === 'superseded' ? ' by ' : ' → kept copy '))
