@@ -8,7 +8,16 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
-import { condense, countTokens, repairConversation, validateConversation, type ApiMessage } from '../lib/index.js'
+import {
+  CondensationManager,
+  condense,
+  configSchema,
+  countTokens,
+  openConversation,
+  repairConversation,
+  validateConversation,
+  type ApiMessage,
+} from '../lib/index.js'
 import { HAVE_PROBES, loadFixture, itReal } from './helpers.js'
 
 const base = (): ApiMessage[] => [
@@ -391,7 +400,7 @@ describe('panics', () => {
         case 'callback': return lib.condense(h, { provider: 'native', summarize: async () => 'S' })
       }
     }
-    run().then(() => console.log(JSON.stringify({ ok: true })), (e) => console.log(JSON.stringify({ ok: false, message: e.message })))
+    run().then(() => console.log(JSON.stringify({ ok: true })), (e) => console.log(JSON.stringify({ ok: false, message: e.message, errorCode: e.errorCode })))
       .then(() => lib.condense(h, { provider: 'lossless' })).catch((e) => console.log(JSON.stringify({ again: e.message })))
       .then(() => console.log('alive'))
   `
@@ -406,7 +415,7 @@ describe('panics', () => {
         })
         expect(out.status).toBe(0)
         const lines = out.stdout.trim().split('\n')
-        expect(JSON.parse(lines[0])).toEqual({ ok: false, message: expect.stringContaining(`panic probe: ${stage}`) })
+        expect(JSON.parse(lines[0])).toEqual({ ok: false, message: expect.stringContaining(`panic probe: ${stage}`), errorCode: 'internal' })
         // The process goes on; after a sync or callback panic, the next condensation works (the
         // task probe fires in every engine run, so there the next one fails the same way).
         expect(lines[lines.length - 1]).toBe('alive')
@@ -425,5 +434,40 @@ describe('bad input reaching the other entry points', () => {
     expect(() => analyze(input)).toThrow(/^analyze: messages\[3\]\.ts: NaN is not a JSON number$/)
     await expect(analyzeAsync(input)).rejects.toThrow(/^analyzeAsync: messages\[3\]\.ts: NaN is not a JSON number$/)
     await expect(new CondensationManager({ config: { provider: 'lossless' } }).estimateReduction(input)).rejects.toThrow(/^estimate: messages\[3\]\.ts: NaN/)
+  })
+})
+
+describe('error codes of what the library throws', () => {
+  const h: ApiMessage[] = [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: 'done' },
+  ]
+  const code = async (f: () => unknown) => {
+    try {
+      await f()
+    } catch (e) {
+      return (e as { errorCode?: string }).errorCode
+    }
+    return 'no error'
+  }
+
+  it('a bad argument: "invalid-argument"; options the engine refuses: "invalid-options"; an abort: the signal\'s reason untouched', async () => {
+    expect(await code(() => condense(null as unknown as ApiMessage[], { provider: 'lossless' }))).toBe('invalid-argument')
+    expect(await code(() => condense(h, { provider: 'lossless', config: { bogus: 1 } as never }))).toBe('invalid-options')
+    expect(await code(() => condense(h, { provider: 'nope' as never }))).toBe('invalid-options')
+    expect(await code(() => configSchema('nope' as never))).toBe('invalid-options')
+    expect(await code(() => countTokens('x', { encoding: 'p50k' as never }))).toBe('invalid-argument')
+    expect(await code(() => repairConversation([{ role: 'user', content: 'x', ts: Number.NaN }] as ApiMessage[]))).toBe('invalid-argument')
+    expect(await code(() => openConversation(5 as never))).toBe('invalid-argument')
+    const conv = await openConversation(h)
+    expect(await code(() => conv.append(5 as never))).toBe('invalid-argument')
+    conv.close()
+    expect(await code(() => new CondensationManager().shouldCondense(5 as never))).toBe('invalid-options')
+    const ac = new AbortController()
+    const reason = new Error('stop')
+    ac.abort(reason)
+    const r = await condense(h, { provider: 'lossless', signal: ac.signal }).catch((e: unknown) => e)
+    expect(r).toBe(reason)
+    expect((reason as { errorCode?: string }).errorCode).toBeUndefined()
   })
 })

@@ -311,6 +311,15 @@ export interface CondenseMetrics {
   durationMs: number
 }
 
+/** The `errorCode` of what the library throws (an abort rejects with the signal's own reason instead). */
+export type ThrownErrorCode =
+  /** An argument the JavaScript checks refused (a TypeError). */
+  | 'invalid-argument'
+  /** Options the engine refused: an unknown key, a wrong type or range, an unknown provider. */
+  | 'invalid-options'
+  /** A bug caught at the boundary (please report it). */
+  | 'internal'
+
 /** Why a provider left the history as it was. */
 export type RefusalCode =
   /** The history's structure (or a value the engine cannot take) stops it; the error says where. */

@@ -7,23 +7,24 @@
 'use strict'
 
 const native = require('./native.js')
-const { repairConversation, repairSliced } = require('./repair.js')
+const { repairConversation: repairUncoded, repairSliced } = require('./repair.js')
+const { coded, codeMethods } = require('./errors.js')
 const openaiFormat = require('./openai-format.js')
 const { unescapeValue, fromEngine, pushAll } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
-const { countTokens, countTokensAsync, clearTokenCache } = require('./tokens.js')
+const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache } = require('./tokens.js')
 const { applyChanges } = require('./apply.js')
 const { pushInChunks, abortError } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
-const { openConversation, Conversation } = require('./conversation.js')
+const { openConversation: openConversationUncoded, Conversation } = require('./conversation.js')
 
 native.warmUp()
 
-async function condense(messages, options) {
+async function condenseUncoded(messages, options) {
   // options.format: an OpenAI-format history is converted (lib/openai-format.js), condensed as
   // below, and converted back.
   const routed = openaiFormat.route(messages, options, 'condense')
-  if (routed) return routed.finish(await condense(routed.messages, routed.options))
+  if (routed) return routed.finish(await condenseUncoded(routed.messages, routed.options))
   checkMessagesArray(messages, 'condense')
   const { signal, summarize, llm, repair, engineOptions } = readCondenseOptions(options, 'condense')
   // Repaired pairing first (new objects only where repaired), in slices; condensing then works on that.
@@ -37,7 +38,7 @@ async function condense(messages, options) {
   return result
 }
 
-function expandReferences(messages) {
+function expandReferencesUncoded(messages) {
   checkMessagesArray(messages, 'expandReferences')
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
@@ -45,7 +46,7 @@ function expandReferences(messages) {
   return applyChanges(messages, session.expand().changes)
 }
 
-function validateConversation(messages) {
+function validateConversationUncoded(messages) {
   const session = new native.Session({ provider: 'lossless' })
   if (!Array.isArray(messages)) return JSON.parse(session.validate(messages))
   const problem = pushAll(session, messages)
@@ -56,9 +57,9 @@ function validateConversation(messages) {
   return JSON.parse(session.validate())
 }
 
-function analyze(messages, options) {
+function analyzeUncoded(messages, options) {
   const routed = openaiFormat.route(messages, options, 'analyze') // options.format: see condense
-  if (routed) return analyze(routed.messages, routed.options)
+  if (routed) return analyzeUncoded(routed.messages, routed.options)
   checkMessagesArray(messages, 'analyze')
   const opts = checkOptionsObject(options, 'analyze')
   const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
@@ -68,7 +69,7 @@ function analyze(messages, options) {
   return fromEngine(session.analyzeNow(encoding))
 }
 
-async function analyzeAsync(messages, options) {
+async function analyzeAsyncUncoded(messages, options) {
   const routed = openaiFormat.route(messages, options, 'analyzeAsync') // options.format: see condense
   if (routed) return analyzeAsync(routed.messages, routed.options)
   checkMessagesArray(messages, 'analyzeAsync')
@@ -83,18 +84,33 @@ async function analyzeAsync(messages, options) {
 
 /** The JSON Schema of a provider's `config`, for settings UIs. */
 /** The built-in providers (id, name, description, capabilities), the Smart presets' names and the engine's constants. */
-function providerCatalogue() {
+function providerCatalogueUncoded() {
   return native.providerCatalogue()
 }
 
-function configSchema(provider) {
+function configSchemaUncoded(provider) {
   return native.configSchema(provider)
 }
 
 /** A Smart preset's configuration, as JSON: a starting point to edit and pass back as `config`. */
-function smartPreset(name) {
+function smartPresetUncoded(name) {
   return native.smartPreset(name)
 }
+
+// Every function of this entry throws and rejects with `errorCode` set (lib/errors.js).
+const condense = coded(condenseUncoded)
+const expandReferences = coded(expandReferencesUncoded)
+const validateConversation = coded(validateConversationUncoded)
+const analyze = coded(analyzeUncoded)
+const analyzeAsync = coded(analyzeAsyncUncoded)
+const providerCatalogue = coded(providerCatalogueUncoded)
+const configSchema = coded(configSchemaUncoded)
+const smartPreset = coded(smartPresetUncoded)
+const repairConversation = coded(repairUncoded)
+const countTokens = coded(countTokensUncoded)
+const countTokensAsync = coded(countTokensAsyncUncoded)
+const openConversation = coded(openConversationUncoded)
+codeMethods(Conversation)
 
 module.exports = {
   condense,

@@ -8,6 +8,7 @@
 // worth breaking the host's prompt cache. It never mutates the caller's messages.
 'use strict'
 
+const { coded, codeMethods } = require('./errors.js')
 const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
@@ -385,11 +386,14 @@ function managerConfigSchema() {
   return native.managerConfigSchema()
 }
 
+// Its methods throw and reject with `errorCode` set (lib/errors.js), as the main entry's functions.
+codeMethods(CondensationManager)
+
 // Filled in on the exports object itself, never replaced: lib/index.js holds this object while
 // this module is still loading when it is required first (see the end of lib/index.js).
 exports.CondensationManager = CondensationManager
-exports.managerConfigSchema = managerConfigSchema
-exports.slidingWindow = slidingWindow
+exports.managerConfigSchema = coded(managerConfigSchema)
+exports.slidingWindow = coded(slidingWindow)
 exports.MIN_CONDENSE_THRESHOLD = CATALOGUE.constants.minCondenseThreshold
 exports.MAX_CONDENSE_THRESHOLD = CATALOGUE.constants.maxCondenseThreshold
 exports.TOKEN_BUFFER_PERCENTAGE = CATALOGUE.constants.tokenBufferPercentage

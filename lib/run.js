@@ -41,6 +41,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
         if (event.aborted && signal && signal.aborted) throw abortError(signal)
         const error = new Error(event.error)
         if (event.invalidOptions) error.code = 'InvalidArg'
+        else if (!event.aborted) error.errorCode = 'internal' // a panic in the engine's thread
         throw error
       }
       const summary = fromEngine(event.summary)

@@ -124,7 +124,7 @@ async function run(messages, options) {
     return await lib.condense(messages, options)
   } catch (e) {
     if (options.signal && options.signal.aborted) throw new CliError(EXIT.interrupted, 'interrupted; nothing was written')
-    if (e instanceof TypeError || (e && e.code === 'InvalidArg')) {
+    if (e && (e.errorCode === 'invalid-argument' || e.errorCode === 'invalid-options')) {
       const message = String(e.message).replace(/^invalid options: /, '')
       let hint
       if (/options\.config/.test(message)) {

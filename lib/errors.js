@@ -1,0 +1,58 @@
+// The code every error the library throws carries in `errorCode`, stable where the text may
+// change: "invalid-argument" (an argument JavaScript checks refused), "invalid-options" (options
+// the engine refused: an unknown key, a wrong type or range, an unknown provider), "internal" (a
+// bug caught at the boundary). An abort rejects with the signal's own reason, untouched. Tags
+// errors on their way out; never catches one for good.
+'use strict'
+
+/** The code of an error the library made, or undefined for one it did not (a host's). */
+function codeOf(e) {
+  if (e.code === 'InvalidArg') return 'invalid-options'
+  if (e.code === 'GenericFailure') return 'internal'
+  if (e instanceof TypeError) return 'invalid-argument'
+  return undefined
+}
+
+/** `e` with its `errorCode` (unless it is the abort signal's reason, or has one already). */
+function tag(e, signal) {
+  if (!(e instanceof Error) || (signal && e === signal.reason) || e.errorCode !== undefined) return e
+  const code = codeOf(e)
+  if (code) Object.defineProperty(e, 'errorCode', { value: code, enumerable: true, writable: true, configurable: true })
+  return e
+}
+
+/** The abort signal among a call's arguments (in an options object), if any. */
+function signalIn(args) {
+  for (const a of args) if (a !== null && typeof a === 'object' && !Array.isArray(a) && a.signal !== null && typeof a.signal === 'object') return a.signal
+  return undefined
+}
+
+/** `fn` whose thrown errors and rejections carry their `errorCode`. */
+function coded(fn) {
+  const wrapped = function (...args) {
+    let r
+    try {
+      r = fn.apply(this, args)
+    } catch (e) {
+      throw tag(e, signalIn(args))
+    }
+    if (r !== null && typeof r === 'object' && typeof r.then === 'function') {
+      return r.then(undefined, (e) => {
+        throw tag(e, signalIn(args))
+      })
+    }
+    return r
+  }
+  Object.defineProperty(wrapped, 'name', { value: fn.name })
+  return wrapped
+}
+
+/** Every method of `Class` (getters aside) made `coded`. */
+function codeMethods(Class) {
+  for (const name of Object.getOwnPropertyNames(Class.prototype)) {
+    const d = Object.getOwnPropertyDescriptor(Class.prototype, name)
+    if (name !== 'constructor' && typeof d.value === 'function') Object.defineProperty(Class.prototype, name, { ...d, value: coded(d.value) })
+  }
+}
+
+module.exports = { coded, codeMethods }
