@@ -102,8 +102,9 @@ export declare class Session {
    */
   followSummary(keepStart: number, only: Array<boolean>): RawExpansion
   /**
-   * The tool pairing of the pushed messages repaired (`repair::repair`), as JSON text: the
-   * messages changed by index, those to insert before an index, and the repairs.
+   * Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
+   * that follows condenses the repaired history; answers, as JSON text, the messages changed by
+   * index, those inserted before an index, and the repairs.
    */
   repair(): string
   /**

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, type ApiMessage, type CondenseOptions, type CondenseResult, type SummarizeRequest } from '../lib/index.js'
 import { buildReportData } from '../lib/report-html.js'
-import { FIXTURES, HAVE_FIXTURES, loadFixture } from './helpers.js'
+import { assertInvariants, FIXTURES, HAVE_FIXTURES, loadFixture } from './helpers.js'
 
 const ACTIONS = ['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized'] as const
 const standIn = async (r: SummarizeRequest) => `Stand-in summary of ${r.messages.length} messages.`
@@ -108,6 +108,9 @@ describe('the engine records what each pass did', () => {
         }
         expect(r.metrics.passes.length, label).toBeGreaterThan(0)
         checkRecord(history, r)
+        // The invariants of every condensation (one for one: those with a summary of a run are
+        // checked by their providers' suites).
+        if (r.provenance!.origins.every((o) => 'from' in o)) assertInvariants(history, JSON.parse(snapshot), r)
         // Asking for the record changes nothing else.
         const plain = await condense(history, options)
         expect(plain.provenance).toBeUndefined()

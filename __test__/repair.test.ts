@@ -74,7 +74,7 @@ describe('repairConversation: the engine against the JavaScript it replaced', ()
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const reference = require('./reference/repair.cjs') as { repairConversation: typeof repairConversation }
 
-  it('several unanswered calls: a synthetic answer inserted after each, in order', () => {
+  it('several unanswered calls: a synthetic answer inserted after each, in order (and the same through condense)', async () => {
     const h: ApiMessage[] = [
       { role: 'user', content: 'go' },
       { role: 'assistant', content: [use('a')] },
@@ -94,6 +94,19 @@ describe('repairConversation: the engine against the JavaScript it replaced', ()
     ).toEqual(['go', 'a', 'r:a', 'b', 'r:b,text', 'c', 'r:c', 'd', 'r:d', 'last'])
     expect(repairs.map((r) => r.path)).toEqual(['messages[1]', 'messages[4]', 'messages[5]', 'messages[3]'])
     expect(validateConversation(messages)).toEqual([])
+    // condense repairs the engine's copy in place, inserted messages included, then condenses that:
+    // the same as condensing the repaired history (long tool inputs, so Truncation edits by place).
+    const write = (id: string) => ({ type: 'tool_use' as const, id, name: 'write_to_file', input: { path: `${id}.ts`, content: 'line\n'.repeat(400) } })
+    const long: ApiMessage[] = h.map((m) =>
+      Array.isArray(m.content) ? { ...m, content: m.content.map((b) => (b.type === 'tool_use' ? write(String(b.id)) : b)) } : m,
+    )
+    const options = { provider: 'truncation' as const, config: { preserveRecentCount: 1 } }
+    const c = await condense(long, { ...options, repair: true })
+    const direct = repairConversation(long)
+    expect(c.repairs).toEqual(direct.repairs)
+    expect(c.messages).toEqual((await condense(direct.messages, options)).messages)
+    expect(c.metrics.actions.truncated).toBeGreaterThan(0)
+    expect(h).toEqual(snapshot)
   })
 
   it('the same messages (key order included), the same objects left alone and the same repairs on 3,000 random histories', () => {

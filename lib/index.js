@@ -7,7 +7,7 @@
 'use strict'
 
 const native = require('./native.js')
-const { repairConversation: repairUncoded, repairSliced } = require('./repair.js')
+const { repairConversation: repairUncoded, repairPushed } = require('./repair.js')
 const { coded, codeMethods } = require('./errors.js')
 const openaiFormat = require('./openai-format.js')
 const { unescapeValue, fromEngine, pushAll } = require('./crossing.js')
@@ -27,12 +27,13 @@ async function condenseUncoded(messages, options) {
   if (routed) return routed.finish(await condenseUncoded(routed.messages, routed.options))
   checkMessagesArray(messages, 'condense')
   const { signal, summarize, llm, repair, engineOptions } = readCondenseOptions(options, 'condense')
-  // Repaired pairing first (new objects only where repaired), in slices; condensing then works on that.
-  const repaired = repair ? await repairSliced(messages, signal) : undefined
-  if (repaired) messages = repaired.messages
   const session = new native.Session(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
-  await pushInChunks(session, messages, signal)
+  const problem = await pushInChunks(session, messages, signal)
+  // With `repair`, the engine repairs the pairing of what crossed in place, and the result is
+  // built over the repaired history (new objects only where repaired).
+  const repaired = repair && !problem ? repairPushed(session, messages) : undefined
+  if (repaired) messages = repaired.messages
   const result = await runEngine(session, messages, { summarize, llm, signal, start: () => session.start(summarize !== undefined) })
   if (repaired) result.repairs = repaired.repairs
   return result

@@ -7,7 +7,6 @@
 
 const native = require('./native.js')
 const { fromEngine, pushAll } = require('./crossing.js')
-const { pushInChunks } = require('./intake.js')
 const { describe } = require('./values.js')
 
 /** The repaired history from the engine's answer: changed messages by index, insertions before an index. */
@@ -35,16 +34,12 @@ function repairConversation(messages) {
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`repairConversation: ${problem}`)
+  return repairPushed(session, messages)
+}
+
+/** The repair of the messages pushed into `session` (which then holds the repaired history). */
+function repairPushed(session, messages) {
   return assemble(messages, session.repair())
 }
 
-/** repairConversation with the messages crossing in slices (the event loop stays free); undefined
- * when a value cannot cross (the condensation that follows then refuses with where it is). */
-async function repairSliced(messages, signal) {
-  const session = new native.Session({ provider: 'lossless' })
-  const problem = await pushInChunks(session, messages, signal)
-  if (problem) return undefined
-  return assemble(messages, session.repair())
-}
-
-module.exports = { repairConversation, repairSliced }
+module.exports = { repairConversation, repairPushed }

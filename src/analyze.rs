@@ -216,7 +216,7 @@ pub fn analyze_within(messages: &[Value], encoding: Encoding, abort: &AtomicBool
         + t.images
         + t.summaries;
 
-    match lossless::run(messages, &LosslessConfig::default(), encoding, abort) {
+    match lossless::run(messages, &view, &LosslessConfig::default(), encoding, abort) {
         Ok((draft, run)) => {
             for (i, pass) in run.passes.iter().enumerate() {
                 let acts = draft.acts.iter().filter(|x| x.pass == i);

@@ -59,18 +59,8 @@ impl<'a> Draft<'a> {
     }
 
     /// Records a change the current pass made.
-    pub fn record(&mut self, action: Action, content: Content, message: usize, tokens_saved: i64) -> &mut Act {
-        self.acts.push(Act {
-            pass: self.pass,
-            action,
-            content,
-            message,
-            refers_to: None,
-            operation: None,
-            tokens_saved,
-        });
-        let last = self.acts.len() - 1;
-        &mut self.acts[last]
+    pub fn record(&mut self, action: Action, content: Content, message: usize, tokens_saved: i64) {
+        self.acts.push(Act { pass: self.pass, action, content, message, refers_to: None, tokens_saved });
     }
 
     /// The current text of a slot of an original message.

@@ -27,8 +27,6 @@ pub enum Kind {
 pub struct Edit {
     pub span: Span,
     pub replacement: String,
-    /// The id of the pass that proposed it.
-    pub op: &'static str,
     pub kind: Kind,
     /// For references: the span holding the bytes, which must stay as it is.
     pub target: Option<Span>,
@@ -42,6 +40,10 @@ pub struct Edit {
 #[derive(Debug, Default)]
 pub struct EditSet {
     edits: Vec<Option<Edit>>,
+    /// The pass that proposed each edit (the set's `pass` when it was added or replaced).
+    pass_of: Vec<usize>,
+    /// The pass now proposing (the runner sets it before each).
+    pub pass: usize,
     by_text: HashMap<TextRef, Vec<usize>>,
     protected: HashMap<TextRef, Vec<std::ops::Range<usize>>>,
     /// Reference targets per string: (range, number of live references to it).
@@ -106,6 +108,7 @@ impl EditSet {
         let i = self.edits.len();
         self.by_text.entry(edit.span.at).or_default().push(i);
         self.edits.push(Some(edit));
+        self.pass_of.push(self.pass);
         true
     }
 
@@ -116,6 +119,7 @@ impl EditSet {
         }
         self.pin(edit.target.as_ref());
         self.edits[i] = Some(edit);
+        self.pass_of[i] = self.pass;
     }
 
     fn pin(&mut self, target: Option<&Span>) {
@@ -150,15 +154,11 @@ impl EditSet {
     pub fn iter(&self) -> impl Iterator<Item = &Edit> {
         self.edits.iter().flatten()
     }
-}
 
-/// Savings of one operation.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OpSavings {
-    pub count: usize,
-    pub tokens_saved: i64,
-    pub reversible_tokens: i64,
-    pub superseded_tokens: i64,
+    /// Each edit with the pass that proposed it.
+    fn iter_with_pass(&self) -> impl Iterator<Item = (&Edit, usize)> {
+        self.edits.iter().zip(&self.pass_of).filter_map(|(e, p)| Some((e.as_ref()?, *p)))
+    }
 }
 
 /// The result of applying an edit set: the new strings and what they saved.
@@ -168,31 +168,31 @@ pub struct Applied {
     pub changes: Vec<(TextRef, String)>,
     /// Tokens saved in total (old minus new, over the changed strings).
     pub tokens_saved: i64,
-    pub by_op: BTreeMap<&'static str, OpSavings>,
-    /// Edits kept after the rollback of strings that would have grown.
-    pub edits_applied: usize,
     pub edits_rolled_back: usize,
-    /// One act per edit applied, in document order (their pass is set by the caller).
+    /// One act per edit applied, in document order, each with the pass that proposed it.
     pub acts: Vec<Act>,
 }
+
+/// A string rebuilt with its edits: where, the old text, the new one, the edits and their passes.
+type Rebuilt<'a> = (TextRef, &'a str, String, Vec<(&'a Edit, usize)>);
 
 /// Builds the new strings, measures them, and drops the edits of any string that would not
 /// get smaller. Measuring stops when `cancel` says so.
 pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding, cancel: Cancel) -> Result<Applied, CondenseError> {
-    let mut grouped: BTreeMap<TextRef, Vec<&Edit>> = BTreeMap::new();
-    for e in set.iter() {
-        grouped.entry(e.span.at).or_default().push(e);
+    let mut grouped: BTreeMap<TextRef, Vec<(&Edit, usize)>> = BTreeMap::new();
+    for (e, pass) in set.iter_with_pass() {
+        grouped.entry(e.span.at).or_default().push((e, pass));
     }
-    let mut rebuilt: Vec<(TextRef, &str, String, Vec<&Edit>)> = Vec::with_capacity(grouped.len());
+    let mut rebuilt: Vec<Rebuilt> = Vec::with_capacity(grouped.len());
     for (at, mut edits) in grouped {
         let Some(old) = messages.get(at.msg).and_then(|m| slot_text(m, at.slot)) else {
             continue;
         };
-        edits.sort_by_key(|e| e.span.range.start);
+        edits.sort_by_key(|(e, _)| e.span.range.start);
         let mut new = String::with_capacity(old.len() / 4);
         let mut pos = 0;
         let mut valid = true;
-        for e in &edits {
+        for (e, _) in &edits {
             let r = &e.span.range;
             if r.start < pos || r.end > old.len() || !old.is_char_boundary(r.start) || !old.is_char_boundary(r.end) {
                 valid = false;
@@ -227,36 +227,25 @@ pub fn apply(messages: &[Value], set: &EditSet, encoding: Encoding, cancel: Canc
         let saved = before - after;
         // Split the string's exact saving between its edits by the bytes each removed.
         let weights: Vec<i64> =
-            edits.iter().map(|e| (e.span.range.len() as i64 - e.replacement.len() as i64).max(1)).collect();
+            edits.iter().map(|(e, _)| (e.span.range.len() as i64 - e.replacement.len() as i64).max(1)).collect();
         let total: i64 = weights.iter().sum();
         let mut given = 0;
-        for (k, (e, w)) in edits.iter().zip(&weights).enumerate() {
+        for (k, ((e, pass), w)) in edits.iter().zip(&weights).enumerate() {
             let share = if k + 1 == edits.len() { saved - given } else { saved * w / total };
             given += share;
-            let s = applied.by_op.entry(e.op).or_default();
-            s.count += 1;
-            s.tokens_saved += share;
             let action = match e.kind {
-                Kind::Reversible => {
-                    s.reversible_tokens += share;
-                    Action::Deduplicated
-                }
-                Kind::Superseded => {
-                    s.superseded_tokens += share;
-                    Action::Superseded
-                }
+                Kind::Reversible => Action::Deduplicated,
+                Kind::Superseded => Action::Superseded,
             };
             applied.acts.push(Act {
-                pass: 0,
+                pass: *pass,
                 action,
                 content: e.content,
                 message: at.msg,
                 refers_to: Some(e.refers_to),
-                operation: Some(e.op),
                 tokens_saved: share,
             });
         }
-        applied.edits_applied += edits.len();
         applied.tokens_saved += saved;
         applied.changes.push((at, new));
     }

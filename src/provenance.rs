@@ -74,9 +74,6 @@ pub struct Act {
     /// The message holding the copy a reference points at, or the content that supersedes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refers_to: Option<usize>,
-    /// The id of the proposing pass whose edit made it (the runner numbers its act by it).
-    #[serde(skip)]
-    pub operation: Option<&'static str>,
     /// Tokens this change removed (exact per string; a string's saving is split between its
     /// edits by the bytes each removed). For a message replaced by a summary: its own tokens.
     pub tokens_saved: i64,

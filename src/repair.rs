@@ -5,7 +5,7 @@
 //! before the other blocks of their message. A tool_use in the last message is a call still
 //! running and is left alone; a user message answering calls with plain text gets its synthetic
 //! results first and keeps its text as a block. Reads the messages; answers only the messages it
-//! changed or adds, never touching anything else.
+//! changed or adds (and `apply` puts them in place in the engine's own copy).
 
 use std::collections::HashSet;
 
@@ -243,4 +243,26 @@ pub fn repair(messages: &[Value]) -> Repaired {
     }
     out.changed = w.changed.into_iter().enumerate().filter_map(|(i, m)| Some((i, m?))).collect();
     out
+}
+
+/// Applies `repaired` to the messages it was made from (the engine's copy, so a condensation can
+/// run on the repaired history without it crossing again).
+pub fn apply(messages: &mut Vec<Value>, repaired: Repaired) {
+    for (i, m) in repaired.changed {
+        if let Some(x) = messages.get_mut(i) {
+            *x = m;
+        }
+    }
+    if repaired.inserted.is_empty() {
+        return;
+    }
+    let old = std::mem::take(messages);
+    let mut inserted = repaired.inserted.into_iter().peekable();
+    for (i, m) in old.into_iter().enumerate() {
+        while let Some((_, x)) = inserted.next_if(|(at, _)| *at == i) {
+            messages.push(x);
+        }
+        messages.push(m);
+    }
+    messages.extend(inserted.map(|(_, x)| x));
 }

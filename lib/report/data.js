@@ -47,11 +47,7 @@ function actionsOf(before, result, passes) {
   before.forEach((_, i) => {
     if (!kept[i] && actions[i].length === 0) actions[i].push({ kind: 'removed', pass: null, passName: 'the condensation', whole: true })
   })
-  const beforeToAfter = before.map(() => undefined)
-  after.forEach((x, j) => {
-    if (x.from !== undefined) beforeToAfter[x.from] = j
-  })
-  return { actions, final: { after, beforeToAfter, summarizedInto: into } }
+  return { actions, origins: after }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -74,14 +70,14 @@ function buildReportData(before, result, options = {}) {
   const metrics = result.metrics
   const encoding = metrics.encoding || options.encoding || 'o200k_base'
   const passes = (metrics.passes || []).map((p) => ({ ...p }))
-  const { actions, final } = actionsOf(before, result, passes)
+  const { actions, origins } = actionsOf(before, result, passes)
 
   const beforeData = before.map((m, i) => {
     const parts = partsOf(m)
     return { index: i, role: m.role, ...measure(m, encoding), parts, preview: preview(parts), ...(m.isSummary ? { isSummary: true } : {}), actions: actions[i] }
   })
   const afterData = result.messages.map((m, j) => {
-    const origin = final.after[j]
+    const origin = origins[j]
     if (origin.kind === 'same') {
       const b = beforeData[origin.from]
       return {

@@ -4,7 +4,7 @@
 'use strict'
 
 const native = require('../native.js')
-const { pushAll } = require('../crossing.js')
+const { pushInChunks } = require('../intake.js')
 const { applyChanges } = require('../apply.js')
 const { describe, isObject } = require('../values.js')
 const { finite, checkArray } = require('./host.js')
@@ -128,35 +128,18 @@ function rewindConversation(messages, at) {
 // (the caller's object), "changed" (a shortened copy of input[from]) or "summary" (a new summary
 // standing for input[from..to)).
 
-const sameTurn = (a, b) => Boolean(a) && Boolean(b) && a.role === b.role && a.ts === b.ts
-
-/** Origins of a provider's output: one for one, or one span replaced by a new summary. */
-function align(input, output) {
-  const n = input.length
-  const m = output.length
-  const kind = (o, j) => (o === input[j] ? 'same' : 'changed')
-  if (m === n) return output.map((o, i) => ({ from: i, to: i + 1, kind: kind(o, i) }))
-  if (m > n) return null
-  const inputs = new Set(input)
-  const end = (s) => n - (m - s - 1)
-  for (let s = 1; s < m; s++) {
-    const o = output[s]
-    if (inputs.has(o) || !o || o.isSummary !== true || end(s) <= s) continue
-    let fits = true
-    for (let i = 0; i < m && fits; i++) {
-      if (i === s) continue
-      const j = i < s ? i : end(s) + (i - s - 1)
-      fits = output[i] === input[j] || sameTurn(output[i], input[j])
-    }
-    if (!fits) continue
-    return output.map((o2, i) => {
-      if (i < s) return { from: i, to: i + 1, kind: kind(o2, i) }
-      if (i === s) return { from: s, to: end(s), kind: 'summary' }
-      const j = end(s) + (i - s - 1)
-      return { from: j, to: j + 1, kind: kind(o2, j) }
-    })
-  }
-  return null
+/**
+ * Origins of a provider's output from the engine's record (`result.provenance.origins`): a kept
+ * message is "same" when it is still the input's object (the first message may have been put
+ * back by the caller), a summary stands for the run it covers. Null when a written message covers
+ * no run (several summaries in one gap: not a shape this entry takes on).
+ */
+function originsOf(engineOrigins, input, output) {
+  const origins = engineOrigins.map((o, i) => {
+    if (o.from !== undefined) return { from: o.from, to: o.from + 1, kind: output[i] === input[o.from] ? 'same' : 'changed' }
+    return o.covers ? { from: o.covers[0], to: o.covers[1] + 1, kind: 'summary' } : null
+  })
+  return origins.includes(null) ? null : origins
 }
 
 /** Origins over the first input of a second step's output (`b` over the first step's output). */
@@ -178,17 +161,14 @@ function compose(a, b) {
  * the references in the messages a first step changed point at positions of `input`: those into
  * the summarized part are expanded back (the bytes are gone otherwise), the others renumbered.
  */
-function fixReferences(input, output, keepStart, changedAt) {
+async function fixReferences(input, output, keepStart, changedAt, signal) {
+  const only = input.map((_m, j) => (j === 0 || j >= keepStart) && changedAt(j))
+  if (!only.includes(true)) return output // no message the first step changed is kept
+  // The history crosses in slices (the event loop stays free); its values crossed the first step.
   const session = new native.Session({ provider: 'lossless' })
-  const problem = pushAll(session, input)
+  const problem = await pushInChunks(session, input, signal)
   if (problem) throw new TypeError(`summarizeConversation: ${problem}`)
-  const fixed = applyChanges(
-    input,
-    session.followSummary(
-      keepStart,
-      input.map((_m, j) => changedAt(j)),
-    ).changes,
-  )
+  const fixed = applyChanges(input, session.followSummary(keepStart, only).changes)
   return output.map((m, i) => {
     if (i === 1) return m
     const j = i === 0 ? 0 : keepStart + i - 2
@@ -306,7 +286,7 @@ module.exports = {
   project,
   cleanupAfterTruncation,
   rewindConversation,
-  align,
+  originsOf,
   compose,
   fixReferences,
   writeNonDestructive,

@@ -7,7 +7,7 @@ const lib = require('../index.js')
 const { describe, isObject } = require('../values.js')
 const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONING, resolveOptions, capture, message } = require('./options.js')
 const { isHandler, HostError, hostNumber, callHandler, engineDefaultPrompt, engineCount, countWith, toBlocks, failure, checkArray } = require('./host.js')
-const { project, align, compose, fixReferences, writeNonDestructive, summaryMessage } = require('./history.js')
+const { project, originsOf, compose, fixReferences, writeNonDestructive, summaryMessage } = require('./history.js')
 const { getKeepMessagesWithToolBlocks, getMessagesSinceLastSummary } = require('./tools.js')
 
 /** The files read and modified in `span`, as the engine's Native provider lists them ("" for none). */
@@ -184,6 +184,7 @@ async function summarizePositional(messages, c, keepFirstStep) {
       config: prePassConfig(o),
       prevContextTokens: prev,
       summarizeOptions: { retries: 0, timeoutMs: o.timeoutMs, ...(o.summarizeOptions ?? {}) },
+      provenance: true, // where each message came from, for writing the result back
     }
     const cb = firstStepCallback(handler, o, spent)
     if (cb) engineOpts.summarize = cb
@@ -198,7 +199,7 @@ async function summarizePositional(messages, c, keepFirstStep) {
       tokens += lib.countTokens([effective[0]]) - lib.countTokens([out[0]])
       out = [effective[0], ...out.slice(1)]
     }
-    const origins = out ? align(effective, out) : null
+    const origins = out ? originsOf(r.provenance.origins, effective, out) : null
     if (out && origins && tokens < prev) {
       base = out
       baseOrigins = origins
@@ -219,7 +220,7 @@ async function summarizePositional(messages, c, keepFirstStep) {
     return { ...response, cost: spent.cost, error: r.error }
   }
   let out = r.out
-  if (prePass) out = [out[0], out[1], ...fixReferences(base, out, r.keepStart, (j) => baseOrigins[j].kind !== 'same').slice(2)]
+  if (prePass) out = [out[0], out[1], ...(await fixReferences(base, out, r.keepStart, (j) => baseOrigins[j].kind !== 'same', o.signal)).slice(2)]
   const provider = prePass ? `${o.provider}+native` : 'native'
   const summary = baseSummary ? `${baseSummary}\n\n${r.text}` : r.text
   const extra = o.provider !== 'native' ? { provider } : {}

@@ -142,12 +142,17 @@ impl Session {
         })
     }
 
-    /// The tool pairing of the pushed messages repaired (`repair::repair`), as JSON text: the
-    /// messages changed by index, those to insert before an index, and the repairs.
+    /// Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
+    /// that follows condenses the repaired history; answers, as JSON text, the messages changed by
+    /// index, those inserted before an index, and the repairs.
     #[napi]
     pub fn repair(&mut self) -> Result<String> {
-        let messages = std::mem::take(&mut self.messages);
-        guarded(|| json_text(&crate::repair::repair(&messages)))
+        guarded(|| {
+            let repaired = crate::repair::repair(&self.messages);
+            let text = json_text(&repaired)?;
+            crate::repair::apply(&mut self.messages, repaired);
+            Ok(text)
+        })
     }
 
     /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,

@@ -91,7 +91,6 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
                 edits.add(Edit {
                     span,
                     replacement: result_reference(&r.tool, r.arg.as_deref(), t.msg, r.msg, body),
-                    op: ID,
                     kind: Kind::Reversible,
                     target: Some(target_span),
                     content: Content::ToolResults,
@@ -123,7 +122,6 @@ pub fn run_superseded_reruns(messages: &[Value], view: &View, edits: &mut EditSe
         edits.add(Edit {
             span,
             replacement: superseded_run(&r.tool, r.arg.as_deref(), view.results[last].msg),
-            op: ID,
             kind: Kind::Superseded,
             target: None,
             content: Content::ToolResults,

@@ -153,7 +153,6 @@ pub fn run(messages: &[Value], view: &View, keep: Keep, edits: &mut EditSet) {
         edits.add(Edit {
             span: r.span(),
             replacement,
-            op: ID,
             kind: Kind::Reversible,
             target: Some(t.span()),
             content: Content::ToolResults,

@@ -74,7 +74,6 @@ pub fn run_env(view: &View, edits: &mut EditSet) {
             edits.add(Edit {
                 span: Span { at: env.at, range: sections[0].range.start..sections[j - i].range.end },
                 replacement: superseded_env(&titles, by),
-                op: ID,
                 kind: Kind::Superseded,
                 target: None,
                 content: Content::EnvironmentDetails,
@@ -110,7 +109,6 @@ pub fn run_file_versions(messages: &[Value], view: &View, edits: &mut EditSet) {
     let marker = |r: &FileRead, by: usize| Edit {
         span: r.span(),
         replacement: superseded_file(&r.read.path, by),
-        op: ID,
         kind: Kind::Superseded,
         target: None,
         content: Content::ToolResults,

@@ -113,40 +113,36 @@ fn proposals(
     current: u64,
     out: &mut Outcome,
 ) -> Result<u64, Stop> {
-    if draft.changed_texts().next().is_some() || draft.kept().len() != draft.original.len() {
+    if !draft.acts.is_empty() || draft.changed_texts().next().is_some() {
         return Err(CondenseError::Internal("a proposing pass ran after a pass that changed the draft".into()).into());
     }
     let mut edits = EditSet::new(&cx.view.protected);
     let mut ms_each = Vec::with_capacity(passes.len());
-    for p in passes {
+    for (k, p) in passes.iter().enumerate() {
         cx.check()?;
         let t = Instant::now();
+        edits.pass = first + k;
         p.propose(draft, cx.view, &mut edits);
         ms_each.push(ms(t));
     }
     cx.check()?;
     let applied = apply(draft.original, &edits, cx.encoding, Cancel::new(cx.abort))?;
     cx.check()?;
-    let ids: Vec<String> = passes.iter().map(|p| p.id()).collect();
     for (at, text) in applied.changes {
         draft.set_text(at, text);
     }
-    draft.acts.extend(applied.acts.into_iter().map(|mut a| {
-        a.pass = first + a.operation.and_then(|op| ids.iter().position(|id| id == op)).unwrap_or(0);
-        a
-    }));
     out.edits_rolled_back += applied.edits_rolled_back;
     if let Some(s) = out.exact_saving.as_mut() {
         *s += applied.tokens_saved;
     }
     // Each pass's saving is its edits' share of the exact saving, so the passes' tokens chain.
     let mut now = current;
-    for ((p, id), ms) in passes.iter().zip(&ids).zip(ms_each) {
-        let saved = applied.by_op.get(id.as_str()).map_or(0, |s| s.tokens_saved).max(0) as u64;
+    for (k, (p, ms)) in passes.iter().zip(ms_each).enumerate() {
+        let saved: i64 = applied.acts.iter().filter(|a| a.pass == first + k).map(|a| a.tokens_saved).sum();
         let tokens_before = now;
-        now = now.saturating_sub(saved);
+        now = now.saturating_sub(saved.max(0) as u64);
         out.passes.push(PassMetrics {
-            id: id.clone(),
+            id: p.id(),
             name: p.name(),
             tokens_before,
             tokens_after: now,
@@ -155,6 +151,7 @@ fn proposals(
             ..Default::default()
         });
     }
+    draft.acts.extend(applied.acts);
     Ok(now)
 }
 

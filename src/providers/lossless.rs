@@ -62,16 +62,16 @@ pub fn passes(config: &LosslessConfig) -> Vec<Box<dyn Pass>> {
     out
 }
 
-/// Runs the Lossless passes over `messages` on their own (for `analyze`): the acts say what
-/// each operation would do, the outcome what it would save.
+/// Runs the Lossless passes over `messages` (whose semantic view is `view`) on their own, for
+/// `analyze`: the acts say what each operation would do, the outcome what it would save.
 pub fn run<'m>(
     messages: &'m [Value],
+    view: &View,
     config: &LosslessConfig,
     encoding: Encoding,
     abort: &AtomicBool,
 ) -> Result<(Draft<'m>, Outcome), CondenseError> {
-    let view = View::build(messages);
-    let mut cx = PassCx { view: &view, encoding, abort, summarizer: None, tokens_before: 0, tokens_now: 0 };
+    let mut cx = PassCx { view, encoding, abort, summarizer: None, tokens_before: 0, tokens_now: 0 };
     let mut draft = Draft::new(messages);
     let out = runner::run(&passes(config), &mut cx, &mut draft, &Policy::default()).map_err(|e| match e {
         Stop::Error(e) => e,
