@@ -24,7 +24,7 @@ const { buildMessages } = require('../lib/apply.js') as {
   buildMessages: (m: ApiMessage[], changes: unknown, summary: unknown, signal: undefined, readPart: ReadPart) => Promise<ApiMessage[]>
 }
 const { readRequests } = require('../lib/summarize.js') as {
-  readRequests: (readPart: ReadPart, signal: undefined) => Promise<Array<{ messages: unknown[] }>>
+  readRequests: (readPart: ReadPart, signal: undefined, held: unknown[]) => Promise<Array<{ messages: unknown[] }>>
 }
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -93,7 +93,7 @@ describe('long texts from the engine, read in parts', () => {
     const { session, event } = await started(h, { provider: 'native' }, true)
     expect(event.kind).toBe('summarize')
     const { read, counter } = smallParts(session, size)
-    const requests = await readRequests(read, undefined)
+    const requests = await readRequests(read, undefined, h)
     expect(requests).toEqual(seen)
     // A part is whole lines: with one byte asked, one line (the heads, then a message) per part.
     if (size === 1) expect(counter.parts).toBe(1 + requests[0].messages.length)

@@ -31,7 +31,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
         // Texts leave the engine's escaped form for the host, and answers enter it.
-        const requests = await readRequests((maxBytes) => handle.readPart(maxBytes), signal)
+        const requests = await readRequests((maxBytes) => handle.readPart(maxBytes), signal, messages)
         const answers = await summarizeBatch(requests, summarize, llm, signal)
         release = await scheduler.engineTurn(signal)
         handle.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))

@@ -133,12 +133,37 @@ async function summarizeBatch(requests, summarize, o, signal) {
 }
 
 /**
+ * A string of a message of `held` at `path` (`[message, "content", block, "text"]`): where the
+ * engine names a string of a message it holds unchanged instead of sending a copy of it.
+ */
+function heldString(held, path) {
+  let v = held
+  for (const step of path) v = v === null || typeof v !== 'object' ? undefined : v[step]
+  if (typeof v !== 'string')
+    throw new Error(`the engine's summary request names messages${path.map((s) => `[${JSON.stringify(s)}]`).join('')}, which is not a string`)
+  return v
+}
+
+/**
+ * A request message as the callback receives it, `{ role, content }`. The engine sends the text of
+ * a message changed by none of its passes as parts: texts it wrote (a tool call rendered, the
+ * separators) and the paths of the strings in `held`, the history as JavaScript holds it. Put
+ * together with `+`, the message shares those strings instead of holding copies of them.
+ */
+function assemble(line, held) {
+  if (!Array.isArray(line.parts)) return line
+  let content = ''
+  for (const p of line.parts) content += typeof p === 'string' ? p : heldString(held, p)
+  return { role: line.role, content }
+}
+
+/**
  * The engine's summary requests (lines of JSON, see `requests_parts` in src/node/codec.rs: the requests
  * with a count for `messages`, then one line per message), taken from the engine in parts of whole
  * lines (`readPart(maxBytes)`, null once read) and parsed a slice at a time, so no call makes or parses
- * the whole text at once.
+ * the whole text at once. `held` is the history the engine's messages came from, as JavaScript holds it.
  */
-async function readRequests(readPart, signal) {
+async function readRequests(readPart, signal, held) {
   let lines = []
   let at = 0
   const nextLine = () => {
@@ -160,7 +185,7 @@ async function readRequests(readPart, signal) {
       for (let k = 0; k < size && all.length < total; k++) {
         const line = nextLine()
         if (line === undefined) throw new Error(`the engine's summary requests ended after ${all.length} of ${total} messages`)
-        all.push(fromEngine(line))
+        all.push(assemble(fromEngine(line), held))
       }
       return all.length >= total
     },

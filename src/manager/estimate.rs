@@ -57,7 +57,7 @@ pub fn estimate(
                 calls += 1;
                 let mut n = count(&req.system_prompt, encoding) as u64;
                 for m in &req.messages {
-                    n += m.get("content").and_then(Value::as_str).map_or(0, |c| count(c, encoding) as u64);
+                    n += count(&m.content(), encoding) as u64;
                 }
                 let out = expected_summary_tokens(n, req.max_tokens);
                 input += n;

@@ -32,7 +32,8 @@ pub(super) fn requests_parts(batch: Vec<SummarizeRequest>) -> std::result::Resul
         })
         .collect();
     let head = json_text(&heads)?;
-    let messages: Vec<Value> = batch.into_iter().flat_map(|r| r.messages).collect();
+    // Strings of messages JavaScript holds unchanged cross as their paths (see `Part::Held`).
+    let messages: Vec<Value> = batch.into_iter().flat_map(|r| r.messages).map(|m| m.into_line()).collect();
     Ok(Parts::Lines { head: Some(head), messages: messages.into_iter() })
 }
 

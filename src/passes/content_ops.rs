@@ -18,7 +18,7 @@ use serde_json::Value;
 pub use super::op_spec::{OpSpec, Operation, SummarizeParams};
 use super::shorten::{suppress, truncate};
 use crate::draft::Draft;
-use crate::llm::{Purpose, SummarizeRequest, Summarizer};
+use crate::llm::{Purpose, RequestMessage, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role, slot_text, TextRef};
 use crate::parse::tool_calls::{find_xml_call, XmlCall};
 use crate::parse::{ToolResult, View};
@@ -417,9 +417,7 @@ pub fn run<'a>(
                 let request = SummarizeRequest {
                     purpose: u.kind.purpose(),
                     system_prompt: prompt,
-                    messages: vec![
-                        serde_json::json!({"role": "user", "content": format!("Condense this {}:\n\n{text}", u.label)}),
-                    ],
+                    messages: vec![RequestMessage::text("user", format!("Condense this {}:\n\n{text}", u.label))],
                     max_tokens: spec.summarize.max_tokens,
                     task_id: run.task_id.clone(),
                 };

@@ -9,6 +9,7 @@
 //! engine appends to the summary the files read and modified in the summarized span, taken from
 //! the history itself, because model-written summaries are known to lose exactly that.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +18,7 @@ use serde_json::{json, Value};
 use crate::cost::{reply_cost, Pricing};
 use crate::draft::{Draft, Item};
 use crate::error::Refusal;
-use crate::llm::{render_message, Purpose, SummarizeRequest, Summarizer};
+use crate::llm::{render, Purpose, RequestMessage, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role};
 use crate::parse::View;
 use crate::passes::{Pass, PassCx, Ran, Stop};
@@ -99,20 +100,30 @@ pub struct SummarySpan<'a> {
 }
 
 pub fn summarize_span(
-    draft: &mut Draft,
+    draft: &mut Draft<'_>,
     span: SummarySpan,
     summarizer: &mut dyn Summarizer,
     encoding: Encoding,
 ) -> Result<BatchOutcome, Refusal> {
     let SummarySpan { keep_head, from, to, prompt, max_tokens, task_id, pricing } = span;
     let current = draft.messages();
-    let mut request_messages: Vec<Value> = Vec::new();
+    let mut request_messages: Vec<RequestMessage> = Vec::new();
     if current.get(from).is_some_and(|m| role(m) == Some("assistant")) {
         // Some providers need the first message to be the user's.
-        request_messages.push(json!({"role": "user", "content": "Please continue from the following summary:"}));
+        request_messages.push(RequestMessage::text("user", "Please continue from the following summary:"));
     }
-    request_messages.extend(current[from..to].iter().map(|m| render_message(m)));
-    request_messages.push(json!({"role": "user", "content": FINAL_REQUEST}));
+    // A message kept as it came is named by its place, so a host holding the history sends its
+    // own strings instead of copies of them; one a pass changed is rendered from the draft.
+    for item in &draft.layout[from..to] {
+        request_messages.push(match item {
+            Item::Keep(k) => match draft.message(*k) {
+                Cow::Borrowed(m) => render(m, Some(*k)),
+                Cow::Owned(m) => render(&m, None).into_owned(),
+            },
+            Item::New(m) => render(m, None).into_owned(),
+        });
+    }
+    request_messages.push(RequestMessage::text("user", FINAL_REQUEST));
     let request = SummarizeRequest {
         purpose: Purpose::Conversation,
         system_prompt: prompt.to_string(),
