@@ -135,7 +135,8 @@ impl Conversation {
     /// Adds messages at the end. Answers the positions (within `chunk`) of those holding U+FFFD
     /// or U+FDD0, as `Session.push` does: JavaScript replaces those needing it by their escaped form.
     #[napi]
-    pub fn push(&mut self, chunk: Vec<Value>) -> Result<Vec<u32>> {
+    pub fn push(&mut self, mut chunk: Vec<Value>) -> Result<Vec<u32>> {
+        chunk.iter_mut().for_each(crate::memory::compact);
         let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
         let n = chunk.len();
         let messages = self.messages_mut()?;
@@ -147,7 +148,8 @@ impl Conversation {
 
     /// Replaces the message at `index`.
     #[napi]
-    pub fn set(&mut self, index: u32, message: Value) -> Result<()> {
+    pub fn set(&mut self, index: u32, mut message: Value) -> Result<()> {
+        crate::memory::compact(&mut message);
         let i = index as usize;
         let slot = self
             .messages_mut()?
