@@ -326,16 +326,10 @@ impl Conversation {
     pub fn close(&mut self) {
         abort_run(&self.abort, self.run.as_ref());
         drop_parts(self.run.as_ref());
-        let large = self.messages.len() >= LARGE_HISTORY;
-        self.messages = Arc::new(Vec::new());
         *self.counts() = Counts::default();
         self.views().clear();
         *self.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        if large {
-            trim_now();
-        } else {
-            let_go();
-        }
+        free_history(std::mem::take(&mut self.messages));
     }
 }
 

@@ -312,15 +312,14 @@ pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool
         // A large history's values were allocated on the JavaScript thread and are freed
         // here: glibc then tidies those small blocks up (malloc_consolidate) on the next
         // allocation of the JavaScript thread, a stall of a second or two after a
-        // million-message run. Trimming here does that work on this thread instead, and gives
-        // the memory back before JavaScript builds the result (a history of many megabytes
-        // otherwise stays resident beside it). (A conversation's messages stay alive: only this
-        // run's reference goes.)
-        let large = messages.len() >= LARGE_HISTORY || tokens >= LARGE_HISTORY_TOKENS;
-        let freed_large = large && Arc::strong_count(&messages) == 1;
-        drop(messages);
-        if freed_large {
-            trim_now();
+        // million-message run. Freeing them a little at a time here and trimming does that work
+        // on this thread instead, and gives the memory back before JavaScript builds the result
+        // (a history of many megabytes otherwise stays resident beside it). (A conversation's
+        // messages stay alive: only this run's reference goes.)
+        if messages.len() >= LARGE_HISTORY || tokens >= LARGE_HISTORY_TOKENS {
+            free_large(messages);
+        } else {
+            drop(messages);
         }
         let _ = done_tx.send(Event::Done(result));
         run_ended();

@@ -83,6 +83,33 @@ fn trim_on_helper() {
     let _ = std::thread::Builder::new().name("context-condense-trim-now".into()).spawn(trim_now);
 }
 
+/// Frees a history the engine held, then gives the memory back: a large one on a helper thread
+/// a little at a time (see [`crate::memory::free_gently`]), so that neither the caller (the
+/// JavaScript thread) nor its allocations wait for it; a small one here, given back once the
+/// engine stays idle.
+pub(super) fn free_history(messages: std::sync::Arc<Vec<serde_json::Value>>) {
+    if messages.len() < LARGE_HISTORY {
+        drop(messages);
+        let_go();
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("context-condense-free".into()).spawn(move || free_large(messages));
+    // No thread to spare: freed here, all the same.
+    if let Err(e) = spawned {
+        drop(e);
+        let_go();
+    }
+}
+
+/// Frees a large history a little at a time on this thread, if nothing else holds it, and gives
+/// the memory back.
+pub(super) fn free_large(messages: std::sync::Arc<Vec<serde_json::Value>>) {
+    if let Ok(values) = std::sync::Arc::try_unwrap(messages) {
+        crate::memory::free_gently(values);
+        trim_now();
+    }
+}
+
 pub(super) fn trim_now() {
     crate::memory::give_back_freed();
 }
