@@ -65,7 +65,10 @@ describe('exit codes and what the messages say', () => {
     [
       'unknown command',
       ['frobnicate'],
-      { code: 2, stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense, report or preset\n  see context-condense --help\n' },
+      {
+        code: 2,
+        stderr: 'context-condense: unknown command "frobnicate"; expected analyze, condense, report, replay or preset\n  see context-condense --help\n',
+      },
     ],
     [
       'unknown option',

@@ -2,11 +2,13 @@
 // context-condense: the command line. `analyze` shows where a history's tokens are and what each
 // provider and preset saves on it (each run, not guessed); `condense` runs one provider and writes
 // the condensed history. Reads JSON files, standard input and Roo Code task folders; histories in
-// Anthropic (Roo Code) or OpenAI chat format. Node built-ins only.
+// Anthropic (Roo Code) or OpenAI chat format. `replay` replays a task request by request and prices
+// it with a prompt-cache model. Node built-ins only.
 import { lib, EXIT, PRESETS, USAGE, CliError, usageError, writeOut, Progress, parse, oneOf, commandHelp, version } from './cli/common.mjs'
 import { cmdAnalyze } from './cli/analyze.mjs'
 import { cmdCondense } from './cli/condense.mjs'
 import { cmdReport } from './cli/report.mjs'
+import { cmdReplay } from './cli/replay.mjs'
 
 // ---------------------------------------------------------------------------------------------
 // preset, help
@@ -40,17 +42,18 @@ async function main(argv) {
     let out
     if (command === undefined || command === '--help' || command === '-h') out = { text: USAGE }
     else if (command === 'help') {
-      if (rest[0] !== undefined && !['analyze', 'condense', 'report', 'preset'].includes(rest[0]))
-        throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense, report or preset`)
+      if (rest[0] !== undefined && !['analyze', 'condense', 'report', 'replay', 'preset'].includes(rest[0]))
+        throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense, report, replay or preset`)
       out = { text: USAGE }
     } else if (command === '--version' || command === '-v') out = { raw: `${version}\n` }
     else if (command === 'analyze') out = await cmdAnalyze(rest, state)
     else if (command === 'condense') out = await cmdCondense(rest, state)
     else if (command === 'report') out = await cmdReport(rest, state)
+    else if (command === 'replay') out = await cmdReplay(rest, state)
     else if (command === 'preset') out = cmdPreset(rest, state)
     else if (command.startsWith('-'))
       throw usageError(`expected a command before ${command}`, 'context-condense analyze|condense|preset …; see context-condense --help')
-    else throw usageError(`unknown command "${command}"; expected analyze, condense, report or preset`)
+    else throw usageError(`unknown command "${command}"; expected analyze, condense, report, replay or preset`)
     state.progress.clear()
     if (out.json) {
       const status = state.pendingError ? { ok: false, exitCode: state.pendingError.exitCode, error: state.pendingError.message } : { ok: true, exitCode: 0 }

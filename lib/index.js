@@ -177,3 +177,19 @@ Object.defineProperty(module.exports, 'DEFAULT_MAX_TOKENS', {
     return manager.DEFAULT_MAX_TOKENS
   },
 })
+
+// The replay (lib/replay/): it runs the manager, so it is required after it, and read through
+// getters for the same reason.
+const replayModule = require('./replay/index.js')
+Object.defineProperty(module.exports, 'replay', {
+  enumerable: true,
+  get() {
+    return replayModule.replay
+  },
+})
+Object.defineProperty(module.exports, 'REPLAY_POLICIES', {
+  enumerable: true,
+  get() {
+    return replayModule.REPLAY_POLICIES
+  },
+})

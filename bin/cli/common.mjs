@@ -30,6 +30,8 @@ Usage:
   context-condense analyze  <history> [options]                  where the tokens are, what each provider saves
   context-condense condense <history> --provider P [options]     condense; write the history, print the report
   context-condense report   <history> --html FILE [options]      an HTML page: the history before and after, pass by pass
+  context-condense replay   <history> [options]                  replay the task request by request: what it costs
+                                                                 with prompt caching under a condensing policy
   context-condense preset <name>                                 print a Smart preset's config (a start for --config)
   context-condense help [command]                                this text
 
@@ -55,7 +57,18 @@ report (one self-contained page: each message a bar, what each pass did to it, i
       --title TEXT        the page's title (default: the history's name)
       --force             overwrite FILE when it exists
 
-analyze, condense, report:
+replay (one API request per assistant turn; each priced with the prompt-cache model):
+      --policy P          roo-default (default) | lossless-then-summary | lossless-every-turn |
+                          smart-<preset> | cache-aware | all (compares them and names the best)
+      --context-window N  the model's window in tokens (default 200000)
+      --threshold PCT     condense at this % of the window, 5..100 (default 100: at the allowed size)
+      --max-tokens N      reserved for the answer (default 8192)
+      --system-tokens N   the system prompt's size in tokens (default 10000)
+      --summary-tokens N  the stand-in summarizer's summary size (default 2000; --llm-url: a real model)
+      --expected-turns N  the task's length in requests, for cache-aware (default: as many as elapsed)
+      --cache C           anthropic (default: breakpoints, write 1.25x, read 0.1x) | openai (prefix, read 0.5x)
+
+analyze, condense, report, replay:
       --format F          auto (default) | anthropic | openai; the output keeps the input's format
       --encoding E        o200k_base (default) | cl100k_base
       --json              machine-readable output on stdout (errors too)
@@ -91,6 +104,7 @@ Examples:
   context-condense condense history.json -p native --llm-url http://127.0.0.1:11434/v1 --model qwen2.5:7b --dry-run
   cat openai-chat.json | context-condense condense - -p lossless --json > result.json
   context-condense report history.json --html report.html --provider smart --preset aggressive
+  context-condense replay history.json --policy all --context-window 64000
 `
 
 class CliError extends Error {

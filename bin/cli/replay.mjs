@@ -1,0 +1,168 @@
+// `context-condense replay`: replays a recorded task request by request under a context window and
+// a condensing policy, prices each request with a prompt-cache model, and prints what the task
+// cost and what was kept at the end; with --policy all, compares every policy and names the best.
+// Reads the history; writes nothing but its output.
+import { lib, FORMATS, usageError, fmt, pct, warn, COMMON_OPTIONS, parse, oneOf, wholeNumber, commandHelp, CliError, EXIT } from './common.mjs'
+import { readHistory, checkHistory, describeInput } from './input.mjs'
+import { makeSummarizer, llmFailure, interruptible } from './running.mjs'
+import { problemsWarning } from './analyze.mjs'
+
+const REPLAY_OPTIONS = {
+  ...COMMON_OPTIONS,
+  policy: { type: 'string' },
+  'context-window': { type: 'string' },
+  threshold: { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'system-tokens': { type: 'string' },
+  'summary-tokens': { type: 'string' },
+  'expected-turns': { type: 'string' },
+  cache: { type: 'string' },
+}
+
+/** A text table: the first column left-aligned, the others right-aligned. */
+function table(header, rows, indent = '  ') {
+  const all = [header, ...rows]
+  const widths = header.map((_, c) => Math.max(...all.map((r) => String(r[c] ?? '').length)))
+  return all
+    .map(
+      (r) =>
+        indent +
+        r
+          .map((cell, c) => (c === 0 ? String(cell).padEnd(widths[c]) : String(cell).padStart(widths[c])))
+          .join('  ')
+          .trimEnd(),
+    )
+    .join('\n')
+}
+
+const money = (n) => `$${n.toFixed(n < 10 ? 3 : 2)}`
+const ratio = (c) => `${c.kept}/${c.total}`
+const share = (c) => (c.total === 0 ? 1 : c.kept / c.total)
+
+/** The cheapest policy that keeps typed text, error lines and the working set at least as well as
+ * Roo's default; the cheapest overall when none does. With the reason, in words. */
+function best(results) {
+  const base = results.find((r) => r.policy === 'roo-default')
+  const keeps = (r) => !base || ['typed', 'errors', 'workingSet'].every((k) => share(r.checks[k]) >= share(base.checks[k]))
+  const byCost = [...results].sort((a, b) => a.billedInputCost - b.billedInputCost)
+  const winner = byCost.find(keeps) ?? byCost[0]
+  const parts = [`${money(winner.billedInputCost)} billed input`]
+  if (base && winner !== base) {
+    parts.push(`${(winner.billedInputCost / base.billedInputCost).toFixed(2)}x roo-default's ${money(base.billedInputCost)}`)
+    parts.push(`${winner.summaries} summaries against ${base.summaries}`)
+  }
+  parts.push(
+    keeps(winner)
+      ? base && winner !== base
+        ? 'typed text, error lines and working set kept at least as well'
+        : 'the end checks as kept'
+      : 'but no policy keeps the end checks as well as roo-default; this one is only the cheapest',
+  )
+  return { policy: winner.policy, why: parts.join('; ') }
+}
+
+function replayText(input, results, pick) {
+  const s = results[0].settings
+  const out = []
+  out.push(`Replay: ${input.path} (${fmt(input.messages)} messages, ${fmt(results[0].requests)} requests)`)
+  out.push(
+    `Window ${fmt(s.contextWindow)} tokens, threshold ${s.threshold}%, allowed ${fmt(s.allowedTokens)}; system prompt ${fmt(s.systemTokens)} tokens; ${s.cache} cache (input $${s.pricing.inputPrice}/M, write $${s.pricing.cacheWritesPrice}/M, read $${s.pricing.cacheReadsPrice}/M); summaries by ${s.summarizer === 'stand-in' ? `a stand-in of ${fmt(s.summaryTokens)} tokens` : s.summarizer}`,
+  )
+  out.push('')
+  const rows = results.map((r) => [
+    r.policy,
+    money(r.billedInputCost),
+    fmt(r.inputTokens),
+    pct(100 * r.cacheHitRate),
+    fmt(r.summaries),
+    fmt(r.condensings.length),
+    fmt(r.peakContext),
+    fmt(r.requestsOverLimit),
+    ratio(r.checks.typed),
+    ratio(r.checks.errors),
+    ratio(r.checks.workingSet),
+  ])
+  out.push(
+    table(['policy', 'billed input', 'input tokens', 'cache hits', 'summaries', 'condensings', 'peak', 'over limit', 'typed', 'errors', 'working set'], rows),
+  )
+  if (results.length === 1) {
+    const r = results[0]
+    if (r.condensings.length > 0) {
+      out.push('')
+      out.push('Condensings')
+      out.push(
+        table(
+          ['turn', 'by', 'before', 'after', 'first changed'],
+          r.condensings.map((c) => [
+            String(c.turn),
+            `${c.role === 'main' ? '' : `${c.role}: `}${c.provider}`,
+            fmt(c.tokensBefore),
+            fmt(c.tokensAfter),
+            `message ${c.firstChanged}`,
+          ]),
+        ),
+      )
+    }
+  }
+  if (pick) {
+    out.push('')
+    out.push(`Best: ${pick.policy}: ${pick.why}`)
+  }
+  out.push('')
+  out.push(
+    "billed input: every request's input priced by the cache model, plus the summary calls' input; typed, errors, working set: kept verbatim in the final context, of those the recorded task holds",
+  )
+  return out.join('\n')
+}
+
+async function cmdReplay(args, state) {
+  const { values, positionals } = parse('replay', args, REPLAY_OPTIONS)
+  if (values.help) return { text: commandHelp('replay') }
+  state.setFlags(values)
+  if (positionals.length !== 1) throw usageError(`replay: expected one history (a file, a Roo Code task folder, or -), got ${positionals.length}`)
+  const policies = values.policy === 'all' ? lib.REPLAY_POLICIES : [oneOf('policy', values.policy, [...lib.REPLAY_POLICIES, 'all'], 'roo-default')]
+  const requested = oneOf('format', values.format, FORMATS, 'auto')
+  const cache = oneOf('cache', values.cache, ['anthropic', 'openai'], 'anthropic')
+  const options = { cache }
+  const numbers = {
+    'context-window': ['contextWindow', 1000],
+    threshold: ['threshold', 5],
+    'max-tokens': ['maxTokens', 0],
+    'system-tokens': ['systemTokens', 0],
+    'summary-tokens': ['summaryTokens', 1],
+    'expected-turns': ['expectedTurns', 1],
+  }
+  for (const [flag, [key, min]] of Object.entries(numbers)) {
+    const n = wholeNumber(flag, values[flag], min)
+    if (n !== undefined) options[key] = n
+  }
+  if (options.threshold !== undefined && options.threshold > 100)
+    throw usageError(`--threshold: expected a percentage from 5 to 100, got "${values.threshold}"`)
+  const llm = makeSummarizer(values, state)
+  if (llm) options.summarize = llm.summarize
+  const input = await readHistory(positionals[0], state)
+  const { format, converted, warnings } = checkHistory(input, requested)
+  if (warnings.length > 0) warn(state, problemsWarning(warnings))
+  const history = format === 'openai' ? converted.messages : input.messages
+  options.signal = interruptible()
+  const results = []
+  for (const [i, policy] of policies.entries()) {
+    state.progress.step(`replaying ${policy} (${i + 1} of ${policies.length})`)
+    try {
+      results.push(await lib.replay(history, { ...options, policy }))
+    } catch (e) {
+      if (options.signal.aborted) throw new CliError(EXIT.interrupted, 'interrupted')
+      if (e instanceof TypeError)
+        throw usageError(e.message.replace(/^replay: options\.(\w+)/, (_, k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`))
+      throw e
+    }
+    if (llm && llm.failures().length > 0) throw llmFailure(llm, `replaying ${policy}`)
+  }
+  state.progress.clear()
+  const pick = results.length > 1 ? best(results) : undefined
+  const described = describeInput(input, format)
+  if (values.json) return { json: { command: 'replay', input: described, results, ...(pick ? { best: pick } : {}) } }
+  return { text: replayText(described, results, pick) }
+}
+
+export { cmdReplay, best }

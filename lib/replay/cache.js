@@ -1,0 +1,111 @@
+// Prompt-cache pricing models: what one request costs given what earlier requests left in the
+// provider's cache. Anthropic: cache breakpoints where Anthropic's API and Roo Code put them (the
+// system prompt and the last two user messages); the longest cached prefix still valid is read at
+// the cache-read price, the rest up to the last breakpoint is written at the cache-write price,
+// anything after it is plain input. OpenAI: automatic prefix caching of what the previous request
+// sent, from 1,024 tokens in steps of 128, read at the cache-read price, no write surcharge. Pure
+// arithmetic over token counts and message identity; never touches the messages.
+'use strict'
+
+const { sameMessage } = require('./messages.js')
+
+/** Anthropic does not cache a prefix shorter than this (Claude Sonnet's minimum). */
+const ANTHROPIC_MIN_CACHE_TOKENS = 1024
+const OPENAI_MIN_CACHE_TOKENS = 1024
+const OPENAI_CACHE_STEP = 128
+
+class CacheModel {
+  /**
+   * @param {'anthropic' | 'openai'} kind
+   * @param {{ inputPrice: number, cacheWritesPrice: number, cacheReadsPrice: number }} pricing
+   * @param {number} systemTokens
+   */
+  constructor(kind, pricing, systemTokens) {
+    this.kind = kind
+    this.pricing = pricing
+    this.systemTokens = systemTokens
+    /** What the previous request sent, and its prefix sums (prefix[i] = system + messages[0..i)). */
+    this.prev = []
+    this.prefix = [systemTokens]
+    /** Anthropic: cached prefixes still valid, as message counts (0 = the system prompt alone). */
+    this.entries = []
+  }
+
+  /** Common prefix with the previous request, and the prefix sums of `messages`. */
+  _align(messages, tokensOf) {
+    let d = 0
+    const n = Math.min(this.prev.length, messages.length)
+    while (d < n && sameMessage(this.prev[d], messages[d])) d++
+    const prefix = this.prefix.slice(0, d + 1)
+    for (let i = d; i < messages.length; i++) prefix.push(prefix[i] + tokensOf(messages[i]))
+    return { d, prefix }
+  }
+
+  /** The last two user messages' breakpoints (as message counts: the prefix through that message). */
+  static breakpoints(messages) {
+    const out = [0]
+    let found = 0
+    for (let i = messages.length - 1; i >= 0 && found < 2; i--) {
+      if (messages[i] && messages[i].role === 'user') {
+        out.push(i + 1)
+        found++
+      }
+    }
+    return out.sort((a, b) => a - b)
+  }
+
+  /**
+   * What a request of `messages` would cost, without recording it (`commit` records it).
+   * @returns {{ tokens: number, cachedRead: number, cacheWrite: number, uncached: number, cost: number, firstChanged: number, cachedMessages: number }}
+   */
+  peek(messages, tokensOf) {
+    const { d, prefix } = this._align(messages, tokensOf)
+    const total = prefix[messages.length]
+    const p = this.pricing
+    let cachedRead = 0
+    let cacheWrite = 0
+    let cachedMessages = 0
+    let entries
+    if (this.kind === 'anthropic') {
+      // Entries written through a message that changed since are gone; the longest left is read.
+      entries = this.entries.filter((e) => e <= d)
+      if (entries.length > 0) {
+        cachedMessages = entries[entries.length - 1]
+        cachedRead = prefix[cachedMessages]
+      }
+      const bps = CacheModel.breakpoints(messages).filter((b) => prefix[b] >= ANTHROPIC_MIN_CACHE_TOKENS)
+      const last = bps.length > 0 ? bps[bps.length - 1] : -1
+      if (last >= 0 && prefix[last] > cachedRead) cacheWrite = prefix[last] - cachedRead
+      const next = new Set(entries)
+      for (const b of bps) next.add(b)
+      entries = [...next].sort((a, b) => a - b)
+    } else if (this.prevSent) {
+      // The previous request's prompt is cached in steps of 128 tokens; this one reads the part it shares.
+      const common = Math.min(prefix[d], this.prefix[Math.min(d, this.prev.length)])
+      if (common >= OPENAI_MIN_CACHE_TOKENS) cachedRead = common - (common % OPENAI_CACHE_STEP)
+      cachedMessages = d
+    }
+    const uncached = total - cachedRead - cacheWrite
+    const cost = (uncached * p.inputPrice + cacheWrite * p.cacheWritesPrice + cachedRead * p.cacheReadsPrice) / 1e6
+    return { tokens: total, cachedRead, cacheWrite, uncached, cost, firstChanged: d, cachedMessages, _prefix: prefix, _entries: entries }
+  }
+
+  /** Prices a request and records what it leaves in the cache. */
+  request(messages, tokensOf) {
+    const r = this.peek(messages, tokensOf)
+    this.prev = messages.slice()
+    this.prefix = r._prefix
+    this.prevSent = true
+    if (r._entries) this.entries = r._entries
+    const { _prefix, _entries, ...row } = r
+    return row
+  }
+
+  /** Extra cost of sending `tokens` tokens uncached-or-written again instead of reading them. */
+  rewritePremium() {
+    const p = this.pricing
+    return this.kind === 'anthropic' ? p.cacheWritesPrice - p.cacheReadsPrice : p.inputPrice - p.cacheReadsPrice
+  }
+}
+
+module.exports = { CacheModel, ANTHROPIC_MIN_CACHE_TOKENS, OPENAI_MIN_CACHE_TOKENS, OPENAI_CACHE_STEP }

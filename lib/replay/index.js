@@ -1,0 +1,32 @@
+// `replay(history, options)`: replays a recorded task request by request under a context window,
+// a threshold and a condensing policy, and prices every request with a prompt-cache model. The
+// modules beside it: options.js (checks), messages.js (the requests of a history, token counts),
+// policies.js, run.js (the turn loop), cache.js (pricing), summarizer.js, checks.js (end of task).
+// Never changes the caller's history or options.
+'use strict'
+
+const { checkMessagesArray } = require('../checks.js')
+const { coded } = require('../errors.js')
+const { readOptions } = require('./options.js')
+const { splitTurns } = require('./messages.js')
+const { REPLAY_POLICIES, BY_NAME } = require('./policies.js')
+const { runReplay } = require('./run.js')
+
+async function replayUncoded(history, options) {
+  checkMessagesArray(history, 'replay')
+  history.forEach((m, i) => {
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new TypeError(`replay: history[${i}]: expected a message object`)
+    if (m.role !== 'user' && m.role !== 'assistant')
+      throw new TypeError(`replay: history[${i}].role: expected "user" or "assistant", got ${JSON.stringify(m.role) ?? 'nothing'}`)
+  })
+  const settings = readOptions(options, REPLAY_POLICIES)
+  const turns = splitTurns(history)
+  return runReplay(history, turns, BY_NAME.get(settings.policy), settings)
+}
+
+// Its errors carry `errorCode` as the main entry's do (lib/errors.js).
+const replay = coded(replayUncoded)
+
+// Filled in on the exports object itself, never replaced: lib/index.js reads it through getters.
+exports.replay = replay
+exports.REPLAY_POLICIES = REPLAY_POLICIES

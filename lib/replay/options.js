@@ -1,0 +1,143 @@
+// Replay options: reads and checks what the caller passed to `replay`, filling in the defaults.
+// Throws a TypeError naming the option (`replay: options.contextWindow: expected ...`); never
+// changes the caller's object.
+'use strict'
+
+const { describe } = require('../values.js')
+
+/** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
+ * Anthropic model (write 1.25x, read 0.1x of input), GPT-4o's for the OpenAI model (read 0.5x). */
+const DEFAULT_PRICING = {
+  anthropic: { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 },
+  openai: { inputPrice: 2.5, outputPrice: 10, cacheWritesPrice: 2.5, cacheReadsPrice: 1.25 },
+}
+
+const DEFAULTS = {
+  contextWindow: 200_000,
+  threshold: 100,
+  maxTokens: 8192,
+  systemTokens: 10_000,
+  summaryTokens: 2_000,
+  cache: 'anthropic',
+  workingSetTurns: 10,
+}
+
+const KNOWN = new Set([
+  'policy',
+  'contextWindow',
+  'threshold',
+  'maxTokens',
+  'systemTokens',
+  'summaryTokens',
+  'cache',
+  'pricing',
+  'llmUrl',
+  'model',
+  'apiKey',
+  'summarize',
+  'expectedTurns',
+  'workingSetTurns',
+  'signal',
+])
+
+const at = (name) => `replay: options.${name}`
+
+function wholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
+  const v = options[name]
+  if (v === undefined) return DEFAULTS[name]
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`
+    throw new TypeError(`${at(name)}: expected a whole number ${range}, got ${describe(v)}`)
+  }
+  return v
+}
+
+function readPricing(given, cache) {
+  const base = DEFAULT_PRICING[cache]
+  if (given === undefined) return { ...base }
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError(`${at('pricing')}: expected an object, got ${describe(given)}`)
+  const out = {}
+  for (const key of Object.keys(given)) {
+    if (!['inputPrice', 'outputPrice', 'cacheWritesPrice', 'cacheReadsPrice', 'accounting'].includes(key))
+      throw new TypeError(`${at('pricing')}.${key}: unknown price; expected inputPrice, outputPrice, cacheWritesPrice or cacheReadsPrice`)
+    if (key === 'accounting') continue
+    const v = given[key]
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new TypeError(`${at('pricing')}.${key}: expected a price >= 0 in dollars per million tokens, got ${describe(v)}`)
+    out[key] = v
+  }
+  const inputPrice = out.inputPrice ?? base.inputPrice
+  // A price list that names only the input price gets the provider's usual ratios.
+  const ratio = out.inputPrice !== undefined ? inputPrice / base.inputPrice : 1
+  return {
+    inputPrice,
+    outputPrice: out.outputPrice ?? base.outputPrice * ratio,
+    cacheWritesPrice: cache === 'openai' ? inputPrice : (out.cacheWritesPrice ?? base.cacheWritesPrice * ratio),
+    cacheReadsPrice: out.cacheReadsPrice ?? base.cacheReadsPrice * ratio,
+  }
+}
+
+/**
+ * @param {unknown} options
+ * @param {string[]} policyNames the policies `options.policy` may name
+ */
+function readOptions(options, policyNames) {
+  if (options === undefined) options = {}
+  if (options === null || typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`replay: options: expected an object, got ${describe(options)}`)
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`replay: options.${key}: unknown option; expected one of ${[...KNOWN].join(', ')}`)
+  }
+  const policy = options.policy ?? 'roo-default'
+  if (typeof policy !== 'string' || !policyNames.includes(policy))
+    throw new TypeError(
+      `${at('policy')}: expected one of ${policyNames.join(', ')}, got ${typeof policy === 'string' ? JSON.stringify(policy) : describe(policy)}`,
+    )
+  const contextWindow = wholeNumber(options, 'contextWindow', 1000)
+  const threshold = wholeNumber(options, 'threshold', 5, 100)
+  const maxTokens = wholeNumber(options, 'maxTokens', 0)
+  const systemTokens = wholeNumber(options, 'systemTokens', 0)
+  const summaryTokens = wholeNumber(options, 'summaryTokens', 1)
+  const workingSetTurns = wholeNumber(options, 'workingSetTurns', 1)
+  if (systemTokens + maxTokens >= contextWindow * 0.9)
+    throw new TypeError(
+      `${at('contextWindow')}: ${contextWindow} tokens leave no room for the history: 90% of it is ${Math.floor(contextWindow * 0.9)}, the system prompt (${systemTokens}) and the reserved answer (${maxTokens}) take ${systemTokens + maxTokens}`,
+    )
+  const cache = options.cache ?? DEFAULTS.cache
+  if (cache !== 'anthropic' && cache !== 'openai')
+    throw new TypeError(`${at('cache')}: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
+  const pricing = readPricing(options.pricing, cache)
+  let expectedTurns
+  if (options.expectedTurns !== undefined) expectedTurns = wholeNumber(options, 'expectedTurns', 1)
+  for (const key of ['llmUrl', 'model', 'apiKey']) {
+    if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === ''))
+      throw new TypeError(`${at(key)}: expected a non-empty string, got ${describe(options[key])}`)
+  }
+  if (options.summarize !== undefined && typeof options.summarize !== 'function')
+    throw new TypeError(`${at('summarize')}: expected an async function (request) => summary, got ${describe(options.summarize)}`)
+  if (options.summarize !== undefined && options.llmUrl !== undefined) throw new TypeError(`${at('summarize')}: give either summarize or llmUrl, not both`)
+  if ((options.model !== undefined || options.apiKey !== undefined) && options.llmUrl === undefined)
+    throw new TypeError(`${at(options.model !== undefined ? 'model' : 'apiKey')}: needs options.llmUrl`)
+  const signal = options.signal
+  if (signal !== undefined && !(signal && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function'))
+    throw new TypeError(`${at('signal')}: expected an AbortSignal, got ${describe(signal)}`)
+  return {
+    policy,
+    contextWindow,
+    threshold,
+    maxTokens,
+    systemTokens,
+    summaryTokens,
+    cache,
+    pricing,
+    expectedTurns,
+    workingSetTurns,
+    llmUrl: options.llmUrl,
+    model: options.model,
+    apiKey: options.apiKey,
+    summarize: options.summarize,
+    signal,
+  }
+}
+
+module.exports = { readOptions, DEFAULTS, DEFAULT_PRICING }

@@ -1,0 +1,180 @@
+// The turn loop of a replay: appends each recorded turn to the running history, lets the policy
+// condense through the manager (what it takes replaces the running history; later recorded turns
+// append to it), applies the host's sliding window when the prompt is still past the allowed
+// size, then prices the request with the cache model. Never changes the recorded messages: the
+// running history is its own array, and the manager hands back new objects for what it changes.
+'use strict'
+
+// Read when a replay runs: lib/manager.js requires lib/index.js, which requires this module.
+const managerModule = require('../manager.js')
+const { TokenCounter, firstChanged } = require('./messages.js')
+const { CacheModel } = require('./cache.js')
+const { makeSummarizer } = require('./summarizer.js')
+const { expectations, runChecks } = require('./checks.js')
+
+const TASK_ID = 'replay'
+
+/**
+ * @param {object[]} history the recorded history
+ * @param {Array<{ index: number, append: object[], at: number }>} turns
+ * @param {object} policy
+ * @param {object} settings the checked options
+ */
+async function runReplay(history, turns, policy, settings) {
+  const started = performance.now()
+  const counter = new TokenCounter()
+  const tokensOf = (m) => counter.of(m)
+  const cache = new CacheModel(settings.cache, settings.pricing, settings.systemTokens)
+  const { summarize, tally } = makeSummarizer(settings)
+  const roles = policy.config(settings)
+  const managers = {}
+  for (const [role, config] of Object.entries(roles)) managers[role] = new managerModule.CondensationManager({ config, summarize, conversations: 1 })
+  const { contextWindow, maxTokens, systemTokens } = settings
+
+  let messages = []
+  let messageTokens = 0
+  const condensings = []
+  const perRequest = []
+  let requestsOverLimit = 0
+  let peakContext = 0
+  let turn = 0
+
+  const promptTokens = () => systemTokens + messageTokens
+  const situation = () => {
+    const n = messages.length
+    const last = n > 0 ? tokensOf(messages[n - 1]) : 0
+    return { totalTokens: promptTokens() - last, lastMessageTokens: last, contextWindow, maxTokens }
+  }
+  const manager = (role) => {
+    const m = managers[role]
+    if (!m)
+      throw new TypeError(`replay: policy "${policy.name}" asked for role "${role}", which its config does not name (${Object.keys(managers).join(', ')})`)
+    return m
+  }
+  const anyManager = managers[Object.keys(managers)[0]]
+  const allowedTokens = anyManager.decide({ totalTokens: 0, lastMessageTokens: 0, contextWindow, maxTokens }).allowedTokens
+  const take = (next, role, provider, before) => {
+    const changed = firstChanged(messages, next)
+    messages = next
+    messageTokens = counter.total(next)
+    condensings.push({ turn, role, provider, tokensBefore: before, tokensAfter: promptTokens(), firstChanged: changed })
+  }
+
+  const step = {
+    settings,
+    memo: {},
+    get turn() {
+      return turn
+    },
+    get messages() {
+      return messages
+    },
+    promptTokens,
+    allowedTokens: () => allowedTokens,
+    /** Where the threshold puts the trigger: threshold % of the window, or the allowed size if lower. */
+    triggerTokens: () => Math.min(Math.floor((settings.threshold / 100) * contextWindow), allowedTokens),
+    /** What the request would cost now, and what the cache holds of it (recorded by nothing). */
+    peekCache: (candidate = messages) => {
+      const { _prefix, _entries, ...r } = cache.peek(candidate, tokensOf)
+      return r
+    },
+    decide: (role) => manager(role).decide(situation()),
+    /**
+     * Asks the role's manager; takes its result when it condensed and `accept` (given the candidate
+     * with its figures and what the next request would cost with and without it) agrees.
+     */
+    async condenseIfNeeded(role, { force = false, accept } = {}) {
+      const before = promptTokens()
+      const r = await manager(role).condenseIfNeeded(messages, { ...situation(), taskId: TASK_ID, force, signal: settings.signal })
+      if (!r.condensed) return { ...r, taken: false }
+      const candidate = { messages: r.messages, provider: r.provider, tokensBefore: before, tokensAfter: systemTokens + counter.total(r.messages) }
+      if (accept) {
+        candidate.cacheNow = step.peekCache(messages)
+        candidate.cacheIfTaken = step.peekCache(r.messages)
+        candidate.firstChanged = firstChanged(messages, r.messages)
+        if (!accept(candidate)) return { ...r, taken: false }
+      }
+      take(r.messages, role, r.provider, before)
+      return { ...r, taken: true }
+    },
+  }
+
+  const turnFn = policy.turn ? (s) => policy.turn(s) : (s) => s.condenseIfNeeded('main')
+  for (const t of turns) {
+    if (settings.signal && settings.signal.aborted) throw settings.signal.reason ?? new Error('replay: aborted')
+    turn = t.index
+    for (const m of t.append) {
+      messages.push(m)
+      messageTokens += tokensOf(m)
+    }
+    await turnFn(step)
+    if (promptTokens() > allowedTokens) {
+      // The host's last resort, as Roo does: drop half of the oldest (after the first message) until it fits.
+      requestsOverLimit++
+      const before = promptTokens()
+      let next = messages
+      while (systemTokens + counter.total(next) > allowedTokens && next.length > 2) {
+        const cut = managerModule.slidingWindow(next, 0.5)
+        if (cut.length === next.length) break
+        next = cut
+      }
+      take(next, 'host', 'sliding-window', before)
+    }
+    const row = cache.request(messages, tokensOf)
+    peakContext = Math.max(peakContext, row.tokens)
+    perRequest.push({
+      turn,
+      tokens: row.tokens,
+      cachedRead: row.cachedRead,
+      cacheWrite: row.cacheWrite,
+      uncached: row.uncached,
+      cost: row.cost,
+      firstChanged: row.firstChanged,
+    })
+  }
+  for (const m of Object.values(managers)) await m.closeConversations()
+
+  const sum = (k) => perRequest.reduce((a, r) => a + r[k], 0)
+  const inputTokens = sum('tokens')
+  const inputCost = sum('cost') // the requests' input, priced by the cache model
+  const expected = expectations(history, turns, settings.workingSetTurns)
+  return {
+    policy: policy.name,
+    description: policy.description,
+    requests: perRequest.length,
+    inputTokens,
+    cachedReadTokens: sum('cachedRead'),
+    cacheWriteTokens: sum('cacheWrite'),
+    uncachedTokens: sum('uncached'),
+    cacheHitRate: inputTokens > 0 ? sum('cachedRead') / inputTokens : 0,
+    requestsCost: inputCost,
+    summaryInputCost: tally.inputCost,
+    billedInputCost: inputCost + tally.inputCost,
+    summaryOutputCost: tally.outputCost,
+    summaries: tally.calls,
+    summaryCalls: { ...tally.byPurpose },
+    summaryInputTokens: tally.inputTokens,
+    summaryOutputTokens: tally.outputTokens,
+    condensings,
+    peakContext,
+    requestsOverLimit,
+    checks: runChecks(expected, messages),
+    messages,
+    perRequest,
+    settings: {
+      contextWindow,
+      threshold: settings.threshold,
+      maxTokens,
+      systemTokens,
+      summaryTokens: settings.summaryTokens,
+      cache: settings.cache,
+      pricing: settings.pricing,
+      allowedTokens,
+      summarizer: settings.llmUrl ? settings.llmUrl : settings.summarize ? 'callback' : 'stand-in',
+      ...(settings.expectedTurns !== undefined ? { expectedTurns: settings.expectedTurns } : {}),
+    },
+    timeMs: performance.now() - started,
+  }
+}
+
+module.exports = { runReplay }
