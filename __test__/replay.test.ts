@@ -243,6 +243,29 @@ describe('every policy on the bundled examples and generated tasks', () => {
   })
 })
 
+describe('the cache-aware policy', () => {
+  it('with no turns left to pay for it, it condenses only at the trigger', async () => {
+    const h = generateHistory({ seed: 21, format: 'xml', targetTokens: 150_000 }) as ApiMessage[]
+    const r = await replay(h, { policy: 'cache-aware', contextWindow: 48_000, systemTokens: 3000, maxTokens: 2000, expectedTurns: 1 })
+    expect(r.condensings.length).toBeGreaterThan(0)
+    const trigger = r.settings.allowedTokens
+    for (const c of r.condensings) expect(c.tokensBefore, `turn ${c.turn} ${c.role}`).toBeGreaterThan(trigger)
+    // Told the task is long, it condenses in batches before the trigger too.
+    const long = await replay(h, { policy: 'cache-aware', contextWindow: 48_000, systemTokens: 3000, maxTokens: 2000, expectedTurns: 10_000 })
+    expect(long.condensings.some((c) => c.tokensBefore <= trigger)).toBe(true)
+  })
+
+  it('on a generated task of 1M tokens: at most 0.7x the billed input of roo-default, with at most half its summaries', async () => {
+    const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 1_000_000 }) as ApiMessage[]
+    const roo = await replay(h, { policy: 'roo-default' })
+    const aware = await replay(h, { policy: 'cache-aware' })
+    expect(roo.summaries).toBeGreaterThan(2)
+    expect(aware.billedInputCost).toBeLessThanOrEqual(0.7 * roo.billedInputCost)
+    expect(aware.summaries).toBeLessThanOrEqual(0.5 * roo.summaries)
+    for (const k of ['typed', 'errors', 'workingSet'] as const) expect(aware.checks[k].kept, k).toBeGreaterThanOrEqual(roo.checks[k].kept)
+  }, 60_000)
+})
+
 describe('the command line', () => {
   it('replays one policy and prints its condensings; --policy all names the best and why', async () => {
     const file = join(__dirname, '..', 'fixtures', 'examples', 'xml-session.json')

@@ -67,16 +67,22 @@ function typedTexts(history) {
   return out
 }
 
+const FILE_CONTENT = /<file>[\s\S]*?<\/file>/g
+const NUMBERED_LINE = /^\d+\s*\|/
+
 /** Error lines of tool results: every line of a result marked as an error, and lines naming an
- * error elsewhere (environment details aside). Each distinct line once, at its last occurrence. */
+ * error or failure in what tools reported (command output, tool errors). Not file contents (a
+ * file's source mentioning `error` is not an error the agent met), not environment details. Each
+ * distinct line once, at its last occurrence. */
 function errorLines(history) {
   const found = new Map()
   history.forEach((m, i) => {
     for (const { text, isError } of userParts(m)) {
       if (text.startsWith('<environment_details>')) continue
-      for (const raw of text.split('\n')) {
+      if (!isError && text.startsWith('File: ')) continue
+      for (const raw of text.replace(FILE_CONTENT, '').split('\n')) {
         const line = raw.trim()
-        if (line.length < 12 || line.length > MAX_ERROR_LINE) continue
+        if (line.length < 12 || line.length > MAX_ERROR_LINE || NUMBERED_LINE.test(line)) continue
         if (isError || ERROR_LINE.test(line)) found.set(line, i)
       }
     }

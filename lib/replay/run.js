@@ -13,6 +13,9 @@ const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 
 const TASK_ID = 'replay'
+/** The replay's clock for the manager's loop guard: requests this far apart (a cool-down of 60 s
+ * then lasts three requests, whatever the speed of the replay). */
+const MS_PER_REQUEST = 20_000
 
 /**
  * @param {object[]} history the recorded history
@@ -28,7 +31,8 @@ async function runReplay(history, turns, policy, settings) {
   const { summarize, tally } = makeSummarizer(settings)
   const roles = policy.config(settings)
   const managers = {}
-  for (const [role, config] of Object.entries(roles)) managers[role] = new managerModule.CondensationManager({ config, summarize, conversations: 1 })
+  for (const [role, config] of Object.entries(roles))
+    managers[role] = new managerModule.CondensationManager({ config, summarize, conversations: 1, now: () => turn * MS_PER_REQUEST })
   const { contextWindow, maxTokens, systemTokens } = settings
 
   let messages = []
@@ -38,6 +42,7 @@ async function runReplay(history, turns, policy, settings) {
   let requestsOverLimit = 0
   let peakContext = 0
   let turn = 0
+  let appendedTokens = 0
 
   const promptTokens = () => systemTokens + messageTokens
   const situation = () => {
@@ -84,18 +89,48 @@ async function runReplay(history, turns, policy, settings) {
      * with its figures and what the next request would cost with and without it) agrees.
      */
     async condenseIfNeeded(role, { force = false, accept } = {}) {
+      const c = await step.propose(role, { force })
+      if (!c.condensed) return { ...c.result, taken: false }
+      if (accept && !accept(c)) return { ...c.result, taken: false }
+      c.take()
+      return { ...c.result, taken: true }
+    },
+    /**
+     * Asks the role's manager and hands back what it answered without taking it: `condensed`, the
+     * candidate history with its size, the first message it changes, what the next request would
+     * cost with it and without it (`cacheIfTaken`, `cacheNow`), and `take()`.
+     */
+    async propose(role, { force = false } = {}) {
       const before = promptTokens()
+      const held = messages
       const r = await manager(role).condenseIfNeeded(messages, { ...situation(), taskId: TASK_ID, force, signal: settings.signal })
-      if (!r.condensed) return { ...r, taken: false }
-      const candidate = { messages: r.messages, provider: r.provider, tokensBefore: before, tokensAfter: systemTokens + counter.total(r.messages) }
-      if (accept) {
-        candidate.cacheNow = step.peekCache(messages)
-        candidate.cacheIfTaken = step.peekCache(r.messages)
-        candidate.firstChanged = firstChanged(messages, r.messages)
-        if (!accept(candidate)) return { ...r, taken: false }
+      if (!r.condensed) return { condensed: false, result: r }
+      return {
+        condensed: true,
+        result: r,
+        role,
+        provider: r.provider,
+        messages: r.messages,
+        tokensBefore: before,
+        tokensAfter: systemTokens + counter.total(r.messages),
+        firstChanged: firstChanged(held, r.messages),
+        get cacheNow() {
+          return step.peekCache(held)
+        },
+        get cacheIfTaken() {
+          return step.peekCache(r.messages)
+        },
+        take() {
+          if (messages !== held) throw new Error(`replay: policy "${policy.name}" took a candidate made for a history that has changed since`)
+          take(r.messages, role, r.provider, before)
+        },
       }
-      take(r.messages, role, r.provider, before)
-      return { ...r, taken: true }
+    },
+    /** Extra price per million tokens of sending cached tokens again (written or uncached) instead of reading them. */
+    rewritePremium: () => cache.rewritePremium(),
+    /** Tokens of the recorded messages appended so far (the task's growth). */
+    get appendedTokens() {
+      return appendedTokens
     },
   }
 
@@ -106,6 +141,7 @@ async function runReplay(history, turns, policy, settings) {
     for (const m of t.append) {
       messages.push(m)
       messageTokens += tokensOf(m)
+      appendedTokens += tokensOf(m)
     }
     await turnFn(step)
     if (promptTokens() > allowedTokens) {
