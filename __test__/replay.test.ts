@@ -180,7 +180,7 @@ describe('replay', () => {
       [{ contextWindow: -5 }, /^replay: options\.contextWindow: expected a whole number >= 1000, got number -5$/],
       [{ contextWindow: 2000 }, /^replay: options\.contextWindow: 2000 tokens leave no room for the history/],
       [{ threshold: 150 }, /^replay: options\.threshold: expected a whole number from 5 to 100, got number 150$/],
-      [{ policy: 'fastest' }, /^replay: options\.policy: expected one of roo-default, .*cache-aware, got "fastest"$/],
+      [{ policy: 'fastest' }, /^replay: options\.policy: expected one of roo-default, .*cache-aware-strict, got "fastest"$/],
       [{ cache: 'gemini' }, /^replay: options\.cache: expected "anthropic" or "openai", got "gemini"$/],
       [{ pricing: { inputPrice: -1 } }, /^replay: options\.pricing\.inputPrice: expected a price >= 0/],
       [{ pricing: { input: 3 } }, /^replay: options\.pricing\.input: unknown price/],

@@ -14,6 +14,7 @@ export type ReplayPolicyName =
   | 'smart-quality'
   | 'smart-cost'
   | 'cache-aware'
+  | 'cache-aware-strict'
 
 export const REPLAY_POLICIES: ReplayPolicyName[]
 

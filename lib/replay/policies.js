@@ -67,10 +67,10 @@ function smartPolicy(preset) {
  *   most, what it costs now: the next request priced by the cache model with and without it, so a
  *   change after the last cached breakpoint costs nothing and one near the start re-writes it all;
  *   Lossless wins a tie;
- * - summarizes (a lossy summary, through the manager) at most half as often as Roo's default
- *   would at this growth, and then only when the reads the summary saves until the next one may
- *   run exceed its price (its call's input and the re-write after it): what Smart leaves grows
- *   slowly, and only a summary brings it back down;
+ * - summarizes (a lossy summary, through the manager, keeping the working set's turns whole) at
+ *   most half as often as Roo's default would at this growth, and then only when the reads the
+ *   summary saves until the next one may run exceed its price (its call's input and the re-write
+ *   after it): what Smart leaves grows slowly, and only a summary brings it back down;
  * - at the trigger, Lossless, else Smart (keeping the working set's turns whole, else the last
  *   `AT_TRIGGER_KEEP` messages: a summary would keep 3), when it leaves room under the trigger for
  *   a batch of growth (a condensing is due anyway, and these cost no model call and keep what the
@@ -78,15 +78,23 @@ function smartPolicy(preset) {
  *   allowed size).
  * Remaining turns: `expectedTurns` when given, else as many as have elapsed (a task seen at turn t
  * is taken to be half done), at least `MIN_REMAINING`.
+ *
+ * `cache-aware-strict` is the same without the Lossless operations that turn a newer copy into a
+ * reference to an older one (repeated file reads, identical tool results): once the older copy
+ * is older than the messages Smart keeps whole, a later Smart run shortens it and the reference
+ * is left pointing at nothing ("Omitted"), so the newest state of that file is gone from context.
  */
 const MIN_REMAINING = 10
 /** Messages Smart keeps whole at the trigger, where the alternative is a summary keeping the last 3. */
 const AT_TRIGGER_KEEP = 6
 
+/** The Lossless operations: all, or (strict) only those that point an older copy at a newer one. */
+const operations = (strict) => ({ deduplicateFileReads: !strict, consolidateToolResults: !strict, removeObsoleteState: true })
+
 /** Smart without model calls: old tool output suppressed, the last `keep` messages kept whole. */
-function suppressOld(keep) {
+function suppressOld(keep, strict) {
   return {
-    losslessPrelude: { enabled: true },
+    losslessPrelude: { enabled: true, operations: operations(strict) },
     passes: [
       {
         id: 'suppress-old-output',
@@ -99,15 +107,17 @@ function suppressOld(keep) {
   }
 }
 
-const cacheAware = {
-  name: 'cache-aware',
-  description:
-    'Lossless or Smart without model calls in batches, where the reads saved beat re-writing the cache; summaries at most half as often as roo-default, when they pay',
+const cacheAware = (strict) => ({
+  name: strict ? 'cache-aware-strict' : 'cache-aware',
+  description: strict
+    ? 'cache-aware without the Lossless operations that make a newer copy a reference to an older one (a later Smart run can shorten the older)'
+    : 'Lossless or Smart without model calls in batches, where the reads saved beat re-writing the cache; summaries at most half as often as roo-default, when they pay',
   config: (s) => ({
-    lossless: { provider: 'lossless', threshold: s.threshold, fallback: false },
-    smart: { provider: 'smart', providers: { smart: suppressOld(2 * s.workingSetTurns) }, threshold: s.threshold, fallback: false },
-    smartAtTrigger: { provider: 'smart', providers: { smart: suppressOld(AT_TRIGGER_KEEP) }, threshold: s.threshold, fallback: false },
+    lossless: { provider: 'lossless', providers: { lossless: operations(strict) }, threshold: s.threshold, fallback: false },
+    smart: { provider: 'smart', providers: { smart: suppressOld(2 * s.workingSetTurns, strict) }, threshold: s.threshold, fallback: false },
+    smartAtTrigger: { provider: 'smart', providers: { smart: suppressOld(AT_TRIGGER_KEEP, strict) }, threshold: s.threshold, fallback: false },
     summary: { provider: 'native', threshold: s.threshold },
+    ownSummary: { provider: 'native', providers: { native: { keepLast: 2 * s.workingSetTurns } }, threshold: s.threshold, fallback: false },
   }),
   async turn(step) {
     const s = step.settings
@@ -157,7 +167,7 @@ const cacheAware = {
       const price = (m * p.inputPrice + after * p.cacheWritesPrice) / 1e6
       const saves = (((m - after) * p.cacheReadsPrice) / 1e6) * Math.min(remaining, 2 * rooCycle)
       if (saves > price) {
-        const r = await step.condenseIfNeeded('summary', { force: true })
+        const r = await step.condenseIfNeeded('ownSummary', { force: true })
         if (r.taken && r.provider === 'native') {
           memo.lastSummaryTurn = step.turn
           memo.afterSummary = step.promptTokens()
@@ -182,9 +192,9 @@ const cacheAware = {
       memo.lastTry = step.promptTokens()
     }
   },
-}
+})
 
-const ALL = [rooDefault, losslessThenSummary, losslessEveryTurn, ...PRESETS.map(smartPolicy), cacheAware]
+const ALL = [rooDefault, losslessThenSummary, losslessEveryTurn, ...PRESETS.map(smartPolicy), cacheAware(false), cacheAware(true)]
 const REPLAY_POLICIES = ALL.map((p) => p.name)
 const BY_NAME = new Map(ALL.map((p) => [p.name, p]))
 
