@@ -98,6 +98,10 @@ export interface ReplayResult {
   /** requestsCost + summaryInputCost. */
   billedInputCost: number
   summaryOutputCost: number
+  /** What the requests cost if each recorded message were written to the cache once and the system
+   * prompt read on every later request: what no condensing of the history already sent can go
+   * under (only an edit of a message before it is first sent can). */
+  sendOnceCost: number
   /** Calls to the summarizer (every purpose). */
   summaries: number
   summaryCalls: Record<string, number>

@@ -43,6 +43,8 @@ async function runReplay(history, turns, policy, settings) {
   let peakContext = 0
   let turn = 0
   let appendedTokens = 0
+  /** Each recorded message written to the cache once, the system prompt read on every request after the first. */
+  let sendOnce = 0
 
   const promptTokens = () => systemTokens + messageTokens
   const situation = () => {
@@ -156,6 +158,10 @@ async function runReplay(history, turns, policy, settings) {
       }
       take(next, 'host', 'sliding-window', before)
     }
+    let added = 0
+    for (const m of t.append) added += tokensOf(m)
+    sendOnce +=
+      (added * settings.pricing.cacheWritesPrice + systemTokens * (t.index === 0 ? settings.pricing.cacheWritesPrice : settings.pricing.cacheReadsPrice)) / 1e6
     const row = cache.request(messages, tokensOf)
     peakContext = Math.max(peakContext, row.tokens)
     perRequest.push({
@@ -187,6 +193,7 @@ async function runReplay(history, turns, policy, settings) {
     summaryInputCost: tally.inputCost,
     billedInputCost: inputCost + tally.inputCost,
     summaryOutputCost: tally.outputCost,
+    sendOnceCost: sendOnce,
     summaries: tally.calls,
     summaryCalls: { ...tally.byPurpose },
     summaryInputTokens: tally.inputTokens,
