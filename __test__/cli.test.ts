@@ -19,6 +19,8 @@ describe('help and version', () => {
     for (const line of [
       'context-condense analyze  <history> [options]',
       'context-condense condense <history> --provider P [options]',
+      'context-condense replay   <history> [options]',
+      '--policy P          roo-default (default) | lossless-then-summary | lossless-every-turn |',
       '-p, --provider P        lossless | truncation | smart | native (required)',
       '--llm-url URL',
       '--dry-run',

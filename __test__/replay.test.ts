@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest'
 
 import { REPLAY_POLICIES, countTokens, replay, validateConversation, type ApiMessage, type ReplayResult } from '../lib/index.js'
 import { generateHistory } from '../fixtures/generate.mjs'
-import { cli } from './cli-harness.js'
+import { cli, serve } from './cli-harness.js'
+import { completion } from './mock-llm-server.js'
 import { FIXTURES, itReal, loadFixture, userTypedTexts } from './helpers.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -117,6 +118,59 @@ describe('splitting a history into requests', () => {
   })
 })
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const checks = require('../lib/replay/checks.js') as {
+  expectations(
+    h: ApiMessage[],
+    turns: Array<{ at: number }>,
+    workingSetTurns: number,
+  ): { typed: Array<{ text: string }>; errors: Array<{ text: string }>; workingSet: Array<{ path: string; text: string }> }
+  runChecks(e: unknown, final: ApiMessage[]): Record<'typed' | 'errors' | 'workingSet', { total: number; kept: number }>
+}
+
+describe('the end-of-task checks', () => {
+  const text = (t: string) => [{ type: 'text' as const, text: t }]
+  const history: ApiMessage[] = [
+    { role: 'user', content: text('<task>\nFix the parser, keep the old API\n</task>') },
+    { role: 'assistant', content: text('<read_file>\n<args>\n<file>\n<path>src/a.ts</path>\n</file>\n</args>\n</read_file>') },
+    {
+      role: 'user',
+      content: text(
+        "[read_file for 'src/a.ts'] Result:\n<files>\n<file><path>src/a.ts</path>\n<content lines=\"1-2\">\n1 | export const a = 1 // old version\n2 | throw new Error('a source line, not an error')\n</content>\n</file>\n</files>",
+      ),
+    },
+    { role: 'assistant', content: text('<execute_command>\n<command>npm test</command>\n</execute_command>') },
+    { role: 'user', content: text("[execute_command for 'npm test'] Result:\nTests  1 failed | 3 passed (4)\nall good otherwise") },
+    {
+      role: 'assistant',
+      content: text('<write_to_file>\n<path>src/a.ts</path>\n<content>\nexport const a = 2 // the latest state\n</content>\n</write_to_file>'),
+    },
+    { role: 'user', content: text("[write_to_file for 'src/a.ts'] Result:\n<feedback>\nUse a constant, not a literal\n</feedback>") },
+    { role: 'assistant', content: text('Done.') },
+  ]
+  const turns = splitTurns(history)
+  const expected = checks.expectations(history, turns, 10)
+
+  it("finds what the user typed, error lines of tool output (not of file contents), and each file's latest state", () => {
+    expect(expected.typed.map((t) => t.text)).toEqual([
+      '<task>\nFix the parser, keep the old API\n</task>',
+      '<feedback>\nUse a constant, not a literal\n</feedback>',
+    ])
+    expect(expected.errors.map((t) => t.text)).toEqual(['Tests  1 failed | 3 passed (4)'])
+    expect(expected.workingSet).toEqual([{ message: 5, path: 'src/a.ts', text: 'export const a = 2 // the latest state', kind: 'write_to_file' }])
+  })
+
+  it('counts an item kept only when its text is still in the final context, verbatim', () => {
+    const all = checks.runChecks(expected, history.slice(0, 7))
+    expect(all).toMatchObject({ typed: { total: 2, kept: 2 }, errors: { total: 1, kept: 1 }, workingSet: { total: 1, kept: 1 } })
+    // The write replaced by a summary, the test output cut: the latest state and the error line are gone.
+    const cut = [history[0], { role: 'assistant' as const, content: text('summary') }, history[6]]
+    expect(checks.runChecks(expected, cut)).toMatchObject({ typed: { kept: 2 }, errors: { kept: 0 }, workingSet: { kept: 0 } })
+    // An earlier read of the file does not count as its latest state.
+    expect(checks.runChecks(expected, history.slice(0, 5)).workingSet.kept).toBe(0)
+  })
+})
+
 describe('replay', () => {
   const history = EXAMPLES[0].messages
 
@@ -195,6 +249,19 @@ describe('replay', () => {
       expect(e.message).toMatch(message)
       expect(e.errorCode).toBe('invalid-argument')
     }
+    // The options object is read, never written.
+    const options = Object.freeze({
+      policy: 'cache-aware' as const,
+      contextWindow: 16_000,
+      systemTokens: 3000,
+      maxTokens: 2000,
+      pricing: Object.freeze({ inputPrice: 3 }),
+    })
+    await replay(history, options)
+    // An aborted signal stops the replay with its reason.
+    const controller = new AbortController()
+    controller.abort(new Error('stop'))
+    await expect(replay(history, { signal: controller.signal })).rejects.toThrow('stop')
     await expect(replay({} as never)).rejects.toThrow('replay: messages: expected an array of messages, got an object')
     await expect(replay([{ role: 'system', content: 'x' }] as never)).rejects.toThrow('replay: history[0].role: expected "user" or "assistant", got "system"')
   })
@@ -284,6 +351,24 @@ describe('the command line', () => {
     expect(text.stdout).toContain(`Best: ${out.best.policy}: `)
   })
 
+  it("--llm-url: summaries by the model (its text is what stays in context), and the function's llmUrl the same", async () => {
+    const TEXT = 'The user asked to fix the parser and keep the old API; tests were run.'
+    const s = await serve(() => ({ json: completion(TEXT, { prompt_tokens: 1000, completion_tokens: 20 }) }))
+    const file = join(__dirname, '..', 'fixtures', 'examples', 'xml-session.json')
+    const r = await cli(['replay', file, '--context-window', '16000', '--system-tokens', '3000', '--max-tokens', '2000', '--llm-url', s.url, '--json'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const out = JSON.parse(r.stdout).results[0] as ReplayResult
+    expect(out.summaries).toBeGreaterThan(0)
+    expect(s.requests.length).toBe(out.summaries)
+    expect(out.summaryOutputTokens).toBe(out.summaries * countTokens(TEXT))
+    expect(JSON.stringify(out.messages)).toContain(TEXT)
+    const history = JSON.parse(readFileSync(file, 'utf8')) as ApiMessage[]
+    const direct = await replay(history, { contextWindow: 16_000, systemTokens: 3000, maxTokens: 2000, llmUrl: s.url })
+    expect(direct.summaries).toBe(out.summaries)
+    expect(direct.billedInputCost).toBeCloseTo(out.billedInputCost, 12)
+  })
+
   it('names the bad flag', async () => {
     const file = join(__dirname, '..', 'fixtures', 'examples', 'xml-session.json')
     const r = await cli(['replay', file, '--policy', 'fast'])
@@ -303,6 +388,7 @@ describe('the seven real Roo Code histories', () => {
     "every policy keeps the invariants at a 64k window, where Roo's default summarizes most of them",
     async () => {
       let summarized = 0
+      const sums = new Map<string, { cost: number; summaries: number }>()
       for (const name of FIXTURES) {
         const h = loadFixture(name)
         const snapshot = structuredClone(h)
@@ -310,9 +396,16 @@ describe('the seven real Roo Code histories', () => {
           const r = await replay(h, { policy, contextWindow: 64_000 })
           assertReplayInvariants(h, snapshot, r)
           if (policy === 'roo-default' && r.summaries > 0) summarized++
+          const t = sums.get(policy) ?? { cost: 0, summaries: 0 }
+          sums.set(policy, { cost: t.cost + r.billedInputCost, summaries: t.summaries + r.summaries })
         }
       }
       expect(summarized).toBeGreaterThanOrEqual(3)
+      // Measured (docs/replay.md): cache-aware spends less than roo-default here, with fewer summaries.
+      const roo = sums.get('roo-default')!
+      const aware = sums.get('cache-aware')!
+      expect(aware.cost).toBeLessThan(0.9 * roo.cost)
+      expect(aware.summaries).toBeLessThan(roo.summaries)
     },
     120_000,
   )

@@ -49,7 +49,7 @@ function best(results) {
   const parts = [`${money(winner.billedInputCost)} billed input`]
   if (base && winner !== base) {
     parts.push(`${(winner.billedInputCost / base.billedInputCost).toFixed(2)}x roo-default's ${money(base.billedInputCost)}`)
-    parts.push(`${winner.summaries} summaries against ${base.summaries}`)
+    parts.push(`${winner.summaries} ${winner.summaries === 1 ? 'summary' : 'summaries'} against ${base.summaries}`)
   }
   parts.push(
     keeps(winner)
