@@ -18,6 +18,7 @@ const { CacheModel } = require('../lib/replay/cache.js') as {
     kind: 'anthropic' | 'openai',
     pricing: { inputPrice: number; cacheWritesPrice: number; cacheReadsPrice: number },
     systemTokens: number,
+    lookbackBlocks?: number,
   ) => {
     request(
       messages: object[],
@@ -74,6 +75,22 @@ describe('the Anthropic cache model', () => {
     // An edit of the first message leaves only the system prompt cached.
     const first = cache.request([sized('user', 900), ...edited.slice(1)], tokensOf)
     expect(first).toMatchObject({ cachedRead: 2000, cacheWrite: 3100, firstChanged: 0 })
+  })
+
+  it('entries exist only where breakpoints were: an edit reads back to the last one before it; a lookback finds fewer', () => {
+    const blocks = { content: [{ type: 'text' }, { type: 'text' }] }
+    const h = Array.from({ length: 40 }, (_, i) => ({ ...sized(i % 2 ? 'assistant' : 'user', 500), ...blocks }))
+    const run = (lookback?: number) => {
+      const cache = new CacheModel('anthropic', ANTHROPIC, 2000, lookback)
+      for (let k = 1; k <= 40; k++) cache.request(h.slice(0, k), tokensOf)
+      const edited = [...h]
+      edited[4] = { ...sized('user', 500), ...blocks }
+      return cache.request([...edited, { ...sized('user', 500), ...blocks }], tokensOf)
+    }
+    // Every user message was the last one of some request: the entry through message 2 is read.
+    expect(run()).toMatchObject({ cachedRead: 3500, firstChanged: 4 })
+    // Found only within 20 blocks of this request's breakpoints: the system prompt's entry alone.
+    expect(run(20)).toMatchObject({ cachedRead: 2000, firstChanged: 4 })
   })
 
   it('a prefix under 1,024 tokens is not cached: all of it is plain input', () => {
@@ -241,6 +258,7 @@ describe('replay', () => {
       [{ window: 5 }, /^replay: options\.window: unknown option; expected one of policy, contextWindow/],
       [{ summarize: 'yes' }, /^replay: options\.summarize: expected an async function/],
       [{ model: 'x' }, /^replay: options\.model: needs options\.llmUrl$/],
+      [{ cache: 'openai', lookbackBlocks: 20 }, /^replay: options\.lookbackBlocks: applies to the "anthropic" cache model only$/],
       ['fast', /^replay: options: expected an object, got string "fast"$/],
     ]
     for (const [options, message] of bad) {

@@ -44,6 +44,9 @@ export interface ReplayOptions {
   summarize?: SummarizeCallback
   /** The task's length in requests, for the cache-aware policy (default: as many as have elapsed). */
   expectedTurns?: number
+  /** Anthropic model: how many content blocks before one of a request's breakpoints a cache entry
+   * is looked for (Anthropic's documentation says about 20); default: any entry still valid. */
+  lookbackBlocks?: number
   /** The working set: files read, written or edited in this many last requests. @default 10 */
   workingSetTurns?: number
   signal?: AbortSignal
@@ -123,6 +126,7 @@ export interface ReplayResult {
     systemTokens: number
     summaryTokens: number
     cache: 'anthropic' | 'openai'
+    lookbackBlocks?: number
     pricing: { inputPrice: number; outputPrice: number; cacheWritesPrice: number; cacheReadsPrice: number }
     allowedTokens: number
     summarizer: string

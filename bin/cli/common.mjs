@@ -67,6 +67,7 @@ replay (one API request per assistant turn; each priced with the prompt-cache mo
       --summary-tokens N  the stand-in summarizer's summary size (default 2000; --llm-url: a real model)
       --expected-turns N  the task's length in requests, for cache-aware (default: as many as elapsed)
       --cache C           anthropic (default: breakpoints, write 1.25x, read 0.1x) | openai (prefix, read 0.5x)
+      --lookback-blocks N anthropic: find a cache entry only within N content blocks before a breakpoint
 
 analyze, condense, report, replay:
       --format F          auto (default) | anthropic | openai; the output keeps the input's format

@@ -16,6 +16,7 @@ const REPLAY_OPTIONS = {
   'system-tokens': { type: 'string' },
   'summary-tokens': { type: 'string' },
   'expected-turns': { type: 'string' },
+  'lookback-blocks': { type: 'string' },
   cache: { type: 'string' },
 }
 

@@ -14,14 +14,22 @@ const ANTHROPIC_MIN_CACHE_TOKENS = 1024
 const OPENAI_MIN_CACHE_TOKENS = 1024
 const OPENAI_CACHE_STEP = 128
 
+/** Content blocks of a message (a string content is one). */
+function blockCount(m) {
+  return m && Array.isArray(m.content) ? Math.max(1, m.content.length) : 1
+}
+
 class CacheModel {
   /**
    * @param {'anthropic' | 'openai'} kind
    * @param {{ inputPrice: number, cacheWritesPrice: number, cacheReadsPrice: number }} pricing
    * @param {number} systemTokens
+   * @param {number} [lookbackBlocks]
    */
-  constructor(kind, pricing, systemTokens) {
+  constructor(kind, pricing, systemTokens, lookbackBlocks) {
     this.kind = kind
+    /** Anthropic: how many content blocks before a breakpoint it looks for an entry (undefined: any). */
+    this.lookbackBlocks = lookbackBlocks
     this.pricing = pricing
     this.systemTokens = systemTokens
     /** What the previous request sent, and its prefix sums (prefix[i] = system + messages[0..i)). */
@@ -69,11 +77,19 @@ class CacheModel {
     if (this.kind === 'anthropic') {
       // Entries written through a message that changed since are gone; the longest left is read.
       entries = this.entries.filter((e) => e <= d)
-      if (entries.length > 0) {
-        cachedMessages = entries[entries.length - 1]
+      const bps = CacheModel.breakpoints(messages).filter((b) => prefix[b] >= ANTHROPIC_MIN_CACHE_TOKENS)
+      // With a lookback, an entry is found only within that many content blocks before one of
+      // this request's breakpoints (the system prompt's own breakpoint finds its entry).
+      let readable = entries
+      if (this.lookbackBlocks !== undefined && entries.length > 0) {
+        const blocks = [0]
+        for (let i = 0; i < messages.length; i++) blocks.push(blocks[i] + blockCount(messages[i]))
+        readable = entries.filter((e) => e === 0 || bps.some((b) => b >= e && blocks[b] - blocks[e] <= this.lookbackBlocks))
+      }
+      if (readable.length > 0) {
+        cachedMessages = readable[readable.length - 1]
         cachedRead = prefix[cachedMessages]
       }
-      const bps = CacheModel.breakpoints(messages).filter((b) => prefix[b] >= ANTHROPIC_MIN_CACHE_TOKENS)
       const last = bps.length > 0 ? bps[bps.length - 1] : -1
       if (last >= 0 && prefix[last] > cachedRead) cacheWrite = prefix[last] - cachedRead
       const next = new Set(entries)

@@ -37,6 +37,7 @@ const KNOWN = new Set([
   'summarize',
   'expectedTurns',
   'workingSetTurns',
+  'lookbackBlocks',
   'signal',
 ])
 
@@ -109,6 +110,11 @@ function readOptions(options, policyNames) {
   const pricing = readPricing(options.pricing, cache)
   let expectedTurns
   if (options.expectedTurns !== undefined) expectedTurns = wholeNumber(options, 'expectedTurns', 1)
+  let lookbackBlocks
+  if (options.lookbackBlocks !== undefined) {
+    if (cache !== 'anthropic') throw new TypeError(`${at('lookbackBlocks')}: applies to the "anthropic" cache model only`)
+    lookbackBlocks = wholeNumber(options, 'lookbackBlocks', 0)
+  }
   for (const key of ['llmUrl', 'model', 'apiKey']) {
     if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === ''))
       throw new TypeError(`${at(key)}: expected a non-empty string, got ${describe(options[key])}`)
@@ -131,6 +137,7 @@ function readOptions(options, policyNames) {
     cache,
     pricing,
     expectedTurns,
+    lookbackBlocks,
     workingSetTurns,
     llmUrl: options.llmUrl,
     model: options.model,

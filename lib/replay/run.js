@@ -27,7 +27,7 @@ async function runReplay(history, turns, policy, settings) {
   const started = performance.now()
   const counter = new TokenCounter()
   const tokensOf = (m) => counter.of(m)
-  const cache = new CacheModel(settings.cache, settings.pricing, settings.systemTokens)
+  const cache = new CacheModel(settings.cache, settings.pricing, settings.systemTokens, settings.lookbackBlocks)
   const { summarize, tally } = makeSummarizer(settings)
   const roles = policy.config(settings)
   const managers = {}
@@ -211,6 +211,7 @@ async function runReplay(history, turns, policy, settings) {
       systemTokens,
       summaryTokens: settings.summaryTokens,
       cache: settings.cache,
+      ...(settings.lookbackBlocks !== undefined ? { lookbackBlocks: settings.lookbackBlocks } : {}),
       pricing: settings.pricing,
       allowedTokens,
       summarizer: settings.llmUrl ? settings.llmUrl : settings.summarize ? 'callback' : 'stand-in',
