@@ -4,7 +4,8 @@
 //   node benchmark/replay.mjs                       time: one generated 1M-token task (about 700
 //                                                   requests), each policy given (default:
 //                                                   roo-default, smart-balanced, cache-aware), best of 3
-//   node benchmark/replay.mjs table [--cache openai] the table in docs/replay.md and the README: the real
+//   node benchmark/replay.mjs table [--cache openai] [--lookback-blocks N]
+//                                                   the table in docs/replay.md and the README: the real
 //                                                   histories (CONTEXT_CONDENSE_FIXTURES, else
 //                                                   ../shared/fixtures/roo-pr8743) at 48k, 64k and
 //                                                   128k windows, and generated 1M-token tasks
@@ -83,7 +84,8 @@ function printTable(title, totals) {
   }
 }
 
-async function table(cache) {
+async function table(cache, lookbackBlocks) {
+  const extra = lookbackBlocks === undefined ? {} : { lookbackBlocks }
   const dir = process.env.CONTEXT_CONDENSE_FIXTURES
     ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
     : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
@@ -92,19 +94,20 @@ async function table(cache) {
     const real = REAL.map((n) => JSON.parse(readFileSync(file(n), 'utf8')))
     for (const contextWindow of [48_000, 64_000, 128_000]) {
       const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
-      for (const h of real) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, contextWindow, cache }))
+      for (const h of real) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, contextWindow, cache, ...extra }))
       printTable(`The seven real histories, ${contextWindow / 1000}k window, ${cache} cache (sums over the seven)`, totals)
     }
   } else console.log(`\n(no real Roo Code histories at ${dir}: their tables are left out)`)
   const generated = []
   for (const seed of [1, 2]) for (const format of ['xml', 'native']) generated.push(generateHistory({ seed, format, targetTokens: 1_000_000 }))
   const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
-  for (const h of generated) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, cache }))
+  for (const h of generated) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, cache, ...extra }))
   printTable(`Four generated tasks of 1M tokens (seeds 1 and 2, XML and native tools), 200k window, ${cache} cache (sums over the four)`, totals)
 }
 
 const args = process.argv.slice(2)
 if (args[0] === 'table') {
   const at = args.indexOf('--cache')
-  await table(at >= 0 ? args[at + 1] : 'anthropic')
+  const lb = args.indexOf('--lookback-blocks')
+  await table(at >= 0 ? args[at + 1] : 'anthropic', lb >= 0 ? Number(args[lb + 1]) : undefined)
 } else await time(args.length > 0 ? args : ['roo-default', 'smart-balanced', 'cache-aware'])
