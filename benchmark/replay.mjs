@@ -10,6 +10,9 @@
 //                                                   ../shared/fixtures/roo-pr8743) at 48k, 64k and
 //                                                   128k windows, and generated 1M-token tasks
 //                                                   (two seeds, both tool formats) at 200k
+//   node benchmark/replay.mjs known-length          cache-aware estimating each task's length against
+//                                                   told it (expectedTurns = its request count), the
+//                                                   same histories and windows
 //
 // Defaults of the replay throughout: threshold 100 %, 8,192 tokens reserved for the answer, a
 // system prompt of 10,000 tokens, stand-in summaries of 2,000 tokens, Claude Sonnet's prices.
@@ -84,6 +87,39 @@ function printTable(title, totals) {
   }
 }
 
+function histories() {
+  const dir = process.env.CONTEXT_CONDENSE_FIXTURES
+    ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
+    : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
+  const file = (n) => join(dir, n, 'api_conversation_history.json')
+  const real = REAL.every((n) => existsSync(file(n))) ? REAL.map((n) => JSON.parse(readFileSync(file(n), 'utf8'))) : undefined
+  const generated = []
+  for (const seed of [1, 2]) for (const format of ['xml', 'native']) generated.push(generateHistory({ seed, format, targetTokens: 1_000_000 }))
+  return { dir, real, generated }
+}
+
+async function knownLength() {
+  const { dir, real, generated } = histories()
+  const sets = [
+    ...(real ? [48_000, 64_000, 128_000].map((w) => [`seven real histories, ${w / 1000}k`, real, w]) : []),
+    ['four generated 1M-token tasks, 200k', generated, 200_000],
+  ]
+  if (!real) console.log(`(no real Roo Code histories at ${dir}: left out)`)
+  for (const [label, hs, contextWindow] of sets) {
+    const cost = { roo: 0, estimated: 0, told: 0 }
+    for (const h of hs) {
+      const roo = await lib.replay(h, { policy: 'roo-default', contextWindow })
+      const requests = roo.requests
+      cost.roo += roo.billedInputCost
+      cost.estimated += (await lib.replay(h, { policy: 'cache-aware', contextWindow })).billedInputCost
+      cost.told += (await lib.replay(h, { policy: 'cache-aware', contextWindow, expectedTurns: requests })).billedInputCost
+    }
+    console.log(
+      `${label}: cache-aware ${(cost.estimated / cost.roo).toFixed(2)}x roo-default estimating the length, ${(cost.told / cost.roo).toFixed(2)}x told it`,
+    )
+  }
+}
+
 async function table(cache, lookbackBlocks) {
   const extra = lookbackBlocks === undefined ? {} : { lookbackBlocks }
   const dir = process.env.CONTEXT_CONDENSE_FIXTURES
@@ -106,7 +142,8 @@ async function table(cache, lookbackBlocks) {
 }
 
 const args = process.argv.slice(2)
-if (args[0] === 'table') {
+if (args[0] === 'known-length') await knownLength()
+else if (args[0] === 'table') {
   const at = args.indexOf('--cache')
   const lb = args.indexOf('--lookback-blocks')
   await table(at >= 0 ? args[at + 1] : 'anthropic', lb >= 0 ? Number(args[lb + 1]) : undefined)
