@@ -1,5 +1,6 @@
 // Types of lib/report-html.js: the visual condensation report (one self-contained HTML page).
 import type { Act, ApiMessage, CondenseResult, Encoding } from './index'
+import type { ReplayResult } from './replay'
 
 export interface ReportOptions {
   /** @default "Condensation report" */
@@ -13,6 +14,9 @@ export interface ReportOptions {
   /** A date shown in the header (none by default: the page is reproducible). */
   generatedAt?: string
   encoding?: Encoding
+  /** Results of `replay()` on the same task: adds a section on what the whole task cost under each
+   * policy (billed input, cache hits, summaries, the end-of-task checks, each request's cost). */
+  replay?: ReplayResult | ReplayResult[]
 }
 
 /**
@@ -21,6 +25,9 @@ export interface ReportOptions {
  * (it throws without `result.provenance`: which pass did what is read from it, never guessed).
  */
 export function renderHtmlReport(before: ApiMessage[], result: CondenseResult, options?: ReportOptions): string
+
+/** A page of the replay section alone (one result or several, on the same task). */
+export function renderReplayReport(results: ReplayResult | ReplayResult[], options?: { title?: string; source?: string; generatedAt?: string }): string
 
 export type ReportActionKind = 'deduplicated' | 'superseded' | 'omitted' | 'truncated' | 'suppressed' | 'summarized' | 'removed' | 'changed'
 

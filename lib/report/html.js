@@ -9,6 +9,7 @@ const { join } = require('node:path')
 const { CONTENT_TYPES, KINDS } = require('./messages.js')
 const { buildReportData } = require('./data.js')
 const { CSS } = require('./style.js')
+const { createReplaySection, REPLAY_CSS } = require('./replay.js')
 
 /** The page's script: browser files, each inlined from its first top-level function on (their
  * header comments and lint directives stay out), in one function that runs `clientScript`. */
@@ -42,6 +43,7 @@ function scriptJson(value) {
 const fmt = (n) => (typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US') : '—')
 const pct = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${n.toFixed(1)}%` : '—')
 const plural = (n, one, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`
+const { replaySectionHtml } = createReplaySection({ escapeHtml, fmt, pct })
 
 function actionsSummary(kinds) {
   const order = ['deduplicated', 'superseded', 'omitted', 'truncated', 'suppressed', 'summarized', 'removed', 'changed']
@@ -167,9 +169,11 @@ function finderHtml(data, sumBefore, sumAfter) {
  * The report as one HTML page. `before`: the messages that were condensed (Anthropic format);
  * `result`: what `condense(before, …)` resolved to. Options: `title`, `source` (where the history
  * came from), `preset`, `note`,
- * `generatedAt` (an ISO date shown in the header).
+ * `generatedAt` (an ISO date shown in the header), `replay` (results of `replay()` on the same task:
+ * a section on what the whole task cost under each policy).
  */
 function renderHtmlReport(before, result, options = {}) {
+  const replay = replaySectionHtml(options.replay)
   const data = buildReportData(before, result, options)
   const t = data.totals
   const provider = `${data.provider}${data.preset ? ` ${data.preset}` : ''}`
@@ -198,7 +202,7 @@ function renderHtmlReport(before, result, options = {}) {
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(data.title)}</title>
-<style>${CSS}</style>
+<style>${CSS}${replay ? REPLAY_CSS : ''}</style>
 </head>
 <body>
 <div class="layout">
@@ -211,6 +215,7 @@ function renderHtmlReport(before, result, options = {}) {
 ${data.error ? `<div class="banner error" role="alert">Not condensed: ${escapeHtml(data.error)}</div>` : ''}
 ${data.note ? `<div class="banner note">${escapeHtml(data.note)}</div>` : ''}
 <section class="passes-wrap" aria-label="Passes">${passesHtml(data)}${restorable ? `<div class="pnote">${escapeHtml(restorable)}</div>` : ''}</section>
+${replay}
 ${legendHtml(data)}
 <div class="toolbar"><span>Click a bar for the message's full text; click a badge's #N for the copy it refers to; ↑ ↓ move through the messages.</span><span class="seg-toggle" role="group" aria-label="Bar length"><span class="lbl">bar length</span><button type="button" data-scale="sqrt" aria-pressed="true">√ tokens</button><button type="button" data-scale="linear" aria-pressed="false">tokens</button></span></div>
 <main class="messages" id="messages" data-before="${data.before.length}" data-after="${data.after.length}">
@@ -235,6 +240,39 @@ ${legendTotals(data)}
 `
 }
 
+/**
+ * A page of replays alone: what a whole task cost under each policy (`results`: one `replay()`
+ * result or several, on the same task). Options: `title`, `source`, `generatedAt`.
+ */
+function renderReplayReport(results, options = {}) {
+  const section = replaySectionHtml(results, 'renderReplayReport: results')
+  if (!section) throw new TypeError('renderReplayReport: results: expected a result of replay() or a non-empty array of them')
+  const title = options.title ?? 'Replay report'
+  const sub = [
+    options.source ? `<code>${escapeHtml(options.source)}</code>` : null,
+    options.generatedAt ? `generated ${escapeHtml(options.generatedAt)}` : null,
+  ].filter(Boolean)
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}${REPLAY_CSS}</style>
+</head>
+<body>
+<div class="content">
+<header><div class="titles"><h1>${escapeHtml(title)}</h1>${sub.length ? `<div class="sub">${sub.join(' · ')}</div>` : ''}</div></header>
+${section}
+</div>
+</body>
+</html>
+`
+}
+
 function legendTotals(data) {
   const sum = (list) => {
     const out = {}
@@ -252,4 +290,4 @@ function legendTotals(data) {
   return `<table class="passes" id="types"><thead><tr><th>type</th><th class="num">before</th><th class="num">after</th></tr></thead><tbody>${rows}</tbody></table>`
 }
 
-module.exports = { escapeHtml, renderHtmlReport }
+module.exports = { escapeHtml, renderHtmlReport, renderReplayReport }
