@@ -3,12 +3,13 @@
 // request split by cache read / write / uncached cost, a mark per condensing; escapes what it
 // shows; refuses what is not a replay result, naming where. Checked on hand-made results whose
 // figures are known, and on real replays of the bundled example.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { condense, replay, type ApiMessage, type ReplayResult } from '../lib/index.js'
 import { renderHtmlReport, renderReplayReport } from '../lib/report-html.js'
+import { cli, tmp } from './cli-harness.js'
 
 const HOSTILE = '</script><img src=x onerror=alert(1)>'
 const pricing = { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 }
@@ -33,6 +34,7 @@ function made(policy: string, billedInputCost: number, requests: number, condens
     requestsCost: billedInputCost,
     summaryInputCost: 0,
     billedInputCost,
+    sendOnceCost: billedInputCost / 2,
     summaryOutputCost: 0,
     summaries: condensingTurns.length,
     summaryCalls: {},
@@ -151,4 +153,34 @@ describe('replay section', () => {
     // The default condenses on this task at this window, so the chart marks something.
     expect(results[0].condensings.length).toBeGreaterThan(0)
   })
+})
+
+describe('context-condense replay --html', () => {
+  it('writes the page of the policies replayed, and will not overwrite it without --force', async () => {
+    const file = join(__dirname, '..', 'fixtures', 'examples', 'xml-session.json')
+    const out = join(tmp, 'replay.html')
+    const args = ['replay', file, '--policy', 'all', '--context-window', '16000', '--system-tokens', '3000', '--max-tokens', '2000', '--html', out]
+    const r = await cli([...args, '--json'])
+    expect(r.stderr, r.stdout).toBe('')
+    expect(r.code).toBe(0)
+    const json = JSON.parse(r.stdout)
+    expect(json.out.file).toBe(out)
+    const html = readFileSync(out, 'utf8')
+    expect(json.out.bytes).toBe(Buffer.byteLength(html))
+    const s = section(html)
+    expect(count(s, '<tr data-policy=')).toBe(json.results.length)
+    const figures = s.split('<figure').slice(1)
+    for (const [i, res] of (json.results as ReplayResult[]).entries()) {
+      expect(figures[i]).toContain(`data-policy="${res.policy}"`)
+      expect(count(figures[i], /<g><title>request \d+:/)).toBe(res.requests)
+      expect(count(figures[i], 'class="rp-mark"')).toBe(res.condensings.length)
+    }
+    const again = await cli(args)
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('exists')
+    const forced = await cli([...args.slice(0, 2), '--html', out, '--force'])
+    expect(forced.code).toBe(0)
+    expect(forced.stdout).toContain(`Wrote ${out}`)
+    expect(existsSync(out)).toBe(true)
+  }, 60_000)
 })

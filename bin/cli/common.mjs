@@ -68,6 +68,8 @@ replay (one API request per assistant turn; each priced with the prompt-cache mo
       --expected-turns N  the task's length in requests, for cache-aware (default: as many as elapsed)
       --cache C           anthropic (default: breakpoints, write 1.25x, read 0.1x) | openai (prefix, read 0.5x)
       --lookback-blocks N anthropic: find a cache entry only within N content blocks before a breakpoint
+      --html FILE         also write a page charting each request's cost and where each condensing happened
+      --force             overwrite FILE when it exists
 
 analyze, condense, report, replay:
       --format F          auto (default) | anthropic | openai; the output keeps the input's format

@@ -2,10 +2,12 @@
 // a condensing policy, prices each request with a prompt-cache model, and prints what the task
 // cost and what was kept at the end; with --policy all, compares every policy and names the best.
 // Reads the history; writes nothing but its output.
-import { lib, FORMATS, usageError, fmt, pct, warn, COMMON_OPTIONS, parse, oneOf, wholeNumber, commandHelp, CliError, EXIT } from './common.mjs'
+import { basename } from 'node:path'
+import { lib, htmlReport, FORMATS, usageError, fmt, pct, warn, COMMON_OPTIONS, parse, oneOf, wholeNumber, commandHelp, CliError, EXIT } from './common.mjs'
 import { readHistory, checkHistory, describeInput } from './input.mjs'
 import { makeSummarizer, llmFailure, interruptible } from './running.mjs'
 import { problemsWarning } from './analyze.mjs'
+import { checkOutPath, writeAtomically } from './condense.mjs'
 
 const REPLAY_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -18,6 +20,8 @@ const REPLAY_OPTIONS = {
   'expected-turns': { type: 'string' },
   'lookback-blocks': { type: 'string' },
   cache: { type: 'string' },
+  html: { type: 'string' },
+  force: { type: 'boolean' },
 }
 
 /** A text table: the first column left-aligned, the others right-aligned. */
@@ -137,6 +141,10 @@ async function cmdReplay(args, state) {
     const n = wholeNumber(flag, values[flag], min)
     if (n !== undefined) options[key] = n
   }
+  if (values.html !== undefined) {
+    if (values.html.trim() === '') throw usageError('--html: expected the file to write the page to')
+    checkOutPath('html', values.html, values.force)
+  }
   if (options.threshold !== undefined && options.threshold > 100)
     throw usageError(`--threshold: expected a percentage from 5 to 100, got "${values.threshold}"`)
   const llm = makeSummarizer(values, state)
@@ -162,8 +170,26 @@ async function cmdReplay(args, state) {
   state.progress.clear()
   const pick = results.length > 1 ? best(results) : undefined
   const described = describeInput(input, format)
-  if (values.json) return { json: { command: 'replay', input: described, results, ...(pick ? { best: pick } : {}) } }
-  return { text: replayText(described, results, pick) }
+  let written
+  if (values.html !== undefined) {
+    const source = input.source.kind === 'stdin' ? 'standard input' : input.source.kind === 'task-folder' ? input.source.path : input.source.file
+    const name = input.source.taskId ?? (input.source.kind === 'stdin' ? 'standard input' : basename(input.source.file))
+    const page = htmlReport.renderReplayReport(results, {
+      title: `Replay: ${name}`,
+      source,
+      generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    })
+    try {
+      writeAtomically(values.html, page)
+    } catch (e) {
+      if (e instanceof CliError) e.hint = 'choose another --html'
+      throw e
+    }
+    written = { file: values.html, bytes: Buffer.byteLength(page) }
+  }
+  if (values.json) return { json: { command: 'replay', input: described, results, ...(pick ? { best: pick } : {}), ...(written ? { out: written } : {}) } }
+  const text = replayText(described, results, pick)
+  return { text: written ? `${text}\nWrote ${written.file} (${fmt(written.bytes)} bytes): the cost of each request, policy by policy.` : text }
 }
 
 export { cmdReplay, best }
