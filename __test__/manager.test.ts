@@ -241,6 +241,23 @@ describe('condenseIfNeeded', () => {
     await m.condenseIfNeeded(h, { contextWindow: 1_000_000, taskId: 'a' })
     expect(provider).toHaveBeenCalledTimes(5)
   })
+
+  it('the loop guard on the wall clock: the cool-down it records is read back (an epoch is past 2^31)', async () => {
+    const h = generateHistory({ seed: 3, format: 'xml', targetTokens: 20_000 }) as ApiMessage[]
+    let calls = 0
+    const m = new CondensationManager({
+      config: { provider: 'native', loopGuard: { maxAttempts: 3, coolDownMs: 60_000 } },
+      summarize: async () => {
+        calls++
+        throw new Error('the model is down')
+      },
+    })
+    for (let i = 0; i < 3; i++) expect((await m.condenseIfNeeded(h, { contextWindow: 100_000, force: true, taskId: 't' })).error).toMatch(/the model is down/)
+    const before = calls
+    const cooling = await m.condenseIfNeeded(h, { contextWindow: 100_000, force: true, taskId: 't' })
+    expect(cooling.error).toBe('condensing is cooling down for 60 s after attempts that made no progress')
+    expect(calls).toBe(before)
+  })
 })
 
 describe('estimates', () => {
