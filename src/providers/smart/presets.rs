@@ -1,5 +1,7 @@
 //! The Smart presets, as plain configurations: what each does is in the README with
-//! its measured figures. Summaries fall back to truncation when no callback is given.
+//! its measured figures. `balanced`, `conservative` and `quality` keep the working set (the
+//! files touched in the last 10 turns; `balanced` keeps 3,000 tokens of them whole and outlines
+//! the rest, the others 20,000). Summaries fall back to truncation when no callback is given.
 
 use serde_json::{json, Value};
 
@@ -16,6 +18,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // everything recent stay.
         "conservative" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 20000},
             "passes": [{
                 "id": "trim-old-results", "name": "Trim large old tool results", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 12},
@@ -28,6 +31,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Lossless, then old tool results and parameters truncated hard, older ones summarized.
         "balanced" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 3000},
             "passes": [
                 {
                     "id": "truncate-old", "name": "Truncate old tool results and parameters", "mode": "individual",
@@ -79,6 +83,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Summaries instead of cuts wherever content is large.
         "quality" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 20000},
             "passes": [{
                 "id": "summarize-old", "name": "Summarize large old tool results", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 8},
