@@ -194,7 +194,7 @@ export interface WorkingSetFile {
   edits: WorkingSetPiece[]
   /** With `text: true`: the base's text (numbered lines of a read, or the content written). */
   text?: string | null
-  /** With `text: true`: the outline standing for the base when `keep` is 'outline'. */
+  /** With `text: true`: the outline of the base's definitions (what stands for it when `keep` is 'outline'); null when its language has none. */
   outline?: string | null
 }
 
@@ -235,7 +235,7 @@ export interface WorkingSetFile {
   edits: WorkingSetPiece[]
   /** With `text: true`: the base's text (numbered lines of a read, or the content written). */
   text?: string | null
-  /** With `text: true`: the outline standing for the base when `keep` is 'outline'. */
+  /** With `text: true`: the outline of the base's definitions (what stands for it when `keep` is 'outline'); null when its language has none. */
   outline?: string | null
 }
 

@@ -570,13 +570,14 @@ pub fn of_history(
     let config: WorkingSetConfig =
         if config.is_null() { WorkingSetConfig::default() } else { crate::condense::parse_config(config, "options")? };
     let view = View::build(messages);
-    Ok(to_json(messages, &find(messages, &view, &config, encoding), with_text))
+    Ok(to_json(messages, &find(messages, &view, &config, encoding), with_text, encoding))
 }
 
 /// The working set as JavaScript reads it: per file, its path, how it is kept, where its base
 /// lives (message and content block indexes) and its tokens, its edits, and with `with_text` the
-/// base's text and the outline.
-pub fn to_json(messages: &[Value], files: &[FileState], with_text: bool) -> Value {
+/// base's text and its outline (whether Smart would use it or not; null when its language has
+/// none).
+pub fn to_json(messages: &[Value], files: &[FileState], with_text: bool, encoding: Encoding) -> Value {
     let place = |p: &Piece| {
         json!({
             "kind": p.kind.name(),
@@ -598,7 +599,10 @@ pub fn to_json(messages: &[Value], files: &[FileState], with_text: bool) -> Valu
             });
             if with_text {
                 v["text"] = json!(f.base.as_ref().and_then(|b| b.at.text(messages)));
-                v["outline"] = json!(f.outline);
+                let outline = f.outline.clone().or_else(|| {
+                    f.base.as_ref().and_then(|b| outline_of(messages, &f.path, b, encoding)).map(|(o, _)| o)
+                });
+                v["outline"] = json!(outline);
             }
             v
         })
@@ -664,6 +668,10 @@ mod tests {
         assert_eq!(a.base.as_ref().map(|p| (p.kind, p.at.msg(), p.at.block())), Some((PieceKind::Read, 2, Some(1))));
         assert_eq!(a.edits.iter().map(|p| (p.kind, p.at.msg())).collect::<Vec<_>>(), vec![(PieceKind::Edit, 3)]);
         assert!(files.iter().all(|f| f.keep == Keep::Full));
+        // With its text, a file kept whole still names its outline (the Roo entry's folded context).
+        let j = to_json(&h, &files, true, Encoding::O200kBase);
+        assert!(j[1]["outline"].as_str().is_some_and(|o| o.contains("\n1 | export function f1(")));
+        assert!(j[1]["text"].as_str().is_some_and(|t| t.starts_with("1 | export function f1(")));
     }
 
     #[test]
@@ -729,7 +737,7 @@ mod tests {
         );
         assert_eq!(py.edits.len(), 1);
         assert!(py.outline.as_deref().is_some_and(|o| o.contains("\n1 | class A:\n2 |     def run(self):\n")));
-        let j = to_json(&h, &files, false);
+        let j = to_json(&h, &files, false, Encoding::O200kBase);
         assert_eq!(j[0]["base"]["message"], json!(1));
         assert_eq!(j[0]["base"]["content"], json!(1));
         assert_eq!(j[0]["keep"], json!("outline"));
