@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
-import { condense, smartPreset, workingSet, type ApiMessage, type SmartConfig } from '../lib/index.js'
+import { condense, smartPreset, validateConversation, workingSet, type ApiMessage, type SmartConfig } from '../lib/index.js'
 import { FIXTURES, assertInvariants, itReal, loadFixture } from './helpers.js'
 
 /** Every string a model reads in a history: texts, tool results, tool inputs. */
@@ -28,11 +28,17 @@ interface Tally {
 
 /** Smart with `config` on `messages`: the working set's files whose latest state is still in the
  * result (the text of its latest read or write whole, or its outline), and the tokens. */
-async function tally(messages: ApiMessage[], config: SmartConfig): Promise<Tally> {
-  const files = workingSet(messages, { ...smartPreset('balanced').workingSet, text: true })
+async function tally(messages: ApiMessage[], config: SmartConfig, summarize?: () => Promise<string>): Promise<Tally & { summaries: string[] }> {
+  const preset = smartPreset(config.preset ?? 'balanced')
+  const files = workingSet(messages, { ...(preset.workingSet ?? smartPreset('balanced').workingSet), text: true })
   const snapshot = structuredClone(messages)
-  const result = await condense(messages, { provider: 'smart', config })
-  assertInvariants(messages, snapshot, result)
+  const result = await condense(messages, { provider: 'smart', config, summarize })
+  if (result.messages.length === messages.length) assertInvariants(messages, snapshot, result)
+  else {
+    // A batch summary replaced a span: the input is untouched and the result still valid.
+    expect(messages).toEqual(snapshot)
+    expect(validateConversation(result.messages)).toEqual([])
+  }
   const out = strings(result.messages)
   const has = (t: string) => out.some((s) => s.includes(t))
   let kept = 0
@@ -42,19 +48,22 @@ async function tally(messages: ApiMessage[], config: SmartConfig): Promise<Tally
     withState++
     if (has(f.text) || (f.outline && has(f.outline.split('\n')[0]))) kept++
   }
-  return { files: withState, kept, before: result.metrics.tokensBefore, after: result.metrics.tokensAfter }
+  const summaries = result.messages.filter((m) => m.isSummary).map((m) => JSON.stringify(m.content))
+  return { files: withState, kept, before: result.metrics.tokensBefore, after: result.metrics.tokensAfter, summaries }
 }
 
-async function corpus(histories: ApiMessage[][], config: SmartConfig) {
+async function corpus(histories: ApiMessage[][], config: SmartConfig, summarize?: () => Promise<string>) {
   const t: Tally = { files: 0, kept: 0, before: 0, after: 0 }
+  const summaries: string[] = []
   for (const h of histories) {
-    const r = await tally(h, config)
+    const r = await tally(h, config, summarize)
     t.files += r.files
     t.kept += r.kept
     t.before += r.before
     t.after += r.after
+    summaries.push(...r.summaries)
   }
-  return { files: t.files, kept: t.kept / t.files, removed: (t.before - t.after) / t.before }
+  return { files: t.files, kept: t.kept / t.files, removed: (t.before - t.after) / t.before, summaries }
 }
 
 const GENERATED: Array<{ seed: number; format: 'xml' | 'native'; targetTokens: number }> = []
@@ -113,6 +122,19 @@ describe('Smart keeps the working set', () => {
   it('without it, balanced loses most of the working set (the measure tells them apart)', async () => {
     const r = await corpus(generated(), { preset: 'balanced', workingSet: null })
     expect(r.kept).toBeLessThan(0.5)
+  })
+
+  it('a batch summary carries the working set it replaces (aggressive, with a callback)', async () => {
+    const summarize = async () => 'SUMMARY: the agent worked on the task.'
+    for (const preset of ['aggressive'] as const) {
+      const r = await corpus(generated(), { preset }, summarize)
+      expect(r.summaries.length).toBeGreaterThan(0)
+      expect(r.summaries.some((t) => t.includes('## File Context: '))).toBe(true)
+      expect(r.kept).toBeGreaterThanOrEqual(0.9)
+      const off = await corpus(generated(), { preset, workingSet: null }, summarize)
+      expect(off.summaries.some((t) => t.includes('## File Context: '))).toBe(false)
+      expect(off.kept).toBeLessThan(0.5)
+    }
   })
 
   itReal('balanced keeps at least 90% of it and removes at least 80% on the real histories', async () => {

@@ -559,6 +559,39 @@ pub fn rewrite_reads(
     Some(out)
 }
 
+/// The files whose latest state lies in the `replaced` messages, as sections to append to the
+/// summary that replaces them (the shape of Roo's folded file context): a file kept whole gives
+/// its base's text and the edits after it that are replaced, a file beyond the budget its
+/// outline. Empty when the summary replaces none of the working set.
+pub fn summary_sections(messages: &[Value], files: &[FileState], replaced: &[usize]) -> String {
+    let replaced: HashSet<usize> = replaced.iter().copied().collect();
+    let mut out = String::new();
+    for f in files {
+        let base_in = f.base.as_ref().filter(|b| replaced.contains(&b.at.msg()));
+        let body = match f.keep {
+            Keep::Full => {
+                let mut parts: Vec<String> = base_in.and_then(|b| b.at.text(messages)).into_iter().collect();
+                for e in f.edits.iter().filter(|e| replaced.contains(&e.at.msg())) {
+                    if let Some(t) = e.at.text(messages) {
+                        parts.push(format!("Then edited:\n{t}"));
+                    }
+                }
+                parts.join("\n")
+            }
+            Keep::Outline => base_in.and(f.outline.clone()).unwrap_or_default(),
+            Keep::None => String::new(),
+        };
+        if !body.trim().is_empty() {
+            out.push_str(&format!(
+                "\n\n<system-reminder>\n## File Context: {} (its latest state, from the summarized messages)\n{}\n</system-reminder>",
+                f.path,
+                body.trim_matches('\n')
+            ));
+        }
+    }
+    out
+}
+
 /// The working set of `messages` with a config given as JSON (`{ turns?, budgetTokens? }`, null
 /// for the defaults), as `to_json` writes it; a bad config is an error naming its key.
 pub fn of_history(
@@ -699,6 +732,20 @@ mod tests {
         assert!(o.starts_with("⟨ Outline of 'src/a.ts', lines 1-40:"), "{o}");
         assert!(o.contains("\n1 | export function f1(a: number): number {\n11 | export function f11("), "{o}");
         assert!(!o.contains("return a"));
+        // A summary replacing messages 1-4 carries a.ts's outline (its read is there); b.ts's write
+        // (message 5) is not replaced.
+        let sections = summary_sections(&h, &files, &[1, 2, 3, 4]);
+        assert!(
+            sections.starts_with("\n\n<system-reminder>\n## File Context: src/a.ts (its latest state"),
+            "{sections}"
+        );
+        assert!(sections.contains(o.lines().nth(1).unwrap_or("?")) && !sections.contains("src/b.ts"));
+        let whole = summary_sections(&h, &ws(&h, 10, 100_000), &[1, 2, 3, 4, 5]);
+        assert!(
+            whole.contains("## File Context: src/b.ts")
+                && whole.contains("Then edited:\n<apply_diff>\n<path>src/a.ts</path>"),
+            "{whole}"
+        );
         let b = files[0].outline.as_deref().unwrap_or("");
         assert!(b.contains("\n21 | export function f21("), "{b}");
         // The read's lines give way to the outline, the rest of the result stays.

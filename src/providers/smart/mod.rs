@@ -6,7 +6,8 @@
 //! callback is missing or fails, and the metrics say so.
 //!
 //! With `workingSet`, the latest state of the files touched in the latest turns is left whole
-//! (or given an outline beyond its budget) by the individual passes (`crate::working_set`).
+//! (or given an outline beyond its budget) by the individual passes, and follows a batch summary
+//! that replaces it (`crate::working_set`).
 //!
 //! Never reorders messages; never touches the first message, summaries, what the user typed or
 //! error results unless the config says so in so many words.
@@ -252,6 +253,15 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
     }
     let prompt = prompt_or_default(s.custom_prompt.as_deref());
     ran.callback_calls += 1;
+    // The working set whose latest state the summary replaces follows it, whole or outlined.
+    let appendix = config.working_set.as_ref().map_or_else(String::new, |ws| {
+        let files = working_set::find(draft.original, cx.view, ws, cx.encoding);
+        let replaced: Vec<usize> = draft.layout[keep_first..to]
+            .iter()
+            .filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None })
+            .collect();
+        working_set::summary_sections(draft.original, &files, &replaced)
+    });
     let span = SummarySpan {
         keep_head: keep_first,
         from: keep_first,
@@ -260,6 +270,7 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
         max_tokens: s.max_tokens,
         task_id: config.task_id.clone(),
         pricing: config.pricing.as_ref(),
+        appendix,
     };
     match summarize_span(draft, span, summarizer, cx.encoding) {
         Ok(b) => {

@@ -1,7 +1,7 @@
 //! The Smart presets, as plain configurations: what each does is in the README with
-//! its measured figures. `balanced`, `conservative` and `quality` keep the working set (the
-//! files touched in the last 10 turns; `balanced` keeps 3,000 tokens of them whole and outlines
-//! the rest, the others 20,000). Summaries fall back to truncation when no callback is given.
+//! its measured figures. Every preset keeps the working set (the files touched in the last 10
+//! turns): whole within a budget, outlined beyond it (`conservative` and `quality` 20,000 tokens,
+//! `balanced`, `speed` and `cost` 3,000, `aggressive` none: outlines only). Summaries fall back to truncation when no callback is given.
 
 use serde_json::{json, Value};
 
@@ -55,6 +55,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // of the middle of the conversation when it is still large.
         "aggressive" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 0},
             "passes": [
                 {
                     "id": "suppress-old", "name": "Suppress old tool results and parameters", "mode": "individual",
@@ -74,6 +75,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // No LLM call ever: lossless and mechanical truncation only.
         "speed" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 3000},
             "passes": [{
                 "id": "truncate-old", "name": "Truncate old tool output", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 6},
@@ -96,6 +98,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Mechanical first; one cheap summary only if the context is still large afterwards.
         "cost" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 3000},
             "passes": [
                 {
                     "id": "truncate-old", "name": "Truncate old tool output", "mode": "individual",
