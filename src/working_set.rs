@@ -464,9 +464,15 @@ impl Guard {
             for p in pieces {
                 match (&p.at, &outline) {
                     (Where::Read { at, .. }, _) => {
+                        // Where the read is still shown, and where the references an earlier pass
+                        // left in it point (a whole copy, or some of its lines): a file kept whole
+                        // keeps both, an outline goes where the lines are.
                         let shown =
                             draft.text(*at).is_some_and(|t| find_reads(t).iter().any(|r| normalize(&r.path) == f.path));
-                        let places = if shown { vec![*at] } else { referred(draft, view, *at, &f.path) };
+                        let mut places = if shown { vec![*at] } else { Vec::new() };
+                        if outline.is_none() || !shown {
+                            places.extend(referred(draft, view, *at, &f.path));
+                        }
                         for t in places {
                             g.reads.entry(t).or_default().push((f.path.clone(), outline.clone()));
                         }
@@ -536,13 +542,16 @@ pub fn rewrite_reads(
 ) -> Option<String> {
     let reads = find_reads(text);
     let ws = |path: &str| files.iter().find(|(p, _)| *p == normalize(path));
-    let outlined = files.iter().any(|(_, o)| o.as_ref().is_some_and(|o| text.contains(o.lines().next().unwrap_or(o))));
-    if !outlined && !reads.iter().any(|r| ws(&r.path).is_some()) {
+    let in_place = files.iter().any(|(_, o)| o.as_ref().is_some_and(|o| text.contains(o.lines().next().unwrap_or(o))));
+    if !in_place && !reads.iter().any(|r| ws(&r.path).is_some()) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
     let mut pos = 0;
-    for r in reads {
+    // A file may be shown more than once in a result (two line ranges): its outline takes the
+    // place of the first, the others go.
+    let mut outlined: HashSet<&str> = HashSet::new();
+    for r in &reads {
         if r.region.start < pos {
             continue;
         }
@@ -550,7 +559,11 @@ pub fn rewrite_reads(
         let region = &text[r.region.clone()];
         match ws(&r.path) {
             Some((_, None)) => out.push_str(region),
-            Some((_, Some(outline))) => out.push_str(outline),
+            Some((p, Some(outline))) => {
+                if outlined.insert(p.as_str()) {
+                    out.push_str(outline);
+                }
+            }
             None => out.push_str(other(&r.path, region).as_deref().unwrap_or(region)),
         }
         pos = r.region.end;
@@ -754,6 +767,20 @@ mod tests {
             rewrite_reads(text, &[("src/a.ts".into(), Some(o.to_string()))], &|_, _| None).unwrap_or_default();
         assert!(rewritten.starts_with("<files>\n<file><path>src/a.ts</path>\n<content lines=\"1-40\">\n⟨ Outline"));
         assert!(rewritten.ends_with("</content>\n</file>\n</files>"));
+    }
+
+    #[test]
+    fn a_result_keeps_its_working_set_files_and_shortens_the_others() {
+        let t = "<files>\n<file><path>a.ts</path>\n<content lines=\"1-2\">\n1 | x\n2 | y\n</content>\n</file>\n<file><path>b.ts</path>\n<content lines=\"1-2\">\n1 | p\n2 | q\n</content>\n</file>\n<file><path>c.ts</path>\n<content lines=\"1-1\">\n1 | r\n⟨ ref ⟩\n3 | t\n</content>\n</file>\n</files>";
+        let files = [("a.ts".to_string(), None), ("c.ts".to_string(), Some("OUTLINE\n".to_string()))];
+        let out = rewrite_reads(t, &files, &|path, _| Some(format!("[{path} cut]\n"))).unwrap_or_default();
+        assert_eq!(
+            out,
+            "<files>\n<file><path>a.ts</path>\n<content lines=\"1-2\">\n1 | x\n2 | y\n</content>\n</file>\n<file><path>b.ts</path>\n<content lines=\"1-2\">\n[b.ts cut]\n</content>\n</file>\n<file><path>c.ts</path>\n<content lines=\"1-1\">\nOUTLINE\n⟨ ref ⟩\n3 | t\n</content>\n</file>\n</files>"
+        );
+        // Once in place, the outline is kept as it is; a text without the working set is not touched.
+        assert_eq!(rewrite_reads(&out, &files[1..], &|_, _| None).as_deref(), Some(out.as_str()));
+        assert_eq!(rewrite_reads("1 | z\n", &files[1..], &|_, _| None), None);
     }
 
     #[test]
