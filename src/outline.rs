@@ -198,16 +198,28 @@ fn ts_definition(t: &str, indent: usize) -> bool {
     if any_word(s, &["function", "class", "interface", "enum", "namespace", "module"]) {
         return true;
     }
-    if any_word(s, &["type"]) && s.contains('=') {
-        return true;
+    // `type Name<T> =`: a type alias (not an expression that starts with a variable `type`).
+    if let Some(rest) = s.strip_prefix("type ") {
+        let name = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'$').count();
+        let after = rest[name..].trim_start();
+        return name > 0 && (after.starts_with('=') || after.starts_with('<'));
     }
     // `const f = (...) =>`, `const f = async function`: a function bound at the top level.
     if any_word(s, &["const", "let", "var"]) && (indent == 0 || exported) {
         let rhs = s.split_once('=').map_or("", |(_, r)| r.trim_start());
         return rhs.contains("=>") || rhs.starts_with("function") || rhs.starts_with("async");
     }
-    // A method or constructor inside a class: `name(args) {` or `name<T>(args): R {`.
-    indent > 0 && call_like(s) && t.trim_end().ends_with('{')
+    // Test blocks are a test file's definitions: `describe("x", () => {`, `it(...)`.
+    if ["describe", "it", "test", "suite", "context"]
+        .iter()
+        .any(|w| s.strip_prefix(w).is_some_and(|r| r.starts_with('(')))
+        && t.trim_end().ends_with('{')
+    {
+        return true;
+    }
+    // A method or constructor inside a class: `name(args) {` or `name<T>(args): R {`; a call
+    // taking a callback (`setTimeout(() => {`, `list.forEach(function (x) {`) is not one.
+    indent > 0 && call_like(s) && t.trim_end().ends_with('{') && !t.contains("=>") && !t.contains("function")
 }
 
 const JAVA_MODIFIERS: [&str; 17] = [
@@ -275,10 +287,16 @@ mod tests {
 
     #[test]
     fn typescript() {
-        let t = "import { x } from './x'\n\nexport interface Options {\n  a: number\n}\n\nexport type Id = string\n\nexport class Store<T> extends Base {\n  private items: T[] = []\n  constructor(private readonly name: string) {\n    super()\n  }\n  async load(id: Id): Promise<T> {\n    if (x) {\n      return this.get(id)\n    }\n    for (const i of this.items) console.log(i)\n  }\n}\n\nexport const make = (n: number) => new Store(String(n))\nconst limit = 10\nexport default function main() {}\n";
-        assert_eq!(names("src/store.ts", t), vec![3, 7, 9, 11, 14, 22, 24]);
+        let t = "import { x } from './x'\n\nexport interface Options {\n  a: number\n}\n\nexport type Id = string\n\nexport class Store<T> extends Base {\n  private items: T[] = []\n  constructor(private readonly name: string) {\n    super()\n  }\n  async load(id: Id): Promise<T> {\n    if (x) {\n      return this.get(id)\n    }\n    for (const i of this.items) console.log(i)\n  }\n}\n\nexport const make = (n: number) => new Store(String(n))\nconst limit = 10\nexport default function main() {}\nclass Q {\n  run() {\n    setTimeout(() => {\n      type === \"tool\" ||\n    }, 1)\n  }\n}\n";
+        assert_eq!(names("src/store.ts", t), vec![3, 7, 9, 11, 14, 22, 24, 25, 26]);
         let rendered = render(&outline("a.ts", lines(t)).unwrap());
         assert!(rendered.starts_with("3 | export interface Options {\n7 | export type Id = string\n"));
+    }
+
+    #[test]
+    fn typescript_tests() {
+        let t = "import { it } from \"vitest\"\n\ndescribe(\"Store\", () => {\n\tbeforeEach(() => {\n\t\tvi.clearAllMocks()\n\t})\n\n\tit(\"loads\", async () => {\n\t\texpect(1).toBe(1)\n\t})\n})\n";
+        assert_eq!(names("src/store.spec.ts", t), vec![3, 8]);
     }
 
     #[test]
