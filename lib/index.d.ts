@@ -159,7 +159,7 @@ export interface SmartConfig {
   preserveErrors?: boolean
   pricing?: Pricing
   taskId?: string
-  /** Keep the working set whatever the passes do (absent or null: off). */
+  /** Keep the working set whatever the passes do. Absent: the preset's (every preset keeps it), off without a preset; null: off. */
   workingSet?: WorkingSetConfig | null
 }
 

@@ -33,7 +33,8 @@ pub struct SmartConfig {
     pub task_id: Option<String>,
     /// Keep the working set: the latest state of the files touched in the latest turns stays
     /// whole (within `budgetTokens`; beyond it, an outline of their definitions), whatever the
-    /// passes' operations say. Absent or null: off.
+    /// passes' operations say. Absent: the preset's (every preset keeps it), off without a preset;
+    /// null: off.
     pub working_set: Option<WorkingSetConfig>,
 }
 
