@@ -7,7 +7,9 @@
 //! wrote, error results and what the user typed (unless the config says so in so many words),
 //! message order, tool pairing (blocks are shortened, never removed). A change that would not
 //! make its content smaller is not made. Oldest content goes first, so a token target stops it
-//! with the most recent content intact.
+//! with the most recent content intact. With a working-set guard (Smart's `workingSet`), the
+//! latest state of the files in it stays whole or gives way to its outline, whatever the
+//! operation (other files shown in the same result are shortened as the operation says).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
