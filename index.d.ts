@@ -259,3 +259,10 @@ export declare function visibleMessages(marks: Int32Array): Uint8Array
  * not pay for it; the token tables are read in place and need no loading.
  */
 export declare function warmUp(): void
+
+/**
+ * The working set of the messages pushed into `session` (`crate::working_set`): per file, how it
+ * is kept, where its latest state lives, its tokens; `config` is `{ turns?, budgetTokens? }`.
+ * JSON text, as JavaScript reads it.
+ */
+export declare function workingSet(session: Session, config: any | undefined | null, withText: boolean, encodingName?: string | undefined | null): string

@@ -202,6 +202,40 @@ describe("today: folded file context from the host's outlines", () => {
   })
 })
 
+describe('today: folded file context from the history when the host gives no outlines', () => {
+  it("without outlineFile or foldedFileContext, each file's outline is the engine's, from its latest read in the history", async () => {
+    const body = ['export interface User {', '  id: string', '}', '', 'export function load(id: string): User {', '  return { id }', '}']
+    const read = body.map((l, i) => `${i + 1} | ${l}`).join('\n')
+    const messages = guard<ApiMessage[]>([
+      { role: 'user', content: [{ type: 'text', text: '<task>fix load</task>' }], ts: 1 },
+      { role: 'assistant', content: [{ type: 'text', text: '<read_file>\n<path>src/a.ts</path>\n</read_file>' }], ts: 2 },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: "[read_file for 'src/a.ts'] Result:" },
+          { type: 'text', text: `<files>\n<file><path>src/a.ts</path>\n<content lines="1-7">\n${read}\n</content>\n</file>\n</files>` },
+        ],
+        ts: 3,
+      },
+      { role: 'assistant', content: 'Read it.', ts: 4 },
+      { role: 'user', content: 'Go on', ts: 5 },
+    ])
+    const r = await today.summarizeConversation({
+      messages,
+      apiHandler: todayHandler(),
+      systemPrompt: 'S',
+      taskId: 't',
+      filesReadByRoo: ['src/a.ts', 'src/unknown.ts'],
+      cwd: '/w',
+    })
+    expect(r.error).toBeUndefined()
+    expect((r.messages.at(-1)!.content as Array<{ text: string }>)[1].text).toBe(
+      '<system-reminder>\n## File Context: src/a.ts\n1 | export interface User {\n5 | export function load(id: string): User {\n</system-reminder>',
+    )
+    expect(r.messages.at(-1)!.content as unknown[]).toHaveLength(2)
+  })
+})
+
 describe('today: a first step before the fresh-start summary', () => {
   itReal('lossless alone under the threshold: its copies are stored after their messages, no model call, the model is sent the shorter history', async () => {
     const input = guard(loadFixture('synthetic-3-tool-dedup'))

@@ -159,6 +159,90 @@ export interface SmartConfig {
   preserveErrors?: boolean
   pricing?: Pricing
   taskId?: string
+  /** Keep the working set whatever the passes do. Absent: the preset's (every preset keeps it), off without a preset; null: off. */
+  workingSet?: WorkingSetConfig | null
+}
+
+/** Which files make the working set, and how much of it stays whole. */
+export interface WorkingSetConfig {
+  /** The files touched in this many of the latest assistant turns (after the latest summary). @default 10 */
+  turns?: number
+  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. @default 20000 */
+  budgetTokens?: number
+}
+
+/** Where one piece of a file's state lives: message index, content block index (null when the content is one string), its tokens. */
+export interface WorkingSetPiece {
+  kind: 'read' | 'write' | 'edit'
+  message: number
+  content: number | null
+  tokens: number
+}
+
+/** One file of the working set, most recently touched first. */
+export interface WorkingSetFile {
+  path: string
+  /** How Smart keeps it: whole, as an outline of its definitions (beyond the budget), or not at all (no outline for its language). */
+  keep: 'full' | 'outline' | 'none'
+  /** The latest message that touched it. */
+  touched: number
+  /** Tokens of the base and the edits. */
+  tokens: number
+  /** The latest read or whole-file write (null when the history only has edits of it). */
+  base: WorkingSetPiece | null
+  /** Edits after the base, oldest first. */
+  edits: WorkingSetPiece[]
+  /** With `text: true`: the base's text (numbered lines of a read, or the content written). */
+  text?: string | null
+  /** With `text: true`: the outline of the base's definitions (what stands for it when `keep` is 'outline'); null when its language has none. */
+  outline?: string | null
+}
+
+export interface WorkingSetOptions extends WorkingSetConfig {
+  /** Also return each file's base text and outline. @default false */
+  text?: boolean
+  encoding?: 'o200k_base' | 'cl100k_base'
+}
+
+/** Which files make the working set, and how much of it stays whole. */
+export interface WorkingSetConfig {
+  /** The files touched in this many of the latest assistant turns (after the latest summary). @default 10 */
+  turns?: number
+  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. @default 20000 */
+  budgetTokens?: number
+}
+
+/** Where one piece of a file's state lives: message index, content block index (null when the content is one string), its tokens. */
+export interface WorkingSetPiece {
+  kind: 'read' | 'write' | 'edit'
+  message: number
+  content: number | null
+  tokens: number
+}
+
+/** One file of the working set, most recently touched first. */
+export interface WorkingSetFile {
+  path: string
+  /** How Smart keeps it: whole, as an outline of its definitions (beyond the budget), or not at all (no outline for its language). */
+  keep: 'full' | 'outline' | 'none'
+  /** The latest message that touched it. */
+  touched: number
+  /** Tokens of the base and the edits. */
+  tokens: number
+  /** The latest read or whole-file write (null when the history only has edits of it). */
+  base: WorkingSetPiece | null
+  /** Edits after the base, oldest first. */
+  edits: WorkingSetPiece[]
+  /** With `text: true`: the base's text (numbered lines of a read, or the content written). */
+  text?: string | null
+  /** With `text: true`: the outline of the base's definitions (what stands for it when `keep` is 'outline'); null when its language has none. */
+  outline?: string | null
+}
+
+export interface WorkingSetOptions extends WorkingSetConfig {
+  /** Also return each file's base text and outline. @default false */
+  text?: boolean
+  encoding?: 'o200k_base' | 'cl100k_base'
 }
 
 /** What the summarize callback is asked. Tool blocks in `messages` are rendered as text. */
@@ -467,6 +551,8 @@ export function repairConversation(messages: ApiMessage[]): { messages: ApiMessa
 export function analyze(messages: ApiMessage[] | OpenAIMessage[], options?: CountOptions): Analysis
 /** analyze, off the JavaScript thread. */
 export function analyzeAsync(messages: ApiMessage[] | OpenAIMessage[], options?: CountOptions): Promise<Analysis>
+/** The working set: the files touched in the latest turns, where the latest state of each lives, and whether Smart keeps it whole or as an outline. */
+export function workingSet(messages: ApiMessage[], options?: WorkingSetOptions): WorkingSetFile[]
 
 // The condensation manager (lib/manager.js, decisions in src/manager/): types in lib/manager.d.ts.
 export { MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE, DEFAULT_MAX_TOKENS, CondensationManager, managerConfigSchema, slidingWindow } from './manager'

@@ -83,6 +83,19 @@ async function analyzeAsyncUncoded(messages, options) {
   return unescapeValue(await session.analyze(encoding))
 }
 
+function workingSetUncoded(messages, options) {
+  checkMessagesArray(messages, 'workingSet')
+  const opts = checkOptionsObject(options, 'workingSet')
+  const encoding = checkEncoding(opts.encoding, 'workingSet: options.encoding')
+  if (opts.text !== undefined && typeof opts.text !== 'boolean') throw new TypeError('workingSet: options.text: expected true or false')
+  const config = {}
+  for (const k of ['turns', 'budgetTokens']) if (opts[k] !== undefined) config[k] = opts[k]
+  const session = new native.Session({ provider: 'lossless' })
+  const problem = pushAll(session, messages)
+  if (problem) throw new TypeError(`workingSet: ${problem}`)
+  return fromEngine(native.workingSet(session, config, opts.text === true, encoding))
+}
+
 /** The JSON Schema of a provider's `config`, for settings UIs. */
 /** The built-in providers (id, name, description, capabilities), the Smart presets' names and the engine's constants. */
 function providerCatalogueUncoded() {
@@ -104,6 +117,7 @@ const expandReferences = coded(expandReferencesUncoded)
 const validateConversation = coded(validateConversationUncoded)
 const analyze = coded(analyzeUncoded)
 const analyzeAsync = coded(analyzeAsyncUncoded)
+const workingSet = coded(workingSetUncoded)
 const providerCatalogue = coded(providerCatalogueUncoded)
 const configSchema = coded(configSchemaUncoded)
 const smartPreset = coded(smartPresetUncoded)
@@ -128,6 +142,7 @@ module.exports = {
   validateConversation,
   analyze,
   analyzeAsync,
+  workingSet,
 }
 
 // The manager runs on top of the functions above (it requires this module). When lib/manager.js is

@@ -137,7 +137,9 @@ export interface RooOptions {
    * when `filesReadByRoo` and `cwd` are given. A failure is logged, the summary stands. */
   foldedFileContext?: (files: string[], options: { cwd: string; rooIgnoreController?: unknown }) => Promise<{ sections: string[] }>
   /** The outline of one file's definitions (Roo's tree-sitter parseSourceCodeDefinitionsForFile);
-   * with it and no `foldedFileContext`, the folded file context is generateFoldedFileContext's. */
+   * with it and no `foldedFileContext`, the folded file context is generateFoldedFileContext's.
+   * Without either, the outlines are the engine's, made from the latest read or write of each file
+   * in the history (files it never shows whole, or of other languages, are skipped). */
   outlineFile?: (absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>
 }
 

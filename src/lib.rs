@@ -16,6 +16,7 @@ pub mod llm;
 pub mod manager;
 pub mod memory;
 pub mod model;
+pub mod outline;
 pub mod parse;
 pub mod passes;
 pub mod provenance;
@@ -25,6 +26,7 @@ pub mod repair;
 pub mod report;
 pub mod tokens;
 pub mod validate;
+pub mod working_set;
 
 #[cfg(feature = "node")]
 mod node;

@@ -184,14 +184,15 @@ async function freshStart(state, params, legacy) {
       const files = await filesListOf(toSummarize)
       if (files) content.push({ type: 'text', text: files.trim() })
     }
+    // The host's folded file context, or its outlines; without either, the engine's outline of the
+    // latest state of each file in the history (the one Smart keeps for its working set).
     const fold =
       typeof o.foldedFileContext === 'function'
         ? o.foldedFileContext
-        : typeof o.outlineFile === 'function'
-          ? (files, x) => generateFoldedFileContext(files, { ...x, outlineFile: o.outlineFile })
-          : undefined
-    if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd && fold) {
-      // The outlines are the host's (Roo builds them with tree-sitter): a failure is not fatal.
+        : (files, x) =>
+            generateFoldedFileContext(files, { ...x, outlineFile: typeof o.outlineFile === 'function' ? o.outlineFile : historyOutlines(messages, x.cwd) })
+    if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd) {
+      // The outlines are the host's (Roo builds them with tree-sitter) or the engine's: a failure is not fatal.
       try {
         const folded = await bounded(fold(filesReadByRoo, { cwd, rooIgnoreController }), o, 'foldedFileContext')
         for (const section of folded && Array.isArray(folded.sections) ? folded.sections : []) {
@@ -232,6 +233,24 @@ async function freshStart(state, params, legacy) {
 // Folded file context: the outlines of the files the task read, one <system-reminder> each.
 
 const OUTLINE_ERRORS = ['This file does not exist', 'do not have permission', 'Unsupported file type:']
+
+/**
+ * An `outlineFile` over the history itself: the engine's outline of the latest read or write of
+ * each file the history shows (workingSet over every turn, no file kept whole), by absolute path.
+ * A file the history never shows whole, or of a language without an outline, has none.
+ */
+function historyOutlines(messages, cwd) {
+  let byPath
+  return async (absolute) => {
+    if (!byPath) {
+      byPath = new Map()
+      for (const f of lib.workingSet(messages, { turns: 1_000_000, budgetTokens: 0, text: true })) {
+        if (f.outline) byPath.set(path.resolve(cwd, f.path), f.outline.slice(f.outline.indexOf('\n') + 1).trimEnd())
+      }
+    }
+    return byPath.get(absolute)
+  }
+}
 
 /**
  * Roo's folded file context: for each file (relative to `cwd`), the host's outline of its

@@ -176,6 +176,11 @@ impl Session {
         guarded(|| json_text(&crate::analyze::analyze(&messages, enc)))
     }
 
+    /// The pushed messages, handed over (the session holds none afterwards).
+    pub(super) fn take_messages(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.messages)
+    }
+
     /// Marks the history as one the engine cannot take (`problem` names where): `start` then
     /// answers with a refusal that leaves the messages unchanged.
     #[napi]

@@ -7,7 +7,9 @@
 //! wrote, error results and what the user typed (unless the config says so in so many words),
 //! message order, tool pairing (blocks are shortened, never removed). A change that would not
 //! make its content smaller is not made. Oldest content goes first, so a token target stops it
-//! with the most recent content intact.
+//! with the most recent content intact. With a working-set guard (Smart's `workingSet`), the
+//! latest state of the files in it stays whole or gives way to its outline, whatever the
+//! operation (other files shown in the same result are shortened as the operation says).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,6 +26,7 @@ use crate::parse::tool_calls::{find_xml_call, XmlCall};
 use crate::parse::{ToolResult, View};
 use crate::provenance::{Action, Content};
 use crate::tokens::{count, count_many, Encoding};
+use crate::working_set::{rewrite_reads, Guard};
 
 /// The kinds of content a message holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -373,6 +376,8 @@ pub struct OpsRun<'a, 's> {
     /// Stop as soon as the context is at most this many tokens (needs `current_tokens`).
     pub target_tokens: Option<u64>,
     pub current_tokens: u64,
+    /// The working set to leave whole (or outlined) whatever the operations say.
+    pub guard: Option<&'a Guard>,
 }
 
 pub const DEFAULT_SUMMARY_PROMPT: &str = "You condense one piece of a coding agent's context so the agent can continue its task. Keep every fact the agent may need later: file paths, names of functions, types and variables, line numbers, commands and their outcome, error messages verbatim, values and decisions. Drop repetition and boilerplate. Answer with the condensed text only, no preamble.";
@@ -402,6 +407,15 @@ pub fn run<'a>(
             continue;
         }
         let spec = ops.spec(u.kind);
+        match run.guard.map_or(Guarded::Free, |g| guarded(g, &u.place, text, spec, &u.label)) {
+            Guarded::Free => {}
+            Guarded::Keep => continue,
+            Guarded::Rewrite(new) if new == **text => continue,
+            Guarded::Rewrite(new) => {
+                apply(draft, u, text, &new, sizes[i], run, Action::Truncated);
+                continue;
+            }
+        }
         match spec.operation {
             Operation::Keep => {}
             Operation::Suppress => {
@@ -464,6 +478,39 @@ pub fn run<'a>(
         }
     }
     outcome
+}
+
+/// What the working set asks of a unit.
+enum Guarded {
+    Free,
+    Keep,
+    /// The unit's new text: the working set's files whole or outlined, the rest shortened.
+    Rewrite(String),
+}
+
+fn guarded(g: &Guard, place: &Place, text: &str, spec: &OpSpec, label: &Label) -> Guarded {
+    match place {
+        Place::Slot { at, .. } => {
+            let Some(files) = g.reads_in(*at) else { return Guarded::Free };
+            // Other files shown in the same result are shortened as the operation says (a
+            // summary falls back to truncation: one file of a result is not worth a call).
+            let other = |path: &str, region: &str| match spec.operation {
+                Operation::Keep => None,
+                Operation::Suppress => Some(suppress(&format!("{label}: lines of '{path}'"), region)),
+                Operation::Truncate | Operation::Summarize => truncate(region, spec.truncate),
+            };
+            rewrite_reads(text, files, &other).map_or(Guarded::Free, Guarded::Rewrite)
+        }
+        Place::XmlParam { at, .. } if g.keeps_text(*at) => Guarded::Keep,
+        Place::XmlParam { at, name } if name == "content" => {
+            g.outline_text(*at).map_or(Guarded::Free, |o| Guarded::Rewrite(format!("\n{o}")))
+        }
+        Place::Input { msg, block, .. } if g.keeps_block(*msg, *block) => Guarded::Keep,
+        Place::Input { msg, block, pointer } if pointer == "/content" => {
+            g.outline_block(*msg, *block).map_or(Guarded::Free, |o| Guarded::Rewrite(o.to_string()))
+        }
+        _ => Guarded::Free,
+    }
 }
 
 /// Writes `new` in place of `old` when it is smaller, keeping the running token count, and

@@ -97,6 +97,8 @@ pub struct SummarySpan<'a> {
     pub max_tokens: Option<u32>,
     pub task_id: Option<String>,
     pub pricing: Option<&'a Pricing>,
+    /// Text appended to the summary after the files section (Smart's working set); empty for none.
+    pub appendix: String,
 }
 
 pub fn summarize_span(
@@ -105,7 +107,7 @@ pub fn summarize_span(
     summarizer: &mut dyn Summarizer,
     encoding: Encoding,
 ) -> Result<BatchOutcome, Refusal> {
-    let SummarySpan { keep_head, from, to, prompt, max_tokens, task_id, pricing } = span;
+    let SummarySpan { keep_head, from, to, prompt, max_tokens, task_id, pricing, appendix } = span;
     let current = draft.messages();
     let mut request_messages: Vec<RequestMessage> = Vec::new();
     if current.get(from).is_some_and(|m| role(m) == Some("assistant")) {
@@ -144,7 +146,7 @@ pub fn summarize_span(
     }
     let originals: Vec<usize> =
         draft.layout[from..to].iter().filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None }).collect();
-    let summary = format!("{text}{}", files_section(draft, &originals));
+    let summary = format!("{text}{}{appendix}", files_section(draft, &originals));
     let kept_first = current.get(to).cloned();
     drop(current);
     // Roo's shape: an assistant message (the APIs join it with an assistant turn after it).
@@ -293,6 +295,7 @@ pub fn run<'s>(
         max_tokens: config.max_tokens,
         task_id: config.task_id.clone(),
         pricing: config.pricing.as_ref(),
+        appendix: String::new(),
     };
     summarize_span(draft, span, summarizer, encoding)
 }

@@ -147,6 +147,7 @@ pub fn run(
         task_id: None,
         target_tokens: config.target_tokens,
         current_tokens,
+        guard: None,
     };
     content_ops::run(draft, view, &old, &config.ops(), &mut run)
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::cost::Pricing;
 use crate::passes::content_ops::OpSpec;
 use crate::providers::lossless::LosslessConfig;
+pub use crate::working_set::WorkingSetConfig;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
@@ -30,6 +31,11 @@ pub struct SmartConfig {
     pub preserve_errors: bool,
     pub pricing: Option<Pricing>,
     pub task_id: Option<String>,
+    /// Keep the working set: the latest state of the files touched in the latest turns stays
+    /// whole (within `budgetTokens`; beyond it, an outline of their definitions), whatever the
+    /// passes' operations say. Absent: the preset's (every preset keeps it), off without a preset;
+    /// null: off.
+    pub working_set: Option<WorkingSetConfig>,
 }
 
 impl Default for SmartConfig {
@@ -44,6 +50,7 @@ impl Default for SmartConfig {
             preserve_errors: true,
             pricing: None,
             task_id: None,
+            working_set: None,
         }
     }
 }

@@ -5,6 +5,10 @@
 //! pass that would grow the context is rolled back. Summaries fall back to truncation when the
 //! callback is missing or fails, and the metrics say so.
 //!
+//! With `workingSet`, the latest state of the files touched in the latest turns is left whole
+//! (or given an outline beyond its budget) by the individual passes, and follows a batch summary
+//! that replaces it (`crate::working_set`).
+//!
 //! Never reorders messages; never touches the first message, summaries, what the user typed or
 //! error results unless the config says so in so many words.
 
@@ -21,6 +25,7 @@ use crate::passes::runner::Policy;
 use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::providers::lossless;
 use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span, SummarySpan};
+use crate::working_set::{self, Guard};
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
 
@@ -163,6 +168,11 @@ fn ops_for(config: &SmartConfig, defaults: &ContentTypeOps, thresholds: &config:
 fn individual(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut PassCx) -> Ran {
     let mut ran = Ran::default();
     let view = cx.view;
+    // The working set, found in the history and guarded over the draft as the earlier passes left it.
+    let guard = config.working_set.as_ref().map(|ws| {
+        let files = working_set::find(draft.original, view, ws, cx.encoding);
+        Guard::build(draft, view, &files)
+    });
     let ic = pass.individual_config.clone().unwrap_or_default();
     let selected = select(draft, &pass.selection);
     // Messages with an override run with their own operations; the others with the defaults.
@@ -195,6 +205,7 @@ fn individual(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &m
             task_id: config.task_id.clone(),
             target_tokens: target,
             current_tokens: current,
+            guard: guard.as_ref(),
         };
         let o = content_ops::run(draft, view, &messages, &ops, &mut run);
         current = run.current_tokens;
@@ -242,6 +253,15 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
     }
     let prompt = prompt_or_default(s.custom_prompt.as_deref());
     ran.callback_calls += 1;
+    // The working set whose latest state the summary replaces follows it, whole or outlined.
+    let appendix = config.working_set.as_ref().map_or_else(String::new, |ws| {
+        let files = working_set::find(draft.original, cx.view, ws, cx.encoding);
+        let replaced: Vec<usize> = draft.layout[keep_first..to]
+            .iter()
+            .filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None })
+            .collect();
+        working_set::summary_sections(draft.original, &files, &replaced)
+    });
     let span = SummarySpan {
         keep_head: keep_first,
         from: keep_first,
@@ -250,6 +270,7 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
         max_tokens: s.max_tokens,
         task_id: config.task_id.clone(),
         pricing: config.pricing.as_ref(),
+        appendix,
     };
     match summarize_span(draft, span, summarizer, cx.encoding) {
         Ok(b) => {

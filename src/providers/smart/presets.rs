@@ -1,5 +1,7 @@
 //! The Smart presets, as plain configurations: what each does is in the README with
-//! its measured figures. Summaries fall back to truncation when no callback is given.
+//! its measured figures. Every preset keeps the working set (the files touched in the last 10
+//! turns): whole within a budget, outlined beyond it (`conservative` and `quality` 20,000 tokens,
+//! `balanced`, `speed` and `cost` 3,000, `aggressive` none: outlines only). Summaries fall back to truncation when no callback is given.
 
 use serde_json::{json, Value};
 
@@ -16,6 +18,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // everything recent stay.
         "conservative" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 20000},
             "passes": [{
                 "id": "trim-old-results", "name": "Trim large old tool results", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 12},
@@ -28,6 +31,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Lossless, then old tool results and parameters truncated hard, older ones summarized.
         "balanced" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 3000},
             "passes": [
                 {
                     "id": "truncate-old", "name": "Truncate old tool results and parameters", "mode": "individual",
@@ -51,6 +55,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // of the middle of the conversation when it is still large.
         "aggressive" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 0},
             "passes": [
                 {
                     "id": "suppress-old", "name": "Suppress old tool results and parameters", "mode": "individual",
@@ -70,6 +75,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // No LLM call ever: lossless and mechanical truncation only.
         "speed" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 3000},
             "passes": [{
                 "id": "truncate-old", "name": "Truncate old tool output", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 6},
@@ -79,6 +85,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Summaries instead of cuts wherever content is large.
         "quality" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 20000},
             "passes": [{
                 "id": "summarize-old", "name": "Summarize large old tool results", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 8},
@@ -91,6 +98,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Mechanical first; one cheap summary only if the context is still large afterwards.
         "cost" => json!({
             "losslessPrelude": prelude,
+            "workingSet": {"turns": 10, "budgetTokens": 3000},
             "passes": [
                 {
                     "id": "truncate-old", "name": "Truncate old tool output", "mode": "individual",

@@ -1,0 +1,113 @@
+// How well Smart keeps the working set: for generated tasks (several seeds, both tool formats) and
+// the real Roo Code histories (../shared/fixtures/roo-pr8743, or CONTEXT_CONDENSE_FIXTURES), the
+// files touched in the latest turns (workingSet), the share whose latest state is still in context
+// after Smart (its text verbatim, or its outline), and the share of tokens Smart removed.
+//   node scripts/working-set.mjs [preset] [--off]   (balanced by default; needs the built addon;
+//   --off runs the preset with `workingSet: null`, as it was before Smart kept the working set;
+//   --turns=N and --budget=N replace the preset's working set settings)
+// A file counts as kept when the text of its latest read or write is found whole in a string of the
+// condensed history, or, for a file beyond the budget, its outline is. Files the history only
+// edits (never read or written whole) have no state to keep and are counted apart. Reads only.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { generateHistory } from '../fixtures/generate.mjs'
+
+const require = createRequire(import.meta.url)
+const { condense, smartPreset, workingSet } = require('../lib/index.js')
+
+const args = process.argv.slice(2)
+const off = args.includes('--off')
+const preset = args.find((a) => !a.startsWith('--')) ?? 'balanced'
+const config = smartPreset(preset)
+// The working set as the preset defines it, or the engine's defaults when the preset has none.
+const wsOptions = { ...config.workingSet }
+for (const a of args) {
+  const [k, v] = a.split('=')
+  if (k === '--turns') wsOptions.turns = Number(v)
+  if (k === '--budget') wsOptions.budgetTokens = Number(v)
+}
+const smartConfig = off ? { preset, workingSet: null } : { preset, workingSet: wsOptions }
+
+/** Every string of a history a model reads: texts, tool results, tool inputs. */
+function strings(messages) {
+  const out = []
+  const walk = (v) => {
+    if (typeof v === 'string') out.push(v)
+    else if (Array.isArray(v)) v.forEach(walk)
+    else if (v && typeof v === 'object') for (const k of Object.keys(v)) if (k !== 'signature' && k !== 'id' && k !== 'tool_use_id') walk(v[k])
+  }
+  for (const m of messages) walk(m.content)
+  return out
+}
+
+async function measure(messages) {
+  const files = workingSet(messages, { ...wsOptions, text: true })
+  const result = await condense(messages, { provider: 'smart', config: smartConfig })
+  const out = strings(result.messages)
+  const has = (t) => out.some((s) => s.includes(t))
+  let kept = 0
+  let full = 0
+  let outlined = 0
+  let stateless = 0
+  for (const f of files) {
+    if (!f.text) {
+      stateless++
+      continue
+    }
+    if (has(f.text)) {
+      kept++
+      full++
+    } else if (f.outline && has(f.outline.split('\n')[0])) {
+      kept++
+      outlined++
+    }
+  }
+  const before = result.metrics.tokensBefore
+  const after = result.metrics.tokensAfter
+  return { files: files.length - stateless, kept, full, outlined, stateless, before, after }
+}
+
+function row(name, r) {
+  const pct = (a, b) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`)
+  return `${name.padEnd(34)} ${String(r.files).padStart(5)} ${String(r.kept).padStart(5)} ${pct(r.kept, r.files).padStart(7)} ${String(r.full).padStart(5)} ${String(r.outlined).padStart(5)} ${String(r.stateless).padStart(4)} ${pct(r.before - r.after, r.before).padStart(8)}`
+}
+
+function add(total, r) {
+  for (const k of Object.keys(r)) total[k] = (total[k] ?? 0) + r[k]
+  return total
+}
+
+console.log(`Smart ${preset}${off ? ' with workingSet: null' : ''}; working set measured with ${JSON.stringify(wsOptions)}`)
+const header = `${'history'.padEnd(34)} ${'files'.padStart(5)} ${'kept'.padStart(5)} ${'kept%'.padStart(7)} ${'full'.padStart(5)} ${'outl'.padStart(5)} ${'edit'.padStart(4)} ${'removed'.padStart(8)}`
+
+const corpora = []
+const generated = []
+for (const format of ['xml', 'native'])
+  for (const [seed, tokens] of [
+    [1, 60000],
+    [2, 150000],
+    [3, 250000],
+    [4, 500000],
+  ])
+    generated.push([`gen-${format}-${seed}-${tokens}`, () => generateHistory({ seed, format, targetTokens: tokens })])
+corpora.push(['generated', generated])
+const realDir = process.env.CONTEXT_CONDENSE_FIXTURES ?? path.join(import.meta.dirname, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
+const real = []
+for (const d of existsSync(realDir) ? readdirSync(realDir).sort() : []) {
+  const f = path.join(realDir, d, 'api_conversation_history.json')
+  if (existsSync(f)) real.push([d, () => JSON.parse(readFileSync(f, 'utf8'))])
+}
+if (real.length) corpora.push(['real', real])
+else console.log(`(no real histories at ${realDir})`)
+
+for (const [corpus, list] of corpora) {
+  console.log(`\n${corpus}\n${header}`)
+  let total = {}
+  for (const [name, load] of list) {
+    const r = await measure(load())
+    total = add(total, r)
+    console.log(row(name, r))
+  }
+  console.log(row(`all ${corpus}`, total))
+}
