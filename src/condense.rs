@@ -315,7 +315,15 @@ pub fn condense_known(
     // Only the passes that read the semantic view pay for it.
     let view = if list.iter().any(|p| p.needs_view()) { view() } else { View::default() };
     let calls_possible = summarizer.is_some();
-    let mut cx = PassCx { view: &view, encoding, abort, summarizer, tokens_before: before, tokens_now: before };
+    let mut cx = PassCx {
+        view: &view,
+        encoding,
+        abort,
+        summarizer,
+        tokens_before: before,
+        tokens_now: before,
+        working_set: None,
+    };
     let mut draft = Draft::new(messages);
     let policy = match &options.provider {
         Provider::Smart(config) => smart::policy(config, before),

@@ -100,6 +100,19 @@ impl Where {
             }
         }
     }
+
+    /// The tokens of [`Where::text`], read in place when it is a string of the history.
+    fn tokens(&self, messages: &[Value], encoding: Encoding) -> Option<usize> {
+        let borrowed = match self {
+            Where::Read { at, region, .. } => slot(messages, *at)?.get(region.clone()),
+            Where::XmlParam { at, range } | Where::XmlCall { at, range } => slot(messages, *at)?.get(range.clone()),
+            Where::Input { .. } => None,
+        };
+        match borrowed {
+            Some(text) => Some(count(text, encoding)),
+            None => self.text(messages).map(|t| count(&t, encoding)),
+        }
+    }
 }
 
 fn slot(messages: &[Value], at: TextRef) -> Option<&str> {
@@ -160,10 +173,33 @@ pub struct FileState {
     pub outline: Option<String>,
 }
 
-/// One touch of a file in a message.
-struct Event {
+/// One touch of a file in a message. A read is made a piece only when the scan keeps it (its
+/// line offsets are copied then).
+struct Event<'v> {
     path: String,
-    piece: Piece,
+    kind: PieceKind,
+    at: EventAt<'v>,
+}
+
+enum EventAt<'v> {
+    Read(&'v crate::parse::FileRead),
+    Other(Where),
+}
+
+impl EventAt<'_> {
+    fn into_where(self) -> Where {
+        match self {
+            EventAt::Read(fr) => Where::Read { at: fr.at, region: fr.read.region.clone(), read: fr.read.clone() },
+            EventAt::Other(w) => w,
+        }
+    }
+
+    fn tokens(&self, messages: &[Value], encoding: Encoding) -> Option<usize> {
+        match self {
+            EventAt::Read(fr) => Some(count(slot(messages, fr.at)?.get(fr.read.region.clone())?, encoding)),
+            EventAt::Other(w) => w.tokens(messages, encoding),
+        }
+    }
 }
 
 /// The working set of a history, most recently touched first.
@@ -189,10 +225,17 @@ pub fn find(messages: &[Value], view: &View, config: &WorkingSetConfig, encoding
         if !active(i) {
             continue;
         }
-        for ev in events_of(messages, view, i, encoding).into_iter().rev() {
-            let k = match index.get(&ev.path) {
-                Some(&k) => k,
-                None if i >= from => {
+        for ev in events_of(messages, view, i).into_iter().rev() {
+            let known = index.get(&ev.path).copied();
+            if (known.is_none() && i < from) || known.is_some_and(|k| done[k]) {
+                continue;
+            }
+            // Counted only now: most touches a scan passes are of files it does not track.
+            let Some(tokens) = ev.at.tokens(messages, encoding) else { continue };
+            let piece = Piece { kind: ev.kind, at: ev.at.into_where(), tokens };
+            let k = match known {
+                Some(k) => k,
+                None => {
                     index.insert(ev.path.clone(), files.len());
                     files.push(FileState {
                         path: ev.path.clone(),
@@ -207,17 +250,13 @@ pub fn find(messages: &[Value], view: &View, config: &WorkingSetConfig, encoding
                     open += 1;
                     files.len() - 1
                 }
-                None => continue,
             };
-            if done[k] {
-                continue;
-            }
             let f = &mut files[k];
-            f.tokens += ev.piece.tokens;
-            if ev.piece.kind == PieceKind::Edit {
-                f.edits.push(ev.piece);
+            f.tokens += piece.tokens;
+            if piece.kind == PieceKind::Edit {
+                f.edits.push(piece);
             } else {
-                f.base = Some(ev.piece);
+                f.base = Some(piece);
                 done[k] = true;
                 open -= 1;
             }
@@ -276,27 +315,35 @@ fn outline_of(messages: &[Value], path: &str, base: &Piece, encoding: Encoding) 
 
 /// The touches of message `i`, in order: reads shown in its tool results, successful writes and
 /// edits in its tool calls.
-fn events_of(messages: &[Value], view: &View, i: usize, encoding: Encoding) -> Vec<Event> {
+fn events_of<'v>(messages: &[Value], view: &'v View, i: usize) -> Vec<Event<'v>> {
     let m = &messages[i];
     let mut out = Vec::new();
-    let piece = |kind: PieceKind, at: Where| -> Option<Piece> {
-        let tokens = count(&at.text(messages)?, encoding);
-        Some(Piece { kind, at, tokens })
-    };
+    // Tokens are counted by `find`, for the touches it keeps.
+    let other = |path: &str, kind: PieceKind, at: Where| Event { path: normalize(path), kind, at: EventAt::Other(at) };
     match role(m) {
         Some("user") => {
             for r in view.results_of(i) {
                 for fr in &r.reads {
-                    let at = Where::Read { at: fr.at, region: fr.read.region.clone(), read: fr.read.clone() };
-                    if let Some(p) = piece(PieceKind::Read, at) {
-                        out.push(Event { path: normalize(&fr.read.path), piece: p });
-                    }
+                    out.push(Event { path: normalize(&fr.read.path), kind: PieceKind::Read, at: EventAt::Read(fr) });
                 }
             }
         }
         Some("assistant") => {
             for (s, text) in slot_texts(m) {
-                let Some(call) = find_xml_call(text) else { continue };
+                // The view's call when it knows it (a conversation keeps them), else found here.
+                let known = view.call_at(TextRef { msg: i, slot: s });
+                let found;
+                let call = match known {
+                    Some(Some(c)) => c,
+                    Some(None) => continue,
+                    None => match find_xml_call(text) {
+                        Some(c) => {
+                            found = c;
+                            &found
+                        }
+                        None => continue,
+                    },
+                };
                 let kind = if WRITE_TOOLS.contains(&call.tool.as_str()) {
                     PieceKind::Write
                 } else if EDIT_TOOLS.contains(&call.tool.as_str()) {
@@ -317,9 +364,7 @@ fn events_of(messages: &[Value], view: &View, i: usize, encoding: Encoding) -> V
                         (PieceKind::Write, Some(r)) => Where::XmlParam { at, range: r.clone() },
                         _ => Where::XmlCall { at, range: call.range.clone() },
                     };
-                    if let Some(p) = piece(kind, at) {
-                        out.push(Event { path: normalize(&path), piece: p });
-                    }
+                    out.push(other(&path, kind, at));
                 }
             }
             let Some(Value::Array(blocks)) = m.get("content") else { return out };
@@ -340,9 +385,7 @@ fn events_of(messages: &[Value], view: &View, i: usize, encoding: Encoding) -> V
                 let (kind, pointer) = if write { (PieceKind::Write, "/content") } else { (PieceKind::Edit, "") };
                 for path in native_paths(input) {
                     let at = Where::Input { msg: i, block: j, pointer: pointer.to_string() };
-                    if let Some(p) = piece(kind, at) {
-                        out.push(Event { path: normalize(&path), piece: p });
-                    }
+                    out.push(other(&path, kind, at));
                 }
             }
         }

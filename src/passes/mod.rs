@@ -29,6 +29,7 @@ use crate::error::{CondenseError, Refusal};
 use crate::llm::Summarizer;
 use crate::parse::View;
 use crate::tokens::Encoding;
+use crate::working_set::{FileState, WorkingSetConfig};
 
 /// What every pass of a run sees besides the draft.
 pub struct PassCx<'a, 's> {
@@ -40,9 +41,29 @@ pub struct PassCx<'a, 's> {
     pub tokens_before: u64,
     /// The context's tokens as the current pass starts (the runner keeps it).
     pub tokens_now: u64,
+    /// The working set of the history, found once per run for every pass that asks with the
+    /// same settings (see [`PassCx::working_set`]).
+    pub working_set: Option<(WorkingSetConfig, std::rc::Rc<Vec<FileState>>)>,
 }
 
 impl PassCx<'_, '_> {
+    /// The working set of `messages` (the history this run's view was built on) under `config`:
+    /// found once, then shared.
+    pub fn working_set(
+        &mut self,
+        messages: &[serde_json::Value],
+        config: &WorkingSetConfig,
+    ) -> std::rc::Rc<Vec<FileState>> {
+        match &self.working_set {
+            Some((c, files)) if c == config => files.clone(),
+            _ => {
+                let files = std::rc::Rc::new(crate::working_set::find(messages, self.view, config, self.encoding));
+                self.working_set = Some((*config, files.clone()));
+                files
+            }
+        }
+    }
+
     pub fn check(&self) -> Result<(), Stop> {
         if self.abort.load(Ordering::Relaxed) {
             Err(Stop::Error(CondenseError::Aborted))

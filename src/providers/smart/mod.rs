@@ -170,7 +170,7 @@ fn individual(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &m
     let view = cx.view;
     // The working set, found in the history and guarded over the draft as the earlier passes left it.
     let guard = config.working_set.as_ref().map(|ws| {
-        let files = working_set::find(draft.original, view, ws, cx.encoding);
+        let files = cx.working_set(draft.original, ws);
         Guard::build(draft, view, &files)
     });
     let ic = pass.individual_config.clone().unwrap_or_default();
