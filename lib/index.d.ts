@@ -204,47 +204,6 @@ export interface WorkingSetOptions extends WorkingSetConfig {
   encoding?: 'o200k_base' | 'cl100k_base'
 }
 
-/** Which files make the working set, and how much of it stays whole. */
-export interface WorkingSetConfig {
-  /** The files touched in this many of the latest assistant turns (after the latest summary). @default 10 */
-  turns?: number
-  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. @default 20000 */
-  budgetTokens?: number
-}
-
-/** Where one piece of a file's state lives: message index, content block index (null when the content is one string), its tokens. */
-export interface WorkingSetPiece {
-  kind: 'read' | 'write' | 'edit'
-  message: number
-  content: number | null
-  tokens: number
-}
-
-/** One file of the working set, most recently touched first. */
-export interface WorkingSetFile {
-  path: string
-  /** How Smart keeps it: whole, as an outline of its definitions (beyond the budget), or not at all (no outline for its language). */
-  keep: 'full' | 'outline' | 'none'
-  /** The latest message that touched it. */
-  touched: number
-  /** Tokens of the base and the edits. */
-  tokens: number
-  /** The latest read or whole-file write (null when the history only has edits of it). */
-  base: WorkingSetPiece | null
-  /** Edits after the base, oldest first. */
-  edits: WorkingSetPiece[]
-  /** With `text: true`: the base's text (numbered lines of a read, or the content written). */
-  text?: string | null
-  /** With `text: true`: the outline of the base's definitions (what stands for it when `keep` is 'outline'); null when its language has none. */
-  outline?: string | null
-}
-
-export interface WorkingSetOptions extends WorkingSetConfig {
-  /** Also return each file's base text and outline. @default false */
-  text?: boolean
-  encoding?: 'o200k_base' | 'cl100k_base'
-}
-
 /** What the summarize callback is asked. Tool blocks in `messages` are rendered as text. */
 export interface SummarizeRequest {
   purpose: 'conversation' | 'toolResult' | 'toolParameters' | 'messageText'

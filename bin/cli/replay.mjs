@@ -2,12 +2,12 @@
 // a condensing policy, prices each request with a prompt-cache model, and prints what the task
 // cost and what was kept at the end; with --policy all, compares every policy and names the best.
 // Reads the history; writes nothing but its output.
-import { basename } from 'node:path'
 import { lib, htmlReport, FORMATS, usageError, fmt, pct, warn, COMMON_OPTIONS, parse, oneOf, wholeNumber, commandHelp, CliError, EXIT } from './common.mjs'
 import { readHistory, checkHistory, describeInput } from './input.mjs'
 import { makeSummarizer, llmFailure, interruptible } from './running.mjs'
 import { problemsWarning } from './analyze.mjs'
-import { checkOutPath, writeAtomically } from './condense.mjs'
+import { checkOutPath } from './condense.mjs'
+import { pageSource, writePage } from './report.mjs'
 
 const REPLAY_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -172,20 +172,8 @@ async function cmdReplay(args, state) {
   const described = describeInput(input, format)
   let written
   if (values.html !== undefined) {
-    const source = input.source.kind === 'stdin' ? 'standard input' : input.source.kind === 'task-folder' ? input.source.path : input.source.file
-    const name = input.source.taskId ?? (input.source.kind === 'stdin' ? 'standard input' : basename(input.source.file))
-    const page = htmlReport.renderReplayReport(results, {
-      title: `Replay: ${name}`,
-      source,
-      generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    })
-    try {
-      writeAtomically(values.html, page)
-    } catch (e) {
-      if (e instanceof CliError) e.hint = 'choose another --html'
-      throw e
-    }
-    written = { file: values.html, bytes: Buffer.byteLength(page) }
+    const { source, name, generatedAt } = pageSource(input)
+    written = writePage(values.html, htmlReport.renderReplayReport(results, { title: `Replay: ${name}`, source, generatedAt }))
   }
   if (values.json) return { json: { command: 'replay', input: described, results, ...(pick ? { best: pick } : {}), ...(written ? { out: written } : {}) } }
   const text = replayText(described, results, pick)

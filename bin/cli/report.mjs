@@ -38,6 +38,25 @@ const REPORT_OPTIONS = {
 /** Smart's preset when neither --preset nor a --config with passes says one. */
 const REPORT_PRESET = 'balanced'
 
+/** Where a history came from, for a page's header: its source (a path, or standard input), a short
+ * name, and now. */
+function pageSource(input) {
+  const source = input.source.kind === 'stdin' ? 'standard input' : input.source.kind === 'task-folder' ? input.source.path : input.source.file
+  const name = input.source.taskId ?? (input.source.kind === 'stdin' ? 'standard input' : basename(input.source.file))
+  return { source, name, generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }
+}
+
+/** Writes a page to the --html file (a failure hints at choosing another); what was written. */
+function writePage(file, page) {
+  try {
+    writeAtomically(file, page)
+  } catch (e) {
+    if (e instanceof CliError) e.hint = 'choose another --html'
+    throw e
+  }
+  return { file, bytes: Buffer.byteLength(page) }
+}
+
 async function cmdReport(args, state) {
   const { values, positionals } = parse('report', args, REPORT_OPTIONS)
   if (values.help) return { text: commandHelp('report') }
@@ -71,22 +90,15 @@ async function cmdReport(args, state) {
   if (llm && llm.failures().length > 0) throw llmFailure(llm, '')
   if (r.error) throw notCondensed(r)
   state.progress.step(`writing ${values.html}`)
-  const source = input.source.kind === 'stdin' ? 'standard input' : input.source.kind === 'task-folder' ? input.source.path : input.source.file
-  const name = input.source.taskId ?? (input.source.kind === 'stdin' ? 'standard input' : basename(input.source.file))
+  const { source, name, generatedAt } = pageSource(input)
   const page = htmlReport.renderHtmlReport(messages, r, {
     title: values.title ?? `Condensation report: ${name}`,
     source: `${source}${format === 'openai' ? ' (OpenAI format, shown as Anthropic messages; system messages set aside)' : ''}`,
     preset: shownPreset,
-    generatedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    generatedAt,
   })
-  try {
-    writeAtomically(values.html, page)
-  } catch (e) {
-    if (e instanceof CliError) e.hint = 'choose another --html'
-    throw e
-  }
+  const written = writePage(values.html, page)
   state.progress.clear()
-  const written = { file: values.html, bytes: Buffer.byteLength(page) }
   if (values.json) {
     return {
       json: {
@@ -113,4 +125,4 @@ async function cmdReport(args, state) {
   }
 }
 
-export { cmdReport }
+export { cmdReport, pageSource, writePage }

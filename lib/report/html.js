@@ -165,6 +165,23 @@ function finderHtml(data, sumBefore, sumAfter) {
 </div>`
 }
 
+/** A page's head: no network (the CSP denies it), no referrer, the styles inline, and the page's
+ * own inline script allowed only when it has one. */
+function pageHead(title, css, withScript) {
+  const csp = `default-src 'none'; style-src 'unsafe-inline';${withScript ? " script-src 'unsafe-inline';" : ''} img-src data:`
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style>${css}</style>
+</head>`
+}
+
 /**
  * The report as one HTML page. `before`: the messages that were condensed (Anthropic format);
  * `result`: what `condense(before, …)` resolved to. Options: `title`, `source` (where the history
@@ -193,17 +210,7 @@ function renderHtmlReport(before, result, options = {}) {
   const restorable = t.reversibleTokensSaved > 0 ? `${fmt(t.reversibleTokensSaved)} tokens restorable by expandReferences` : null
   const sumBefore = data.before.reduce((n, b) => n + b.tokens, 0)
   const sumAfter = data.after.reduce((n, a) => n + a.tokens, 0)
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(data.title)}</title>
-<style>${CSS}${replay ? REPLAY_CSS : ''}</style>
-</head>
+  return `${pageHead(data.title, `${CSS}${replay ? REPLAY_CSS : ''}`, true)}
 <body>
 <div class="layout">
 <div class="content">
@@ -252,17 +259,7 @@ function renderReplayReport(results, options = {}) {
     options.source ? `<code>${escapeHtml(options.source)}</code>` : null,
     options.generatedAt ? `generated ${escapeHtml(options.generatedAt)}` : null,
   ].filter(Boolean)
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<style>${CSS}${REPLAY_CSS}</style>
-</head>
+  return `${pageHead(title, `${CSS}${REPLAY_CSS}`, false)}
 <body>
 <div class="content">
 <header><div class="titles"><h1>${escapeHtml(title)}</h1>${sub.length ? `<div class="sub">${sub.join(' · ')}</div>` : ''}</div></header>
