@@ -4,15 +4,16 @@
 //
 //   node --expose-gc benchmark/bench.mjs [--tokens 1000000] [--runs 5] [--large-tokens 20000000] [--json out.json]
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 import { generateHistory } from '../fixtures/generate.mjs'
 import { summarizeConcurrency } from './concurrency.mjs'
 import { conversationFigures } from './conversation.mjs'
+import { haveRealHistories, REAL_HISTORIES, realHistoryDir } from './real-histories.mjs'
 import { runAll as runWorstCases } from './worstcase.mjs'
 
 const require = createRequire(import.meta.url)
@@ -56,19 +57,9 @@ console.log(`context-condense benchmark — node ${process.version}, ${process.p
 console.log('')
 
 // --- The seven real histories -----------------------------------------------------------------
-const fixtureDir = process.env.CONTEXT_CONDENSE_FIXTURES
-  ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
-  : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
-const FIXTURES = [
-  'heavy-uncondensed',
-  'natural-already-condensed',
-  'natural-mini-uncondensed',
-  'synthetic-1-heavy-write',
-  'synthetic-2-heavy-read',
-  'synthetic-3-tool-dedup',
-  'synthetic-4-mixed-ops',
-]
-const haveFixtures = FIXTURES.every((n) => existsSync(join(fixtureDir, n, 'api_conversation_history.json')))
+const fixtureDir = realHistoryDir
+const FIXTURES = REAL_HISTORIES
+const haveFixtures = haveRealHistories()
 if (haveFixtures) console.log('Lossless on the real Roo Code histories (o200k tokens):')
 else console.log(`SKIPPED: Lossless on the real Roo Code histories (not found under ${fixtureDir}; set CONTEXT_CONDENSE_FIXTURES to their folder)`)
 let allIn = 0

@@ -1,41 +1,10 @@
-// The replay (lib/replay/): how long a task of 1M tokens takes to replay, and the table of what each
-// policy costs and keeps, on the seven real Roo Code histories and on generated tasks of 1M tokens.
-//
-//   node benchmark/replay.mjs                       time: one generated 1M-token task (about 700
-//                                                   requests), each policy given (default:
-//                                                   roo-default, smart-balanced, cache-aware), best of 3
-//   node benchmark/replay.mjs table [--cache openai] [--lookback-blocks N]
-//                                                   the table in docs/replay.md and the README: the real
-//                                                   histories (CONTEXT_CONDENSE_FIXTURES, else
-//                                                   ../shared/fixtures/roo-pr8743) at 48k, 64k and
-//                                                   128k windows, and generated 1M-token tasks
-//                                                   (two seeds, both tool formats) at 200k
-//   node benchmark/replay.mjs known-length          cache-aware estimating each task's length against
-//                                                   told it (expectedTurns = its request count), the
-//                                                   same histories and windows
-//
-// Defaults of the replay throughout: threshold 100 %, 8,192 tokens reserved for the answer, a
-// system prompt of 10,000 tokens, stand-in summaries of 2,000 tokens, Claude Sonnet's prices.
-import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { generateHistory } from '../fixtures/generate.mjs'
+import { readRealHistories, realHistoryDir } from './real-histories.mjs'
 
 const require = createRequire(import.meta.url)
 const lib = require('../lib/index.js')
-const here = fileURLToPath(new URL('.', import.meta.url))
-
-const REAL = [
-  'heavy-uncondensed',
-  'natural-already-condensed',
-  'natural-mini-uncondensed',
-  'synthetic-1-heavy-write',
-  'synthetic-2-heavy-read',
-  'synthetic-3-tool-dedup',
-  'synthetic-4-mixed-ops',
-]
 
 async function time(policies) {
   const history = generateHistory({ seed: 1, format: 'xml', targetTokens: 1_000_000 })
@@ -88,14 +57,9 @@ function printTable(title, totals) {
 }
 
 function histories() {
-  const dir = process.env.CONTEXT_CONDENSE_FIXTURES
-    ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
-    : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
-  const file = (n) => join(dir, n, 'api_conversation_history.json')
-  const real = REAL.every((n) => existsSync(file(n))) ? REAL.map((n) => JSON.parse(readFileSync(file(n), 'utf8'))) : undefined
   const generated = []
   for (const seed of [1, 2]) for (const format of ['xml', 'native']) generated.push(generateHistory({ seed, format, targetTokens: 1_000_000 }))
-  return { dir, real, generated }
+  return { dir: realHistoryDir, real: readRealHistories(), generated }
 }
 
 async function knownLength() {
@@ -122,12 +86,8 @@ async function knownLength() {
 
 async function table(cache, lookbackBlocks) {
   const extra = lookbackBlocks === undefined ? {} : { lookbackBlocks }
-  const dir = process.env.CONTEXT_CONDENSE_FIXTURES
-    ? resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
-    : join(here, '..', '..', 'shared', 'fixtures', 'roo-pr8743')
-  const file = (n) => join(dir, n, 'api_conversation_history.json')
-  if (REAL.every((n) => existsSync(file(n)))) {
-    const real = REAL.map((n) => JSON.parse(readFileSync(file(n), 'utf8')))
+  const real = readRealHistories()
+  if (real) {
     for (const contextWindow of [48_000, 64_000, 128_000]) {
       const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
       for (const h of real) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, contextWindow, cache, ...extra }))
