@@ -16,14 +16,17 @@ const rooDefault = {
   config: (s) => ({ main: { provider: 'native', threshold: s.threshold } }),
 }
 
+/** Two roles: Lossless (no fallback of its own) and a summary, both at the threshold. */
+const losslessAndSummary = (s) => ({
+  lossless: { provider: 'lossless', threshold: s.threshold, fallback: false },
+  summary: { provider: 'native', threshold: s.threshold },
+})
+
 /** Lossless at the threshold; a summary only when Lossless did not bring the context under it. */
 const losslessThenSummary = {
   name: 'lossless-then-summary',
   description: 'Lossless at the threshold, then a summary if the context is still over it',
-  config: (s) => ({
-    lossless: { provider: 'lossless', threshold: s.threshold, fallback: false },
-    summary: { provider: 'native', threshold: s.threshold },
-  }),
+  config: losslessAndSummary,
   async turn(step) {
     if (step.decide('lossless').condense) await step.condenseIfNeeded('lossless')
     await step.condenseIfNeeded('summary')
@@ -34,10 +37,7 @@ const losslessThenSummary = {
 const losslessEveryTurn = {
   name: 'lossless-every-turn',
   description: 'Lossless before every request, a summary at the threshold',
-  config: (s) => ({
-    lossless: { provider: 'lossless', threshold: s.threshold, fallback: false },
-    summary: { provider: 'native', threshold: s.threshold },
-  }),
+  config: losslessAndSummary,
   async turn(step) {
     await step.condenseIfNeeded('lossless', { force: true })
     await step.condenseIfNeeded('summary')
