@@ -116,6 +116,12 @@ export declare class Session {
   /** What fills the context of the pushed messages, now, as JSON text. */
   analyzeNow(encodingName?: string | undefined | null): string
   /**
+   * The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
+   * file, how it is kept, where its latest state lives, its tokens; `config` is
+   * `{ turns?, budgetTokens? }`.
+   */
+  workingSetNow(config: any | undefined | null, withText: boolean, encodingName?: string | undefined | null): string
+  /**
    * Marks the history as one the engine cannot take (`problem` names where): `start` then
    * answers with a refusal that leaves the messages unchanged.
    */
@@ -144,6 +150,8 @@ export declare class Session {
    * `manager::estimate`), off the JavaScript thread; the session is emptied.
    */
   estimate(pricing: any | undefined | null, withModel: boolean): Promise<unknown>
+  /** The working set of the pushed messages off the JavaScript thread; the session is emptied. */
+  workingSet(config: any | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<unknown>
   /** Analyzes the pushed messages off the JavaScript thread; the session is emptied. */
   analyze(encodingName?: string | undefined | null): Promise<unknown>
 }
@@ -259,10 +267,3 @@ export declare function visibleMessages(marks: Int32Array): Uint8Array
  * not pay for it; the token tables are read in place and need no loading.
  */
 export declare function warmUp(): void
-
-/**
- * The working set of the messages pushed into `session` (`crate::working_set`): per file, how it
- * is kept, where its latest state lives, its tokens; `config` is `{ turns?, budgetTokens? }`.
- * JSON text, as JavaScript reads it.
- */
-export declare function workingSet(session: Session, config: any | undefined | null, withText: boolean, encodingName?: string | undefined | null): string

@@ -854,4 +854,3 @@ module.exports.providerCatalogue = nativeBinding.providerCatalogue
 module.exports.smartPreset = nativeBinding.smartPreset
 module.exports.visibleMessages = nativeBinding.visibleMessages
 module.exports.warmUp = nativeBinding.warmUp
-module.exports.workingSet = nativeBinding.workingSet

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
-import { condense, smartPreset, validateConversation, workingSet, type ApiMessage, type SmartConfig } from '../lib/index.js'
+import { condense, smartPreset, validateConversation, workingSet, workingSetAsync, type ApiMessage, type SmartConfig } from '../lib/index.js'
 import { FIXTURES, assertInvariants, itReal, loadFixture } from './helpers.js'
 
 /** Every string a model reads in a history: texts, tool results, tool inputs. */
@@ -101,11 +101,26 @@ describe('workingSet', () => {
     }
   })
 
-  it('refuses bad options, naming them', () => {
+  it('refuses bad options, naming them', async () => {
     const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 20_000 }) as ApiMessage[]
     expect(() => workingSet(h, { turns: -1 })).toThrow(/options\.turns/)
     expect(() => workingSet(h, { text: 'yes' as never })).toThrow(/options\.text/)
     expect(() => workingSet({} as never)).toThrow(/expected an array/)
+    await expect(workingSetAsync(h, { turns: -1 })).rejects.toThrow(/options\.turns/)
+    await expect(workingSetAsync(h, { text: 'yes' as never })).rejects.toThrow(/workingSetAsync: options\.text/)
+  })
+
+  it('off the JavaScript thread (workingSetAsync), the same answer; the messages untouched', async () => {
+    for (const format of ['xml', 'native'] as const) {
+      const h = generateHistory({ seed: 6, format, targetTokens: 80_000 }) as ApiMessage[]
+      const before = JSON.stringify(h)
+      for (const options of [{ turns: 10, text: true }, { turns: 1_000_000, budgetTokens: 0, text: true }, {}]) {
+        const sync = workingSet(h, options)
+        expect(sync.length).toBeGreaterThan(0)
+        expect(await workingSetAsync(h, options)).toEqual(sync)
+      }
+      expect(JSON.stringify(h)).toBe(before)
+    }
   })
 })
 

@@ -512,6 +512,8 @@ export function analyze(messages: ApiMessage[] | OpenAIMessage[], options?: Coun
 export function analyzeAsync(messages: ApiMessage[] | OpenAIMessage[], options?: CountOptions): Promise<Analysis>
 /** The working set: the files touched in the latest turns, where the latest state of each lives, and whether Smart keeps it whole or as an outline. */
 export function workingSet(messages: ApiMessage[], options?: WorkingSetOptions): WorkingSetFile[]
+/** `workingSet` with the history crossing in slices and the work off the JavaScript thread. */
+export function workingSetAsync(messages: ApiMessage[], options?: WorkingSetOptions): Promise<WorkingSetFile[]>
 
 // The condensation manager (lib/manager.js, decisions in src/manager/): types in lib/manager.d.ts.
 export { MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE, DEFAULT_MAX_TOKENS, CondensationManager, managerConfigSchema, slidingWindow } from './manager'

@@ -83,17 +83,31 @@ async function analyzeAsyncUncoded(messages, options) {
   return unescapeValue(await session.analyze(encoding))
 }
 
-function workingSetUncoded(messages, options) {
-  checkMessagesArray(messages, 'workingSet')
-  const opts = checkOptionsObject(options, 'workingSet')
-  const encoding = checkEncoding(opts.encoding, 'workingSet: options.encoding')
-  if (opts.text !== undefined && typeof opts.text !== 'boolean') throw new TypeError('workingSet: options.text: expected true or false')
+/** workingSet's arguments, checked: the engine's config, whether to return texts, the encoding. */
+function workingSetArgs(messages, options, name) {
+  checkMessagesArray(messages, name)
+  const opts = checkOptionsObject(options, name)
+  const encoding = checkEncoding(opts.encoding, `${name}: options.encoding`)
+  if (opts.text !== undefined && typeof opts.text !== 'boolean') throw new TypeError(`${name}: options.text: expected true or false`)
   const config = {}
   for (const k of ['turns', 'budgetTokens']) if (opts[k] !== undefined) config[k] = opts[k]
+  return { config, text: opts.text === true, encoding }
+}
+
+function workingSetUncoded(messages, options) {
+  const { config, text, encoding } = workingSetArgs(messages, options, 'workingSet')
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`workingSet: ${problem}`)
-  return fromEngine(native.workingSet(session, config, opts.text === true, encoding))
+  return fromEngine(session.workingSetNow(config, text, encoding))
+}
+
+async function workingSetAsyncUncoded(messages, options) {
+  const { config, text, encoding } = workingSetArgs(messages, options, 'workingSetAsync')
+  const session = new native.Session({ provider: 'lossless' })
+  const problem = await pushInChunks(session, messages, undefined)
+  if (problem) throw new TypeError(`workingSetAsync: ${problem}`)
+  return unescapeValue(await session.workingSet(config, text, encoding))
 }
 
 /** The JSON Schema of a provider's `config`, for settings UIs. */
@@ -118,6 +132,7 @@ const validateConversation = coded(validateConversationUncoded)
 const analyze = coded(analyzeUncoded)
 const analyzeAsync = coded(analyzeAsyncUncoded)
 const workingSet = coded(workingSetUncoded)
+const workingSetAsync = coded(workingSetAsyncUncoded)
 const providerCatalogue = coded(providerCatalogueUncoded)
 const configSchema = coded(configSchemaUncoded)
 const smartPreset = coded(smartPresetUncoded)
@@ -143,6 +158,7 @@ module.exports = {
   analyze,
   analyzeAsync,
   workingSet,
+  workingSetAsync,
 }
 
 // The manager runs on top of the functions above (it requires this module). When lib/manager.js is

@@ -240,16 +240,15 @@ const OUTLINE_ERRORS = ['This file does not exist', 'do not have permission', 'U
  * A file the history never shows whole, or of a language without an outline, has none.
  */
 function historyOutlines(messages, cwd) {
-  let byPath
-  return async (absolute) => {
-    if (!byPath) {
-      byPath = new Map()
-      for (const f of lib.workingSet(messages, { turns: 1_000_000, budgetTokens: 0, text: true })) {
-        if (f.outline) byPath.set(path.resolve(cwd, f.path), f.outline.slice(f.outline.indexOf('\n') + 1).trimEnd())
-      }
+  let byPath // found once, off the JavaScript thread, on the first file asked for
+  const find = async () => {
+    const out = new Map()
+    for (const f of await lib.workingSetAsync(messages, { turns: 1_000_000, budgetTokens: 0, text: true })) {
+      if (f.outline) out.set(path.resolve(cwd, f.path), f.outline.slice(f.outline.indexOf('\n') + 1).trimEnd())
     }
-    return byPath.get(absolute)
+    return out
   }
+  return async (absolute) => (await (byPath ??= find())).get(absolute)
 }
 
 /**

@@ -103,24 +103,6 @@ pub fn provider_catalogue() -> Value {
     crate::catalogue::catalogue()
 }
 
-/// The working set of the messages pushed into `session` (`crate::working_set`): per file, how it
-/// is kept, where its latest state lives, its tokens; `config` is `{ turns?, budgetTokens? }`.
-/// JSON text, as JavaScript reads it.
-#[napi(catch_unwind)]
-pub fn working_set(
-    session: &mut super::session::Session,
-    config: Option<Value>,
-    with_text: bool,
-    encoding_name: Option<String>,
-) -> Result<String> {
-    let enc = encoding(encoding_name)?;
-    let messages = session.take_messages();
-    guarded(|| {
-        let files = crate::working_set::of_history(&messages, &config.unwrap_or(Value::Null), with_text, enc)?;
-        super::codec::json_text(&files)
-    })
-}
-
 /// Tokens of one string.
 #[napi(catch_unwind)]
 pub fn count_text(text: String, encoding_name: Option<String>) -> Result<u32> {

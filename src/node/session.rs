@@ -176,9 +176,22 @@ impl Session {
         guarded(|| json_text(&crate::analyze::analyze(&messages, enc)))
     }
 
-    /// The pushed messages, handed over (the session holds none afterwards).
-    pub(super) fn take_messages(&mut self) -> Vec<Value> {
-        std::mem::take(&mut self.messages)
+    /// The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
+    /// file, how it is kept, where its latest state lives, its tokens; `config` is
+    /// `{ turns?, budgetTokens? }`.
+    #[napi]
+    pub fn working_set_now(
+        &mut self,
+        config: Option<Value>,
+        with_text: bool,
+        encoding_name: Option<String>,
+    ) -> Result<String> {
+        let enc = encoding(encoding_name)?;
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| {
+            let config = config.unwrap_or(Value::Null);
+            json_text(&crate::working_set::of_history(&messages, &config, with_text, enc)?)
+        })
     }
 
     /// Marks the history as one the engine cannot take (`problem` names where): `start` then
@@ -247,6 +260,22 @@ impl Session {
             options: self.options.clone(),
             pricing,
             with_model,
+        }))
+    }
+
+    /// The working set of the pushed messages off the JavaScript thread; the session is emptied.
+    #[napi(ts_return_type = "Promise<unknown>")]
+    pub fn working_set(
+        &mut self,
+        config: Option<Value>,
+        with_text: bool,
+        encoding_name: Option<String>,
+    ) -> Result<AsyncTask<WorkingSetTask>> {
+        Ok(AsyncTask::new(WorkingSetTask {
+            messages: std::mem::take(&mut self.messages),
+            config: config.unwrap_or(Value::Null),
+            with_text,
+            encoding: encoding(encoding_name)?,
         }))
     }
 

@@ -38,6 +38,27 @@ impl Task for EstimateTask {
     }
 }
 
+pub struct WorkingSetTask {
+    pub(super) messages: Vec<Value>,
+    pub(super) config: Value,
+    pub(super) with_text: bool,
+    pub(super) encoding: Encoding,
+}
+
+#[napi]
+impl Task for WorkingSetTask {
+    type Output = Value;
+    type JsValue = Json;
+
+    fn compute(&mut self) -> Result<Value> {
+        guarded(|| crate::working_set::of_history(&self.messages, &self.config, self.with_text, self.encoding))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+        Ok(Json(output))
+    }
+}
+
 pub struct AnalyzeTask {
     pub(super) messages: std::sync::Arc<Vec<Value>>,
     pub(super) encoding: Encoding,

@@ -94,9 +94,8 @@ pub(super) fn free_history(messages: std::sync::Arc<Vec<serde_json::Value>>) {
         return;
     }
     let spawned = std::thread::Builder::new().name("context-condense-free".into()).spawn(move || free_large(messages));
-    // No thread to spare: freed here, all the same.
-    if let Err(e) = spawned {
-        drop(e);
+    // No thread to spare: the history went with the closure, freed here all the same.
+    if spawned.is_err() {
         let_go();
     }
 }

@@ -233,6 +233,9 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
         ran.skipped = Some("batch operation \"keep\"".into());
         return ran;
     }
+    // The working set whose latest state the summary may replace (it follows the summary; found
+    // once per run, shared with the individual passes).
+    let files = config.working_set.as_ref().map(|ws| cx.working_set(draft.original, ws));
     let Some(summarizer) = cx.summarizer.as_deref_mut() else {
         ran.skipped =
             Some("no summarize callback: a batch summary cannot fall back to truncation, the messages stay".into());
@@ -254,8 +257,7 @@ fn batch(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &mut Pa
     let prompt = prompt_or_default(s.custom_prompt.as_deref());
     ran.callback_calls += 1;
     // The working set whose latest state the summary replaces follows it, whole or outlined.
-    let appendix = config.working_set.as_ref().map_or_else(String::new, |ws| {
-        let files = working_set::find(draft.original, cx.view, ws, cx.encoding);
+    let appendix = files.map_or_else(String::new, |files| {
         let replaced: Vec<usize> = draft.layout[keep_first..to]
             .iter()
             .filter_map(|i| if let Item::Keep(k) = i { Some(*k) } else { None })
