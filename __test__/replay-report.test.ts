@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import { condense, replay, type ApiMessage, type ReplayResult } from '../lib/index.js'
 import { renderHtmlReport, renderReplayReport } from '../lib/report-html.js'
 import { cli, tmp } from './cli-harness.js'
+import { assertInvariants } from './helpers.js'
 
 const HOSTILE = '</script><img src=x onerror=alert(1)>'
 const pricing = { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 }
@@ -133,7 +134,9 @@ describe('replay section', () => {
 
   it('is a section of the condensation report when given, and absent otherwise', async () => {
     const history = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'examples', 'xml-session.json'), 'utf8')) as ApiMessage[]
+    const snapshot = structuredClone(history)
     const result = await condense(history, { provider: 'lossless', provenance: true })
+    assertInvariants(history, snapshot, result)
     const results = [
       await replay(history, { policy: 'roo-default', contextWindow: 32_000 }),
       await replay(history, { policy: 'cache-aware', contextWindow: 32_000 }),
