@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::error::CondenseError;
 use crate::model::{is_summary, role, slot_text, text_slots};

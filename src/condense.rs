@@ -5,8 +5,8 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use crate::json::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::draft::{Changes, Draft};
 use crate::error::{CondenseError, Refusal};
@@ -31,7 +31,7 @@ use crate::validate::first_structural_problem;
 struct RawOptions {
     provider: String,
     #[serde(default)]
-    config: Option<Value>,
+    config: Option<serde_json::Value>,
     #[serde(default)]
     prev_context_tokens: Option<f64>,
     #[serde(default)]
@@ -41,7 +41,7 @@ struct RawOptions {
 }
 
 /// The JSON Schema of a provider's `config`, for settings UIs.
-pub fn config_schema(provider: &str) -> Result<Value, CondenseError> {
+pub fn config_schema(provider: &str) -> Result<serde_json::Value, CondenseError> {
     let schema = match provider {
         "lossless" => schemars::schema_for!(LosslessConfig),
         "truncation" => schemars::schema_for!(TruncationConfig),
@@ -49,7 +49,7 @@ pub fn config_schema(provider: &str) -> Result<Value, CondenseError> {
         "smart" => schemars::schema_for!(SmartConfig),
         other => return Err(CondenseError::UnknownProvider(other.to_string())),
     };
-    Ok(serde_json::to_value(schema).unwrap_or(Value::Null))
+    Ok(serde_json::to_value(schema).unwrap_or(serde_json::Value::Null))
 }
 
 /// Options once checked.
@@ -82,7 +82,7 @@ impl Provider {
 }
 
 /// Parses a config object with serde, naming the path of a bad key in the error.
-pub fn parse_config<T: for<'de> Deserialize<'de>>(value: &Value, prefix: &str) -> Result<T, CondenseError> {
+pub fn parse_config<T: for<'de> Deserialize<'de>>(value: &serde_json::Value, prefix: &str) -> Result<T, CondenseError> {
     // JavaScript has one number type: a whole number past 2^31 (an epoch in milliseconds) crosses
     // as a float, which a whole-number field would refuse. Such floats are read as the integers
     // they are.
@@ -96,7 +96,7 @@ pub fn parse_config<T: for<'de> Deserialize<'de>>(value: &Value, prefix: &str) -
 
 /// `value` with every whole float (within the integers a double holds exactly) as an integer, when
 /// it has one; `None` when it has none (nothing is copied then).
-fn whole_numbers(value: &Value) -> Option<Value> {
+fn whole_numbers(value: &serde_json::Value) -> Option<serde_json::Value> {
     fn as_integer(f: f64) -> Option<serde_json::Number> {
         const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
         if f.fract() != 0.0 || f.abs() > EXACT {
@@ -104,23 +104,25 @@ fn whole_numbers(value: &Value) -> Option<Value> {
         }
         Some(if f < 0.0 { (f as i64).into() } else { (f as u64).into() })
     }
-    fn has(value: &Value) -> bool {
+    fn has(value: &serde_json::Value) -> bool {
         match value {
-            Value::Number(n) => n.as_f64().is_some_and(|f| !n.is_i64() && !n.is_u64() && as_integer(f).is_some()),
-            Value::Array(items) => items.iter().any(has),
-            Value::Object(map) => map.values().any(has),
+            serde_json::Value::Number(n) => {
+                n.as_f64().is_some_and(|f| !n.is_i64() && !n.is_u64() && as_integer(f).is_some())
+            }
+            serde_json::Value::Array(items) => items.iter().any(has),
+            serde_json::Value::Object(map) => map.values().any(has),
             _ => false,
         }
     }
-    fn convert(value: &mut Value) {
+    fn convert(value: &mut serde_json::Value) {
         match value {
-            Value::Number(n) => {
+            serde_json::Value::Number(n) => {
                 if let Some(i) = n.as_f64().filter(|_| !n.is_i64() && !n.is_u64()).and_then(as_integer) {
                     *n = i;
                 }
             }
-            Value::Array(items) => items.iter_mut().for_each(convert),
-            Value::Object(map) => map.values_mut().for_each(convert),
+            serde_json::Value::Array(items) => items.iter_mut().for_each(convert),
+            serde_json::Value::Object(map) => map.values_mut().for_each(convert),
             _ => {}
         }
     }
@@ -144,7 +146,7 @@ pub fn parse_encoding(name: Option<&str>, at: &str) -> Result<Encoding, Condense
 }
 
 impl Options {
-    pub fn from_value(value: &Value) -> Result<Options, CondenseError> {
+    pub fn from_value(value: &serde_json::Value) -> Result<Options, CondenseError> {
         if !value.is_object() {
             return Err(CondenseError::InvalidOptions("options: expected an object with at least { provider }".into()));
         }
@@ -159,7 +161,7 @@ impl Options {
             }
         };
         let encoding = parse_encoding(raw.encoding.as_deref(), "options.encoding")?;
-        let config = raw.config.unwrap_or(Value::Object(Default::default()));
+        let config = raw.config.unwrap_or(serde_json::Value::Object(Default::default()));
         if !config.is_object() {
             return Err(CondenseError::InvalidOptions("options.config: expected an object".into()));
         }

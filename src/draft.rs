@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::model::{set_slot_text, slot_text, slot_texts, Slot, TextRef};
 use crate::provenance::{Act, Action, Content};
@@ -292,8 +292,8 @@ pub fn apply_in_place(messages: &mut Vec<Value>, changes: Changes) -> Vec<(Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json;
     use crate::tokens::count_messages;
-    use serde_json::json;
 
     #[test]
     fn saved_tokens_is_the_exact_difference() {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::CondenseError;
 use crate::model::{set_slot_text, slot_text, Span, TextRef};

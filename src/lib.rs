@@ -1,6 +1,6 @@
 //! context_condense: condenses the conversation history of LLM coding agents.
 //!
-//! The core (everything but `node`) works on `serde_json::Value` messages and knows nothing of
+//! The core (everything but `node`) works on messages held as `json::Value`s and knows nothing of
 //! JavaScript; `node` is the Node-API binding, behind the default `node` feature so
 //! `cargo test --no-default-features` tests the core without Node. Module tree only.
 #![deny(clippy::all)]
@@ -12,6 +12,7 @@ pub mod cost;
 pub mod draft;
 pub mod edit;
 pub mod error;
+pub mod json;
 pub mod llm;
 pub mod manager;
 pub mod memory;

@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
+use crate::{json, json::Value};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// Why a summary is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,7 +160,7 @@ impl<'a> RequestMessage<'a> {
             .parts
             .into_iter()
             .map(|p| match p {
-                Part::Text(t) => Value::String(t.into_owned()),
+                Part::Text(t) => Value::from(t.into_owned()),
                 Part::Held { path, .. } => json!(path),
             })
             .collect();

@@ -1,7 +1,7 @@
 //! Memory the engine keeps small: freed memory given back to the system (glibc keeps it in its
 //! arenas otherwise, so a burst of work leaves the process that much larger), vectors held
-//! between calls grown by an eighth rather than doubled, and values held at their exact size.
-//! Changes no data: a compacted value is equal to what it was, its keys in the same order.
+//! between calls grown by an eighth rather than doubled, and large histories freed a little at a
+//! time. Changes no data.
 
 /// Returns the free memory of every malloc arena to the system (glibc on Linux; a no-op elsewhere).
 pub fn give_back_freed() {
@@ -19,7 +19,7 @@ pub fn give_back_freed() {
 /// large free (or the JavaScript thread's next allocation) consolidates them all under the arena's
 /// lock: the JavaScript thread waits for it, 10-20 ms on a 20M-token history. Consolidating every
 /// half millisecond of freeing keeps each hold of the lock that short.
-pub fn free_gently(values: Vec<serde_json::Value>) {
+pub fn free_gently(values: Vec<crate::json::Value>) {
     const STEP: std::time::Duration = std::time::Duration::from_micros(500);
     let mut since = std::time::Instant::now();
     for value in values {
@@ -52,29 +52,6 @@ pub fn reserve_modestly<T>(v: &mut Vec<T>, more: usize) {
     }
 }
 
-/// Gives back the room `value`'s objects and arrays keep beyond their entries. A value made
-/// from JavaScript grows its objects an entry at a time, and an object of two keys then keeps
-/// room for four (a hundred bytes an entry): on a history, a tenth of its size or more.
-pub fn compact(value: &mut serde_json::Value) {
-    use serde_json::{Map, Value};
-    match value {
-        Value::Array(items) => {
-            items.shrink_to_fit();
-            items.iter_mut().for_each(compact);
-        }
-        Value::Object(map) => {
-            // serde_json's map has no shrink_to_fit: one of the exact size, in the same order.
-            let mut exact = Map::with_capacity(map.len());
-            for (k, mut v) in std::mem::take(map) {
-                compact(&mut v);
-                exact.insert(k, v);
-            }
-            *map = exact;
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,20 +66,5 @@ mod tests {
         assert!(v.capacity() <= 1000 + 1000 / 8, "{}", v.capacity());
         reserve_modestly(&mut v, 5000);
         assert!(v.capacity() >= 6000 && v.capacity() <= 6000 + 1000 / 8);
-    }
-
-    #[test]
-    fn a_compacted_value_is_the_same_value() {
-        let text = r#"{"role":"user","z":1,"a":[{"type":"text","text":"x"},{"type":"tool_result","content":[{"b":2,"a":1}]}],"m":{}}"#;
-        let mut v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-        if let Some(items) = v["a"].as_array_mut() {
-            items.reserve(100);
-        }
-        let before = v.clone();
-        compact(&mut v);
-        assert_eq!(v, before);
-        // Keys stay in their order (the history is written back as it came).
-        assert_eq!(serde_json::to_string(&v).unwrap_or_default(), text);
-        assert_eq!(v["a"].as_array().map(Vec::capacity), Some(2));
     }
 }

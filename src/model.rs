@@ -1,4 +1,4 @@
-//! Addresses into a history kept as `serde_json::Value`s: which string of which message a piece
+//! Addresses into a history kept as JSON values (`json::Value`): which string of which message a piece
 //! of text lives in (`Slot`), byte ranges inside it (`Span`), reading and replacing that string.
 //!
 //! Messages stay `Value`s end to end so unknown fields, unknown block types and key order come
@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use serde_json::Value;
+use crate::json::Value;
 
 /// Which string of a message holds a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -81,7 +81,7 @@ pub fn set_slot_text(message: &mut Value, slot: Slot, text: String) -> bool {
     };
     match target {
         Some(v @ Value::String(_)) => {
-            *v = Value::String(text);
+            *v = Value::from(text);
             true
         }
         _ => false,
@@ -256,22 +256,16 @@ pub fn tag_states<K: Copy + Eq + std::hash::Hash>(marks: &[MarkKeys<K>]) -> Vec<
         .collect()
 }
 
-/// `value.get(key)` on an object, by a linear scan when it has few keys: messages and blocks have
-/// a handful, and comparing them costs less than hashing the key (serde_json's ordered map
-/// hashes every lookup). The same answer as `get`: keys are unique.
+/// `value.get(key)` on an object.
 #[inline]
 pub fn field<'a>(value: &'a Value, key: &str) -> Option<&'a Value> {
-    match value {
-        Value::Object(map) if map.len() <= 8 => map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
-        Value::Object(map) => map.get(key),
-        _ => None,
-    }
+    value.get(key)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn slots_read_and_write_every_shape() {

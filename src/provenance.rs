@@ -114,7 +114,7 @@ pub fn origins(layout: &[Item], original_len: usize, changed: impl Fn(usize) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     #[test]
     fn a_summary_covers_the_messages_missing_around_it() {

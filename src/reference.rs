@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use serde_json::Value;
+use crate::json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::model::{slot_text, text_slots, Slot, TextRef};
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn references_follow_a_summary_renumbered_or_expanded() {
-        use serde_json::json;
+        use crate::json;
         let body = "line of output\n".repeat(30);
         let other = "another output\n".repeat(30);
         let text = |t: &str| json!({"role": "user", "content": [{"type": "text", "text": t}]});

@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 
+use crate::{json, json::Value};
 use serde::Serialize;
-use serde_json::{json, Value};
 
 pub const SYNTHETIC_RESULT: &str =
     "No result was recorded for this tool call (it was interrupted or its result was lost).";
@@ -54,7 +54,7 @@ fn synthetic(id: &str) -> Value {
 /// The text of a tool_result's content, and its other parts, for turning an orphan into text.
 fn result_text(block: &Value) -> (String, Vec<Value>) {
     match block.get("content") {
-        Some(Value::String(s)) => (s.clone(), Vec::new()),
+        Some(Value::String(s)) => (s.to_string(), Vec::new()),
         Some(Value::Array(parts)) => {
             let mut texts = Vec::new();
             let mut rest = Vec::new();
@@ -117,7 +117,7 @@ pub fn repair(messages: &[Value]) -> Repaired {
             let fresh = format!("{id}_{k}");
             seen.insert(fresh.clone());
             let mut renamed = b.clone();
-            renamed["id"] = Value::String(fresh.clone());
+            renamed["id"] = Value::from(fresh.as_str());
             w.own(i)["content"][j] = renamed;
             push(
                 &mut out,
@@ -157,7 +157,7 @@ pub fn repair(messages: &[Value]) -> Repaired {
             let Some(&x) = answers.get(usize::from(same_message)) else { continue };
             claimed.insert(x);
             let mut answer = blocks(&next)[x].clone();
-            answer["tool_use_id"] = Value::String(to.clone());
+            answer["tool_use_id"] = Value::from(to.as_str());
             w.own(i + 1)["content"][x] = answer;
             push(
                 &mut out,

@@ -8,8 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 /// One thing an API would reject, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -298,7 +298,7 @@ fn check_tool_pairing(messages: &[Value], problems: &mut Vec<Problem>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn codes(v: Value) -> Vec<(String, &'static str)> {
         validate_value(&v).into_iter().map(|p| (p.path, p.code)).collect()

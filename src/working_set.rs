@@ -18,8 +18,8 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
+use crate::{json, json::Value};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::draft::Draft;
 use crate::model::{is_summary, role, slot_text, slot_texts, Slot, TextRef};
@@ -94,7 +94,7 @@ impl Where {
             Where::Input { msg, block, pointer } => {
                 let input = messages.get(*msg)?.get("content")?.get(*block)?.get("input")?;
                 match input.pointer(pointer)? {
-                    Value::String(s) => Some(s.clone()),
+                    Value::String(s) => Some(s.to_string()),
                     v => serde_json::to_string(v).ok(),
                 }
             }
@@ -652,7 +652,7 @@ pub fn summary_sections(messages: &[Value], files: &[FileState], replaced: &[usi
 /// for the defaults), as `to_json` writes it; a bad config is an error naming its key.
 pub fn of_history(
     messages: &[Value],
-    config: &Value,
+    config: &serde_json::Value,
     with_text: bool,
     encoding: Encoding,
 ) -> Result<Value, crate::error::CondenseError> {
@@ -702,7 +702,7 @@ pub fn to_json(messages: &[Value], files: &[FileState], with_text: bool, encodin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::json;
 
     fn ws(messages: &[Value], turns: usize, budget: usize) -> Vec<FileState> {
         let view = View::build(messages);

@@ -10,7 +10,7 @@ use context_condense::analyze::analyze_within;
 use context_condense::condense::{condense, Options};
 use context_condense::error::CondenseError;
 use context_condense::tokens::{count_uncached, Encoding};
-use serde_json::{json, Value};
+use context_condense::{json, json::Value};
 
 fn random_letters(n: usize, seed: u64) -> String {
     let mut x = seed | 1;
@@ -62,7 +62,7 @@ fn condense_stops_inside_a_long_count() {
         let block = random_letters(24 << 20, seed);
         let unaborted = whole_count(&block);
         let messages = history(&block);
-        let options = Options::from_value(&json!({"provider": provider})).expect("valid options");
+        let options = Options::from_value(&serde_json::json!({"provider": provider})).expect("valid options");
         let (answer, took) = aborted_after(unaborted / 10, |flag| condense(&messages, &options, flag, None));
         assert!(matches!(answer, Err(CondenseError::Aborted)), "{provider}: {:?}", answer.map(|o| o.error));
         assert!(took < unaborted / 2, "{provider}: aborted after {took:?}; the count alone takes {unaborted:?}");

@@ -9,7 +9,7 @@ use context_condense::edit::materialize;
 use context_condense::model::{slot_text, Slot};
 use context_condense::reference::expand;
 use context_condense::tokens::Encoding;
-use serde_json::{json, Value};
+use context_condense::{json, json::Value};
 
 fn file_body(path: &str, first: u32, lines: &[String]) -> String {
     let last = first + lines.len() as u32 - 1;

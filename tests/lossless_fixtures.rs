@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
+use context_condense::json;
 use context_condense::tokens::{count_messages, Encoding};
-use serde_json::json;
 
 #[test]
 fn lossless_on_real_histories_keeps_every_invariant_and_removes_a_quarter() {

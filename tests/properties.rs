@@ -11,8 +11,8 @@
 mod common;
 
 use common::{check_condensation, FakeLlm};
+use context_condense::{json, json::Value};
 use proptest::prelude::*;
-use serde_json::{json, Value};
 
 #[derive(Debug, Clone)]
 enum Step {

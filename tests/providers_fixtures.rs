@@ -10,7 +10,7 @@ use common::*;
 use context_condense::parse::View;
 use context_condense::tokens::Encoding;
 use context_condense::validate::validate;
-use serde_json::{json, Value};
+use context_condense::{json, json::Value};
 
 fn reduction(options_json: Value, check_errors_kept: bool) -> f64 {
     let opts = options(options_json.clone());

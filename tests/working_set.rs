@@ -7,7 +7,7 @@ mod common;
 use common::{assert_invariants, options, run};
 use context_condense::model::{slot_text, Slot};
 use context_condense::tokens::Encoding;
-use serde_json::{json, Value};
+use context_condense::{json, json::Value};
 
 /// Lines `first..=last` of a file, numbered as Roo's read_file does.
 fn numbered(lines: &[String], first: usize, last: usize) -> String {

@@ -3,8 +3,8 @@
 
 use std::sync::atomic::AtomicBool;
 
+use crate::json::Value;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::condense::{condense, Options};
 use crate::cost::Pricing;

@@ -6,6 +6,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
+use super::Message;
 use crate::condense::Outcome;
 use crate::draft::Item;
 use crate::error::CondenseError;
@@ -33,26 +34,26 @@ pub(super) fn requests_parts(batch: Vec<SummarizeRequest>) -> std::result::Resul
         .collect();
     let head = json_text(&heads)?;
     // Strings of messages JavaScript holds unchanged cross as their paths (see `Part::Held`).
-    let messages: Vec<Value> = batch.into_iter().flat_map(|r| r.messages).map(|m| m.into_line()).collect();
+    let messages: Vec<Message> = batch.into_iter().flat_map(|r| r.messages).map(|m| m.into_line()).collect();
     Ok(Parts::Lines { head: Some(head), messages: messages.into_iter() })
 }
 
 /// Whether a string of `value` (or a key) holds U+FFFD (EF BF BD) or U+FDD0 (EF B7 90).
-pub(super) fn may_need_escaping(value: &Value) -> bool {
+pub(super) fn may_need_escaping(value: &Message) -> bool {
     fn text(s: &str) -> bool {
         let b = s.as_bytes();
         memchr::memchr_iter(0xEF, b).any(|i| matches!(b.get(i + 1..i + 3), Some([0xBF, 0xBD]) | Some([0xB7, 0x90])))
     }
     match value {
-        Value::String(s) => text(s),
-        Value::Array(a) => a.iter().any(may_need_escaping),
-        Value::Object(o) => o.iter().any(|(k, v)| text(k) || may_need_escaping(v)),
+        Message::String(s) => text(s),
+        Message::Array(a) => a.iter().any(may_need_escaping),
+        Message::Object(o) => o.iter().any(|(k, v)| text(k) || may_need_escaping(v)),
         _ => false,
     }
 }
 
 #[cfg(feature = "probes")]
-pub(super) fn as_array(messages: &Value) -> std::result::Result<&[Value], CondenseError> {
+pub(super) fn as_array(messages: &Message) -> std::result::Result<&[Message], CondenseError> {
     messages
         .as_array()
         .map(Vec::as_slice)
@@ -126,7 +127,7 @@ pub enum Parts {
     /// Lines of JSON: `head`, then one line per message, each message written when a part
     /// reaches it (a summary of the whole history never exists as one text); a part is whole
     /// lines, without the line break after the last.
-    Lines { head: Option<String>, messages: std::vec::IntoIter<Value> },
+    Lines { head: Option<String>, messages: std::vec::IntoIter<Message> },
 }
 
 impl Parts {
@@ -215,7 +216,7 @@ pub(super) struct OutcomeSummary<'a> {
     metrics: &'a crate::report::Metrics,
     report: &'a str,
     /// New tool inputs: `[message, block, input]`.
-    inputs: Vec<(usize, usize, &'a Value)>,
+    inputs: Vec<(usize, usize, &'a Message)>,
     /// The message layout when it changed: an original index, or `{ message }` for a written one.
     layout: Option<Vec<LayoutItem<'a>>>,
     /// Every act and each result message's origin, when asked for.
@@ -227,7 +228,7 @@ pub(super) struct OutcomeSummary<'a> {
 #[serde(untagged)]
 pub(super) enum LayoutItem<'a> {
     Keep(usize),
-    New { message: &'a Value },
+    New { message: &'a Message },
 }
 
 pub(super) fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
@@ -250,5 +251,21 @@ pub(super) fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
                 })
                 .collect()
         }),
+    }
+}
+
+/// The engine's messages cross as serde_json's values do (through them: the conversion moves
+/// each string, it does not copy it).
+impl ToNapiValue for crate::json::Value {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        // SAFETY: called by napi with a live env, exactly as for a serde_json value.
+        unsafe { serde_json::Value::to_napi_value(env, val.into()) }
+    }
+}
+
+impl FromNapiValue for crate::json::Value {
+    unsafe fn from_napi_value(env: napi::sys::napi_env, napi_val: napi::sys::napi_value) -> Result<Self> {
+        // SAFETY: called by napi with a live env and value, exactly as for a serde_json value.
+        unsafe { serde_json::Value::from_napi_value(env, napi_val) }.map(Self::from)
     }
 }

@@ -42,7 +42,7 @@ impl Counts {
     /// Counts the messages not counted yet.
     fn catch_up(
         &mut self,
-        messages: &[Value],
+        messages: &[Message],
         encoding: Encoding,
         cancel: Cancel,
     ) -> std::result::Result<(), CondenseError> {
@@ -73,7 +73,7 @@ impl Held {
     /// the run.
     pub fn known(
         &self,
-        messages: &[Value],
+        messages: &[Message],
         abort: &AtomicBool,
     ) -> std::result::Result<(u64, MutexGuard<'_, ViewCache>), CondenseError> {
         let mut counts = lock(&self.counts);
@@ -85,7 +85,7 @@ impl Held {
 /// A history held in the engine between calls; see the module doc.
 #[napi]
 pub struct Conversation {
-    messages: Arc<Vec<Value>>,
+    messages: Arc<Vec<Message>>,
     counts: Arc<Mutex<Counts>>,
     views: Arc<Mutex<ViewCache>>,
     encoding: Encoding,
@@ -113,7 +113,7 @@ impl Conversation {
     }
 
     /// The messages, to change them: a result waiting for `adopt` no longer fits them.
-    fn messages_mut(&mut self) -> Result<&mut Vec<Value>> {
+    fn messages_mut(&mut self) -> Result<&mut Vec<Message>> {
         *self.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
         Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))
     }
@@ -135,8 +135,7 @@ impl Conversation {
     /// Adds messages at the end. Answers the positions (within `chunk`) of those holding U+FFFD
     /// or U+FDD0, as `Session.push` does: JavaScript replaces those needing it by their escaped form.
     #[napi]
-    pub fn push(&mut self, mut chunk: Vec<Value>) -> Result<Vec<u32>> {
-        chunk.iter_mut().for_each(crate::memory::compact);
+    pub fn push(&mut self, chunk: Vec<crate::json::Value>) -> Result<Vec<u32>> {
         let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
         let n = chunk.len();
         let messages = self.messages_mut()?;
@@ -148,8 +147,7 @@ impl Conversation {
 
     /// Replaces the message at `index`.
     #[napi]
-    pub fn set(&mut self, index: u32, mut message: Value) -> Result<()> {
-        crate::memory::compact(&mut message);
+    pub fn set(&mut self, index: u32, message: crate::json::Value) -> Result<()> {
         let i = index as usize;
         let slot = self
             .messages_mut()?
@@ -301,7 +299,7 @@ impl Conversation {
         let old = std::mem::take(&mut *counts.lock().unwrap_or_else(|e| e.into_inner()));
         // Messages kept as they were keep their counts; edited and written ones are counted.
         let known = |at: &Option<usize>, edited: bool| at.filter(|_| !edited).and_then(|i| old.each.get(i).copied());
-        let fresh: Vec<&Value> =
+        let fresh: Vec<&Message> =
             origin.iter().zip(messages.iter()).filter(|((at, e), _)| known(at, *e).is_none()).map(|(_, m)| m).collect();
         let mut fresh = count_each_within(&fresh, encoding, Cancel::NEVER).map_err(to_napi)?.into_iter();
         let each: Vec<u64> =
@@ -334,7 +332,7 @@ impl Conversation {
 }
 
 pub struct CountTask {
-    messages: Arc<Vec<Value>>,
+    messages: Arc<Vec<Message>>,
     counts: Arc<Mutex<Counts>>,
     encoding: Encoding,
 }

@@ -152,7 +152,7 @@ pub fn count_texts_async(texts: Vec<String>, encoding_name: Option<String>) -> R
 /// it; only in builds with the `probes` feature).
 #[cfg(feature = "probes")]
 #[napi(catch_unwind)]
-pub fn count_messages(messages: Value, encoding_name: Option<String>) -> Result<u32> {
+pub fn count_messages(messages: crate::json::Value, encoding_name: Option<String>) -> Result<u32> {
     let enc = encoding(encoding_name)?;
     guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
 }

@@ -23,6 +23,10 @@ use crate::condense::parse_encoding;
 use crate::error::CondenseError;
 use crate::tokens::Encoding;
 
+/// A message as the engine holds it. (Exported functions spell out `crate::json::Value`: the
+/// type generator writes `any` for a type named `Value`.)
+type Message = crate::json::Value;
+
 fn to_napi(e: CondenseError) -> Error {
     let status = match e {
         CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_) => Status::InvalidArg,

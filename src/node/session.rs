@@ -26,7 +26,7 @@ use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
 #[napi]
 pub struct Session {
     options: Options,
-    messages: Vec<Value>,
+    messages: Vec<Message>,
     abort: Arc<AtomicBool>,
     run: Option<Run>,
     /// Set when the history could not cross the boundary: the run then refuses with it.
@@ -97,7 +97,7 @@ impl Session {
     /// each into U+FFFD on the way in) or the escape character, and JavaScript replaces those
     /// that do by their escaped form (`set`), so edited text comes back exactly.
     #[napi]
-    pub fn push(&mut self, chunk: Vec<Value>) -> Vec<u32> {
+    pub fn push(&mut self, chunk: Vec<crate::json::Value>) -> Vec<u32> {
         let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
         self.messages.extend(chunk);
         flagged
@@ -105,7 +105,7 @@ impl Session {
 
     /// Replaces the pushed message at `index` (its escaped form, see `push`).
     #[napi]
-    pub fn set(&mut self, index: u32, message: Value) -> Result<()> {
+    pub fn set(&mut self, index: u32, message: crate::json::Value) -> Result<()> {
         match self.messages.get_mut(index as usize) {
             Some(m) => {
                 *m = message;
@@ -159,8 +159,8 @@ impl Session {
     /// a value that is not an array), with its path, as JSON text (a list of any length crosses
     /// as one string).
     #[napi]
-    pub fn validate(&mut self, instead: Option<Value>) -> Result<String> {
-        let pushed = Value::Array(std::mem::take(&mut self.messages));
+    pub fn validate(&mut self, instead: Option<crate::json::Value>) -> Result<String> {
+        let pushed = Message::Array(std::mem::take(&mut self.messages));
         let messages = instead.unwrap_or(pushed);
         guarded(|| {
             panic_probe("sync");
@@ -311,7 +311,7 @@ pub struct RunSpec {
 }
 
 /// Starts the engine on its own thread over `messages`.
-pub fn spawn_run(messages: Arc<Vec<Value>>, spec: RunSpec, abort: Arc<AtomicBool>) -> Result<Run> {
+pub fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBool>) -> Result<Run> {
     let (event_tx, event_rx) = channel::<Event>();
     let (reply_tx, reply_rx) = channel::<Answer>();
     let RunSpec { options, rejected, with_summarizer, keep, held } = spec;

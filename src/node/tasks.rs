@@ -9,7 +9,7 @@ use crate::condense::Options;
 use crate::tokens::Encoding;
 
 pub struct EstimateTask {
-    pub(super) messages: Vec<Value>,
+    pub(super) messages: Vec<Message>,
     pub(super) options: Options,
     pub(super) pricing: Option<crate::cost::Pricing>,
     pub(super) with_model: bool,
@@ -39,7 +39,7 @@ impl Task for EstimateTask {
 }
 
 pub struct WorkingSetTask {
-    pub(super) messages: Vec<Value>,
+    pub(super) messages: Vec<Message>,
     pub(super) config: Value,
     pub(super) with_text: bool,
     pub(super) encoding: Encoding,
@@ -51,7 +51,9 @@ impl Task for WorkingSetTask {
     type JsValue = Json;
 
     fn compute(&mut self) -> Result<Value> {
-        guarded(|| crate::working_set::of_history(&self.messages, &self.config, self.with_text, self.encoding))
+        guarded(|| {
+            crate::working_set::of_history(&self.messages, &self.config, self.with_text, self.encoding).map(Value::from)
+        })
     }
 
     fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
@@ -60,7 +62,7 @@ impl Task for WorkingSetTask {
 }
 
 pub struct AnalyzeTask {
-    pub(super) messages: std::sync::Arc<Vec<Value>>,
+    pub(super) messages: std::sync::Arc<Vec<Message>>,
     pub(super) encoding: Encoding,
 }
 

@@ -87,7 +87,7 @@ fn trim_on_helper() {
 /// a little at a time (see [`crate::memory::free_gently`]), so that neither the caller (the
 /// JavaScript thread) nor its allocations wait for it; a small one here, given back once the
 /// engine stays idle.
-pub(super) fn free_history(messages: std::sync::Arc<Vec<serde_json::Value>>) {
+pub(super) fn free_history(messages: std::sync::Arc<Vec<crate::json::Value>>) {
     if messages.len() < LARGE_HISTORY {
         drop(messages);
         let_go();
@@ -102,7 +102,7 @@ pub(super) fn free_history(messages: std::sync::Arc<Vec<serde_json::Value>>) {
 
 /// Frees a large history a little at a time on this thread, if nothing else holds it, and gives
 /// the memory back.
-pub(super) fn free_large(messages: std::sync::Arc<Vec<serde_json::Value>>) {
+pub(super) fn free_large(messages: std::sync::Arc<Vec<crate::json::Value>>) {
     if let Ok(values) = std::sync::Arc::try_unwrap(messages) {
         crate::memory::free_gently(values);
         trim_now();

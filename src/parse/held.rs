@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{tool_uses_in, Piece, ToolUse, View};
 use crate::model::{active_by_marks, Marks};
@@ -206,10 +206,10 @@ impl ViewCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json;
     use crate::model::{is_summary, role, slot_text, text_slots, Slot, TextRef};
     use crate::parse::tool_calls::find_xml_call;
     use crate::validate::first_structural_problem;
-    use serde_json::json;
 
     /// The held view is the built one, plus the XML tool call of every active assistant text.
     fn same(held: View, built: &View, messages: &[Value]) -> bool {

@@ -13,7 +13,7 @@ pub mod held;
 pub mod reads;
 pub mod tool_calls;
 
-use serde_json::Value;
+use crate::json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -1,6 +1,6 @@
 //! Tests of the semantic view's readers (tool results, legacy headers, errors, char boundaries).
 use super::*;
-use serde_json::json;
+use crate::json;
 
 #[test]
 fn headers() {

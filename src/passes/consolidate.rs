@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::Keep;
 use super::Pass;

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::json::Value;
 
 pub use super::op_spec::{OpSpec, Operation, SummarizeParams};
 use super::shorten::{suppress, truncate};
@@ -348,7 +348,7 @@ fn write(draft: &mut Draft, place: &Place, new: &str) -> bool {
         Place::Input { msg, block, pointer } => {
             let Some(mut input) = draft.input(*msg, *block).cloned() else { return false };
             match input.pointer_mut(pointer) {
-                Some(v @ Value::String(_)) => *v = Value::String(new.to_string()),
+                Some(v @ Value::String(_)) => *v = Value::from(new),
                 _ => return false,
             }
             draft.set_input(*msg, *block, input);

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use crate::json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
 use super::Pass;

@@ -51,7 +51,7 @@ impl PassCx<'_, '_> {
     /// found once, then shared.
     pub fn working_set(
         &mut self,
-        messages: &[serde_json::Value],
+        messages: &[crate::json::Value],
         config: &WorkingSetConfig,
     ) -> std::rc::Rc<Vec<FileState>> {
         match &self.working_set {

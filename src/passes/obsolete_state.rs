@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::Pass;
 use crate::draft::Draft;

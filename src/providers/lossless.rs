@@ -8,8 +8,8 @@
 
 use std::sync::atomic::AtomicBool;
 
+use crate::json::Value;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::draft::Draft;
 use crate::error::CondenseError;

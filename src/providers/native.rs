@@ -12,8 +12,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use crate::{json, json::Value};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use crate::cost::{reply_cost, Pricing};
 use crate::draft::{Draft, Item};

@@ -2,7 +2,7 @@
 //! thinking, a tool_use's name and input JSON, tool_result text, images by Roo Code's estimate.
 //! Reads messages; never changes them.
 
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::error::CondenseError;
 

@@ -1,7 +1,7 @@
 //! The engines against each other and against the reference count.
 
 use super::*;
-use serde_json::json;
+use crate::json;
 
 /// tiktoken-rs, the reference the engines are held to (a test dependency only).
 fn count_reference(text: &str, encoding: Encoding) -> usize {

@@ -11,13 +11,13 @@ use context_condense::condense::{condense, Options, Outcome};
 use context_condense::draft::materialize_changes;
 use context_condense::draft::Item;
 use context_condense::edit::materialize;
+use context_condense::json::Value;
 use context_condense::llm::Summarizer;
 use context_condense::model::{slot_text, text_slots};
 use context_condense::parse::View;
 use context_condense::reference::expand;
 use context_condense::tokens::{count_messages, Encoding};
 use context_condense::validate::validate;
-use serde_json::Value;
 
 pub const FIXTURES: [&str; 7] = [
     "heavy-uncondensed",
@@ -75,7 +75,7 @@ pub fn load(name: &str) -> Vec<Value> {
 }
 
 pub fn options(json: Value) -> Options {
-    Options::from_value(&json).expect("valid options")
+    Options::from_value(&json.into()).expect("valid options")
 }
 
 pub fn run(messages: &[Value], opts: &Options) -> (Outcome, Vec<Value>) {
@@ -195,7 +195,7 @@ pub enum FakeLlm {
 /// same output both times, and exact reversibility for a Lossless run without obsolete-state
 /// removal. Options the engine refuses are fine (that is a clear error, not a crash).
 pub fn check_condensation(messages: &[Value], options_json: &Value, llm: FakeLlm) {
-    let Ok(opts) = Options::from_value(options_json) else { return };
+    let Ok(opts) = Options::from_value(&options_json.into()) else { return };
     let run_once = || {
         let mut calls = 0usize;
         let mut fake = |batch: Vec<context_condense::llm::SummarizeRequest>| {

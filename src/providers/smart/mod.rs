@@ -15,8 +15,6 @@
 pub mod config;
 pub mod presets;
 
-use serde_json::Value;
-
 use crate::condense::parse_config;
 use crate::draft::{Draft, Item};
 use crate::error::CondenseError;
@@ -30,7 +28,7 @@ pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
 
 /// Reads a Smart config, expanding a preset: keys given beside `preset` replace the preset's.
-pub fn resolve(value: &Value) -> Result<SmartConfig, CondenseError> {
+pub fn resolve(value: &serde_json::Value) -> Result<SmartConfig, CondenseError> {
     let given: SmartConfig = parse_config(value, "options.config")?;
     let Some(name) = given.preset.clone() else {
         if given.passes.is_none() && given.lossless_prelude.is_none() {
@@ -48,7 +46,7 @@ pub fn resolve(value: &Value) -> Result<SmartConfig, CondenseError> {
         )));
     };
     let mut merged = base;
-    if let (Value::Object(m), Value::Object(g)) = (&mut merged, value) {
+    if let (serde_json::Value::Object(m), serde_json::Value::Object(g)) = (&mut merged, value) {
         for (k, v) in g {
             if k != "preset" {
                 m.insert(k.clone(), v.clone());
