@@ -7,8 +7,7 @@
 
 // Read when a replay runs: lib/manager.js requires lib/index.js, which requires this module.
 const managerModule = require('../manager.js')
-const { TokenCounter, firstChanged } = require('./messages.js')
-const { CacheModel } = require('./cache.js')
+const { CacheModel, TokenCounter, firstChanged } = require('../prompt-cache.js')
 const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 
