@@ -150,9 +150,7 @@ class CondensationManager {
       // The policy's prices: its own, else those the cost estimate uses (the provider's `pricing`), else the known ones.
       const providers = checked.providers ?? {}
       const from = this._policy.pricing ? undefined : providers[checked.provider]?.pricing !== undefined ? checked.provider : 'native'
-      const pricing =
-        this._policy.pricing ??
-        readPricing(providers[from]?.pricing, this._policy.cache, `CondensationManager: config.providers.${from}.pricing (the policy's prices)`)
+      const pricing = this._policy.pricing ?? readPricing(providers[from]?.pricing, this._policy.cache, `CondensationManager: config.providers.${from}.pricing`)
       const roles = roleConfigs(checked, this._policy)
       // The role managers keep their loop guards across config changes.
       if (this._roles) for (const [role, c] of Object.entries(roles)) this._roles[role].useConfig(c)
