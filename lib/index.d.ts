@@ -517,7 +517,7 @@ export function workingSetAsync(messages: ApiMessage[], options?: WorkingSetOpti
 
 // The condensation manager (lib/manager.js, decisions in src/manager/): types in lib/manager.d.ts.
 export { MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE, DEFAULT_MAX_TOKENS, CondensationManager, managerConfigSchema, slidingWindow } from './manager'
-export type { Triggers, ManagerConfig, ProviderCapabilities, ProviderContext, CustomProvider, ProviderInfo, Situation, Decision, Estimate, ManagedResult, CondenseContext } from './manager'
+export type { Triggers, ManagerConfig, ProviderCapabilities, ProviderContext, CustomProvider, ProviderInfo, Situation, Decision, Estimate, ManagedResult, CondenseContext, ManagerPolicyName, CacheAwarePolicy, PolicyStep, PolicyReport } from './manager'
 
 // Replaying a recorded task request by request, priced with a prompt-cache model (lib/replay/): types in lib/replay.d.ts.
 export { replay, REPLAY_POLICIES } from './replay'

@@ -120,6 +120,61 @@ export interface Estimate {
   error?: string
 }
 
+/** `new CondensationManager({ policy })`: "default" condenses at the threshold with the config's
+ * provider; the cache-aware policies also condense before it where that pays, priced by a
+ * prompt-cache model (lib/cache-aware.js, docs/replay.md). */
+export type ManagerPolicyName = 'default' | 'cache-aware' | 'cache-aware-strict'
+
+export interface CacheAwarePolicy {
+  name: ManagerPolicyName
+  /** How the provider caches prompts: "anthropic" (breakpoints, writes at a premium) or "openai" (automatic prefix). @default "anthropic" */
+  cache?: 'anthropic' | 'openai'
+  /** Dollars per million tokens, the fields the cost estimate takes. Default: the config's provider's
+   * `pricing` (what `estimateCost` uses), else Claude Sonnet's list prices for "anthropic"
+   * (3 / 15 / 3.75 / 0.30), GPT-4o's for "openai" (2.50 / 10 / - / 1.25); an input price alone scales the others. */
+  pricing?: Pricing
+  /** The task's length in requests, if known (`context.expectedTurns` per call overrides it). Default: a task seen at turn t is half done. */
+  expectedTurns?: number
+  /** The working set: the last 2 x this many messages are kept whole by Smart and the own summaries. @default 10 */
+  workingSetTurns?: number
+  /** What a summary is taken to weigh before the first one is made. @default 2000 */
+  summaryTokens?: number
+  /** Anthropic: how many content blocks before a breakpoint a cache entry is found (about 20); default any. */
+  lookbackBlocks?: number
+}
+
+/** One thing the cache-aware policy asked for on a call, taken or not, and why. */
+export interface PolicyStep {
+  /** "lossless" and "smart": the batch candidates; "ownSummary": its own summary; "smartAtTrigger":
+   * Smart keeping fewer messages at the trigger; "summary": the manager's config itself. */
+  role: 'lossless' | 'smart' | 'smartAtTrigger' | 'ownSummary' | 'summary'
+  provider?: string
+  taken: boolean
+  /** Prompt tokens (the system prompt included) before and after it. */
+  tokensBefore: number
+  tokensAfter: number
+  /** The first message it changed (taken steps): the cache is read up to it at most. */
+  firstChanged?: number
+  why: string
+}
+
+/** What the cache-aware policy saw and did on one call (`ManagedResult.policy`). */
+export interface PolicyReport {
+  name: 'cache-aware' | 'cache-aware-strict'
+  /** The request this call is for, from 0 (calls for the task so far). */
+  turn: number
+  /** The prompt before (the system prompt included), and where the config's threshold puts the trigger. */
+  promptTokens: number
+  triggerTokens: number
+  /** Growth since the last try after which it asks again. */
+  batchTokens: number
+  /** Tokens appended per request so far. */
+  growthTokens: number
+  /** The turns a saving is counted over at most. */
+  remainingTurns: number
+  steps: PolicyStep[]
+}
+
 export interface ManagedResult {
   messages: ApiMessage[]
   condensed: boolean
@@ -136,6 +191,9 @@ export interface ManagedResult {
   error?: string
   report?: string
   metrics?: CondenseMetrics
+  /** With a cache-aware policy: what it saw and each step it asked for, taken or not. Its token
+   * figures (and `prevContextTokens`, `newContextTokens`) include the system prompt. */
+  policy?: PolicyReport
 }
 
 export interface CondenseContext {
@@ -151,19 +209,31 @@ export interface CondenseContext {
   /** Condense even below the threshold (a manual trigger). */
   force?: boolean
   isAutomaticTrigger?: boolean
+  /** Cache-aware policy: the system prompt's size in tokens (it needs this or `systemPrompt`). With
+   * a policy the manager counts the history itself: `totalTokens` and `lastMessageTokens` are not used. */
+  systemPromptTokens?: number
+  /** Cache-aware policy: the system prompt, counted when `systemPromptTokens` is not given (a change of it empties the modelled cache). */
+  systemPrompt?: string
+  /** Cache-aware policy: this task's length in requests, when the host knows it. */
+  expectedTurns?: number
 }
 
 export class CondensationManager {
   constructor(options?: {
     config?: ManagerConfig
+    /** Which policy condenses: a name, or the cache-aware settings. @default "default" */
+    policy?: ManagerPolicyName | CacheAwarePolicy
     summarize?: SummarizeCallback
     summarizeOptions?: CondenseOptions['summarizeOptions']
     telemetry?: { captureContextCondensed?(taskId: string, isAutomaticTrigger: boolean, usedCustomPrompt: boolean, usedCustomApiHandler: boolean): void; captureSlidingWindowTruncation?(taskId: string): void }
     now?: () => number
     /** How many tasks' histories are kept in the engine between calls, keyed by
-     * `context.taskId` (a call on the same task again crosses only what changed); 0 keeps none. @default 4 */
+     * `context.taskId` (a call on the same task again crosses only what changed); 0 keeps none.
+     * A cache-aware policy keeps its per-task state for as many tasks (4 when this is 0). @default 4 */
     conversations?: number
   })
+  /** The policy in use, as it could be given again. */
+  readonly policy: { name: 'default' } | (Required<Pick<CacheAwarePolicy, 'name' | 'cache' | 'workingSetTurns' | 'summaryTokens'>> & CacheAwarePolicy)
   registerProvider(provider: CustomProvider): void
   unregisterProvider(id: string): boolean
   listProviders(): ProviderInfo[]
@@ -177,7 +247,7 @@ export class CondensationManager {
   condenseIfNeeded(messages: ApiMessage[], context: CondenseContext): Promise<ManagedResult>
   estimateReduction(messages: ApiMessage[], options?: { provider?: string; pricing?: Pricing; summarize?: SummarizeCallback; prevContextTokens?: number }): Promise<Estimate>
   estimateCost(messages: ApiMessage[], options?: { provider?: string; pricing?: Pricing; summarize?: SummarizeCallback; prevContextTokens?: number }): Promise<number>
-  /** Lets go of the histories kept for tasks: one task's, or all. */
+  /** Lets go of the histories kept for tasks (and the policy's state for them): one task's, or all. */
   closeConversations(taskId?: string): Promise<void>
 }
 

@@ -5,7 +5,10 @@
 // chain: the chosen provider, then Native when a summarize callback exists, then the sliding
 // window (Roo Code's `truncateConversation`) when the context is past its allowed size. Every
 // result goes through the same guards: valid output, never a bigger context, a minimum gain
-// worth breaking the host's prompt cache. It never mutates the caller's messages.
+// worth breaking the host's prompt cache. With `policy: 'cache-aware'` (lib/cache-aware.js) each
+// call runs that policy's rule instead, asking role managers made from this config (Lossless,
+// Smart without model calls, an own summary) and this config itself. It never mutates the
+// caller's messages.
 'use strict'
 
 const { coded, codeMethods } = require('./errors.js')
@@ -13,6 +16,8 @@ const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
 const { ConversationPool, DEFAULT_MAX_TASKS } = require('./conversation-pool.js')
+const { readPricing } = require('./prompt-cache.js')
+const { readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, TokenCounter } = require('./cache-aware.js')
 
 /** The engine's catalogue: the built-in providers (what each is and can do) and its constants. */
 const CATALOGUE = native.providerCatalogue()
@@ -43,10 +48,15 @@ class CondensationManager {
    * `conversations`: how many tasks' histories are kept in the engine between calls (keyed by
    * `context.taskId`), so a call with the same task's history again crosses only what changed; 0
    * keeps none.
-   * @param {{ config?: object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number, conversations?: number }} [options]
+   * `policy`: "default" (condense at the threshold with the config's provider), or "cache-aware" /
+   * "cache-aware-strict" (lib/cache-aware.js), as a name or `{ name, cache, pricing, expectedTurns,
+   * workingSetTurns, summaryTokens, lookbackBlocks }`; it keeps per task what its rule needs
+   * between calls, for as many tasks as `conversations` (4 when that is 0).
+   * @param {{ config?: object, policy?: string | object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number, conversations?: number }} [options]
    */
   constructor(options = {}) {
     if (options === null || typeof options !== 'object') throw new TypeError('CondensationManager: options: expected an object')
+    this._policy = readPolicy(options.policy)
     this.useConfig(options.config ?? {})
     this.summarize = options.summarize
     this.summarizeOptions = options.summarizeOptions
@@ -59,10 +69,20 @@ class CondensationManager {
       throw new TypeError(`CondensationManager: options.conversations: expected a whole number >= 0, got ${String(keep)}`)
     }
     this.conversations = keep > 0 ? new ConversationPool(keep) : undefined
+    if (this._policy) {
+      this._policyTasks = new PolicyTasks(keep > 0 ? keep : DEFAULT_MAX_TASKS)
+      this._counter = new TokenCounter()
+    }
   }
 
-  /** Lets go of the histories kept for tasks (all of them, or one task's). */
+  /** The policy, as it could be given again: `{ name: "default" }` or the cache-aware settings. */
+  get policy() {
+    return describePolicy(this._policy)
+  }
+
+  /** Lets go of the histories kept for tasks (all of them, or one task's), and the policy's state for them. */
   async closeConversations(taskId) {
+    if (this._policyTasks) this._policyTasks.forget(taskId)
     if (!this.conversations) return
     if (taskId === undefined) await this.conversations.clear()
     else await this.conversations.close(taskId)
@@ -124,8 +144,37 @@ class CondensationManager {
 
   /** Reads the config once: `rules` answers thresholds, triggers and the loop guard from it. */
   useConfig(config) {
-    this.rules = new native.ManagerRules(config)
-    this.config = this.rules.config()
+    const rules = new native.ManagerRules(config)
+    const checked = rules.config()
+    if (this._policy) {
+      // The policy's prices: its own, else those the cost estimate uses (the provider's `pricing`), else the known ones.
+      const providers = checked.providers ?? {}
+      const from = this._policy.pricing ? undefined : providers[checked.provider]?.pricing !== undefined ? checked.provider : 'native'
+      const pricing = this._policy.pricing ?? readPricing(providers[from]?.pricing, this._policy.cache, `CondensationManager: config.providers.${from}.pricing`)
+      const roles = roleConfigs(checked, this._policy)
+      // The role managers keep their loop guards across config changes.
+      if (this._roles) for (const [role, c] of Object.entries(roles)) this._roles[role].useConfig(c)
+      else for (const c of Object.values(roles)) new native.ManagerRules(c)
+      this._roleConfigs = roles
+      this._pricing = pricing
+    }
+    this.rules = rules
+    this.config = checked
+  }
+
+  /** The manager of one of the policy's roles, made on first use; it shares this manager's conversations. */
+  _role(role) {
+    if (!this._roles) {
+      this._roles = {}
+      for (const [name, config] of Object.entries(this._roleConfigs)) {
+        const m = new CondensationManager({ config, now: () => this.now(), conversations: 0 })
+        m.conversations = this.conversations
+        this._roles[name] = m
+      }
+    }
+    const m = this._roles[role]
+    m.summarizeOptions = this.summarizeOptions
+    return m
   }
 
   /** The config as JSON, to store or share as a preset. */
@@ -232,12 +281,45 @@ class CondensationManager {
     if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
       throw new TypeError("condenseIfNeeded: context.contextWindow: expected the model's context window in tokens")
     }
+    if (this._policy) return this._condenseWithPolicy(messages, context)
+    return this._ask(messages, context)
+  }
+
+  /** The config's own condensing: the decision, the fallback chain, the guards. */
+  async _ask(messages, context) {
     const held = await this._held(messages, context)
     try {
       return await this._condenseIfNeeded(messages, context, held)
     } finally {
       if (held) held.release()
     }
+  }
+
+  /** One call under the cache-aware policy: its rule (lib/cache-aware.js) with the task's state. */
+  async _condenseWithPolicy(messages, context) {
+    const taskId = typeof context.taskId === 'string' ? context.taskId : ''
+    return this._policyTasks.run(taskId, (state) =>
+      runCacheAware({
+        policy: this._policy,
+        pricing: this._pricing,
+        state,
+        messages,
+        context,
+        counter: this._counter,
+        autoCondense: this.config.autoCondense !== false,
+        ask: (role, m, c) => {
+          const ctx = { ...c, summarize: c.summarize ?? this.summarize }
+          return role === 'summary' ? this._ask(m, ctx) : this._role(role).condenseIfNeeded(m, ctx)
+        },
+        decide: (situation) => this.decide(situation),
+        onTaken: (role) => {
+          if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
+            const customPrompt = role === 'ownSummary' && Boolean(this.config.providers.native && this.config.providers.native.customPrompt)
+            this.telemetry.captureContextCondensed(taskId, context.isAutomaticTrigger ?? true, customPrompt, Boolean(this.config.condensingProfileId))
+          }
+        },
+      }),
+    )
   }
 
   /** The task's conversation, holding `messages` (undefined without a task id or when none are kept). */

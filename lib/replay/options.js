@@ -4,13 +4,7 @@
 'use strict'
 
 const { describe } = require('../values.js')
-
-/** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
- * Anthropic model (write 1.25x, read 0.1x of input), GPT-4o's for the OpenAI model (read 0.5x). */
-const DEFAULT_PRICING = {
-  anthropic: { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 },
-  openai: { inputPrice: 2.5, outputPrice: 10, cacheWritesPrice: 2.5, cacheReadsPrice: 1.25 },
-}
+const { DEFAULT_PRICING, readPricing } = require('../prompt-cache.js')
 
 const DEFAULTS = {
   contextWindow: 200_000,
@@ -53,31 +47,6 @@ function wholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
   return v
 }
 
-function readPricing(given, cache) {
-  const base = DEFAULT_PRICING[cache]
-  if (given === undefined) return { ...base }
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError(`${at('pricing')}: expected an object, got ${describe(given)}`)
-  const out = {}
-  for (const key of Object.keys(given)) {
-    if (!['inputPrice', 'outputPrice', 'cacheWritesPrice', 'cacheReadsPrice', 'accounting'].includes(key))
-      throw new TypeError(`${at('pricing')}.${key}: unknown price; expected inputPrice, outputPrice, cacheWritesPrice or cacheReadsPrice`)
-    if (key === 'accounting') continue
-    const v = given[key]
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-      throw new TypeError(`${at('pricing')}.${key}: expected a price >= 0 in dollars per million tokens, got ${describe(v)}`)
-    out[key] = v
-  }
-  const inputPrice = out.inputPrice ?? base.inputPrice
-  // A price list that names only the input price gets the provider's usual ratios.
-  const ratio = out.inputPrice !== undefined ? inputPrice / base.inputPrice : 1
-  return {
-    inputPrice,
-    outputPrice: out.outputPrice ?? base.outputPrice * ratio,
-    cacheWritesPrice: cache === 'openai' ? inputPrice : (out.cacheWritesPrice ?? base.cacheWritesPrice * ratio),
-    cacheReadsPrice: out.cacheReadsPrice ?? base.cacheReadsPrice * ratio,
-  }
-}
-
 /**
  * @param {unknown} options
  * @param {string[]} policyNames the policies `options.policy` may name
@@ -107,7 +76,7 @@ function readOptions(options, policyNames) {
   const cache = options.cache ?? DEFAULTS.cache
   if (cache !== 'anthropic' && cache !== 'openai')
     throw new TypeError(`${at('cache')}: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
-  const pricing = readPricing(options.pricing, cache)
+  const pricing = readPricing(options.pricing, cache, at('pricing'))
   let expectedTurns
   if (options.expectedTurns !== undefined) expectedTurns = wholeNumber(options, 'expectedTurns', 1)
   let lookbackBlocks

@@ -7,8 +7,7 @@
 
 // Read when a replay runs: lib/manager.js requires lib/index.js, which requires this module.
 const managerModule = require('../manager.js')
-const { TokenCounter, firstChanged } = require('./messages.js')
-const { CacheModel } = require('./cache.js')
+const { CacheModel, TokenCounter, firstChanged } = require('../prompt-cache.js')
 const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 
@@ -31,8 +30,11 @@ async function runReplay(history, turns, policy, settings) {
   const { summarize, tally } = makeSummarizer(settings)
   const roles = policy.config(settings)
   const managers = {}
-  for (const [role, config] of Object.entries(roles))
-    managers[role] = new managerModule.CondensationManager({ config, summarize, conversations: 1, now: () => turn * MS_PER_REQUEST })
+  const managerPolicy = policy.policy ? policy.policy(settings) : undefined
+  for (const [role, config] of Object.entries(roles)) {
+    const own = role === 'main' && managerPolicy ? { policy: managerPolicy } : {}
+    managers[role] = new managerModule.CondensationManager({ config, ...own, summarize, conversations: 1, now: () => turn * MS_PER_REQUEST })
+  }
   const { contextWindow, maxTokens, systemTokens } = settings
 
   let messages = []
@@ -105,7 +107,13 @@ async function runReplay(history, turns, policy, settings) {
     async propose(role, { force = false } = {}) {
       const before = promptTokens()
       const held = messages
-      const r = await manager(role).condenseIfNeeded(messages, { ...situation(), taskId: TASK_ID, force, signal: settings.signal })
+      const r = await manager(role).condenseIfNeeded(messages, {
+        ...situation(),
+        taskId: TASK_ID,
+        force,
+        signal: settings.signal,
+        systemPromptTokens: systemTokens,
+      })
       if (!r.condensed) return { condensed: false, result: r }
       return {
         condensed: true,
@@ -124,7 +132,21 @@ async function runReplay(history, turns, policy, settings) {
         },
         take() {
           if (messages !== held) throw new Error(`replay: policy "${policy.name}" took a candidate made for a history that has changed since`)
-          take(r.messages, role, r.provider, before)
+          if (!r.policy) return take(r.messages, role, r.provider, before)
+          // The manager's policy may have condensed more than once: each step it took is a condensing.
+          messages = r.messages
+          messageTokens = counter.total(r.messages)
+          for (const s of r.policy.steps) {
+            if (s.taken)
+              condensings.push({
+                turn,
+                role: s.role,
+                provider: s.provider,
+                tokensBefore: s.tokensBefore,
+                tokensAfter: s.tokensAfter,
+                firstChanged: s.firstChanged,
+              })
+          }
         },
       }
     },

@@ -1,13 +1,100 @@
 // Prompt-cache pricing models: what one request costs given what earlier requests left in the
-// provider's cache. Anthropic: cache breakpoints where Anthropic's API and Roo Code put them (the
+// provider's cache. Used by the manager's cache-aware policy (lib/cache-aware.js), to price a
+// condensing before taking it, and by the replay (lib/replay/), to price every request. Anthropic: cache breakpoints where Anthropic's API and Roo Code put them (the
 // system prompt and the last two user messages); the longest cached prefix still valid is read at
 // the cache-read price, the rest up to the last breakpoint is written at the cache-write price,
 // anything after it is plain input. OpenAI: automatic prefix caching of what the previous request
 // sent, from 1,024 tokens in steps of 128, read at the cache-read price, no write surcharge. Pure
-// arithmetic over token counts and message identity; never touches the messages.
+// arithmetic over token counts and message identity; never touches the messages. Beside it: the
+// prices the package knows and their reader, message identity, and per-message token counts.
 'use strict'
 
-const { sameMessage } = require('./messages.js')
+const { countTokens } = require('./tokens.js')
+const { describe } = require('./values.js')
+
+/** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
+ * Anthropic model (write 1.25x, read 0.1x of input), GPT-4o's for the OpenAI model (read 0.5x). */
+const DEFAULT_PRICING = {
+  anthropic: { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 },
+  openai: { inputPrice: 2.5, outputPrice: 10, cacheWritesPrice: 2.5, cacheReadsPrice: 1.25 },
+}
+
+/**
+ * A price list (the `Pricing` fields the cost estimate takes) filled in for a cache model: missing
+ * prices are the model's defaults, scaled by the input price when only that is given; `accounting`
+ * is accepted and not used. Throws a TypeError naming the field (`${at}.inputPrice: ...`).
+ * @param {unknown} given
+ * @param {'anthropic' | 'openai'} cache
+ * @param {string} at where the prices were given, for errors
+ */
+function readPricing(given, cache, at) {
+  const base = DEFAULT_PRICING[cache]
+  if (given === undefined) return { ...base }
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError(`${at}: expected an object, got ${describe(given)}`)
+  const out = {}
+  for (const key of Object.keys(given)) {
+    if (!['inputPrice', 'outputPrice', 'cacheWritesPrice', 'cacheReadsPrice', 'accounting'].includes(key))
+      throw new TypeError(`${at}.${key}: unknown price; expected inputPrice, outputPrice, cacheWritesPrice or cacheReadsPrice`)
+    if (key === 'accounting') continue
+    const v = given[key]
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new TypeError(`${at}.${key}: expected a price >= 0 in dollars per million tokens, got ${describe(v)}`)
+    out[key] = v
+  }
+  const inputPrice = out.inputPrice ?? base.inputPrice
+  // A price list that names only the input price gets the provider's usual ratios.
+  const ratio = out.inputPrice !== undefined ? inputPrice / base.inputPrice : 1
+  return {
+    inputPrice,
+    outputPrice: out.outputPrice ?? base.outputPrice * ratio,
+    cacheWritesPrice: cache === 'openai' ? inputPrice : (out.cacheWritesPrice ?? base.cacheWritesPrice * ratio),
+    cacheReadsPrice: out.cacheReadsPrice ?? base.cacheReadsPrice * ratio,
+  }
+}
+
+/** Token counts by message identity: a message is counted once, whatever history it is in. */
+class TokenCounter {
+  constructor() {
+    this.known = new WeakMap()
+  }
+
+  of(message) {
+    let n = this.known.get(message)
+    if (n === undefined) {
+      n = countTokens([message])
+      this.known.set(message, n)
+    }
+    return n
+  }
+
+  total(messages) {
+    let n = 0
+    for (const m of messages) n += this.of(m)
+    return n
+  }
+}
+
+const fingerprints = new WeakMap()
+function fingerprint(m) {
+  let f = fingerprints.get(m)
+  if (f === undefined) {
+    f = JSON.stringify(m)
+    fingerprints.set(m, f)
+  }
+  return f
+}
+
+/** Whether two messages are the same bytes: the same object, or equal once serialized. */
+function sameMessage(a, b) {
+  return a === b || (a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && fingerprint(a) === fingerprint(b))
+}
+
+/** Index of the first message where two histories differ, or the shorter length. */
+function firstChanged(before, after) {
+  const n = Math.min(before.length, after.length)
+  for (let i = 0; i < n; i++) if (!sameMessage(before[i], after[i])) return i
+  return n
+}
 
 /** Anthropic does not cache a prefix shorter than this (Claude Sonnet's minimum). */
 const ANTHROPIC_MIN_CACHE_TOKENS = 1024
@@ -124,4 +211,14 @@ class CacheModel {
   }
 }
 
-module.exports = { CacheModel, ANTHROPIC_MIN_CACHE_TOKENS, OPENAI_MIN_CACHE_TOKENS, OPENAI_CACHE_STEP }
+module.exports = {
+  CacheModel,
+  ANTHROPIC_MIN_CACHE_TOKENS,
+  OPENAI_MIN_CACHE_TOKENS,
+  OPENAI_CACHE_STEP,
+  DEFAULT_PRICING,
+  readPricing,
+  TokenCounter,
+  sameMessage,
+  firstChanged,
+}

@@ -1,0 +1,502 @@
+// The manager's cache-aware policy (`new CondensationManager({ policy: 'cache-aware' })`): where
+// the default condenses only at the threshold, this one also condenses before it, in batches and
+// only where the reads saved beat re-writing the host's prompt cache, and summarizes on its own
+// at most half as often as the default would. Each request reads the cached prefix at a fraction
+// of the input price (a tenth with Anthropic, half with OpenAI); a change at message k makes every
+// later request read a smaller context, but the next request writes (or sends uncached) everything
+// from k again. Per call it:
+// - works in batches: it asks again only once the context has grown by the batch that minimises
+//   re-writes plus reads per turn (B = sqrt(2 x premium x growth x rewritten / read price), where
+//   `rewritten` is what the last condensing made the next request write again);
+// - asks for two candidates, Lossless and Smart without model calls (old tool output, tool
+//   parameters and environment details suppressed; the working set's turns, the last
+//   `2 x workingSetTurns` messages, kept whole; what the user typed and errors kept), and takes the
+//   one whose reads saved until the trigger (at most the expected remaining turns) exceed, by the
+//   most, what it costs now: the next request priced by the cache model (lib/prompt-cache.js) with
+//   and without it, so a change after the last cached breakpoint costs nothing and one near the
+//   start re-writes it all; Lossless wins a tie;
+// - summarizes (Native, keeping the working set's turns whole) at most half as often as the
+//   default would at this growth, and then only when the reads the summary saves until the next
+//   one may run exceed its price (its call's input and the re-write after it);
+// - at the trigger, Lossless, else Smart (keeping the working set's turns whole, else the last
+//   `AT_TRIGGER_KEEP` messages), when it leaves room under the trigger for a batch of growth; else
+//   what the manager's config does (Native by default, the sliding window past the allowed size).
+// Remaining turns: `expectedTurns` when given, else as many as have elapsed (a task seen at turn t
+// is taken to be half done), at least `MIN_REMAINING`.
+//
+// `cache-aware-strict` is the same without the Lossless operations that turn a newer copy into a
+// reference to an older one (repeated file reads, identical tool results): once the older copy is
+// older than the messages Smart keeps whole, a later Smart run shortens it and the reference is
+// left pointing at nothing, so the newest state of that file is gone from context.
+//
+// Between calls it keeps per task (`context.taskId`) what the rule needs: the cache model fed
+// with what each request sent, the turn count, the tokens appended, and when it last tried,
+// re-wrote and summarized. This module reads options and runs the rule; the manager (lib/manager.js)
+// runs each role's condensing. Never changes the caller's messages.
+'use strict'
+
+const { describe } = require('./values.js')
+const { countTokens } = require('./tokens.js')
+const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
+
+const POLICY_NAMES = ['default', 'cache-aware', 'cache-aware-strict']
+const POLICY_KEYS = ['name', 'cache', 'pricing', 'expectedTurns', 'workingSetTurns', 'summaryTokens', 'lookbackBlocks']
+/** Turns still to come at least, when the task's length is not known. */
+const MIN_REMAINING = 10
+/** Messages Smart keeps whole at the trigger, where the alternative is a summary keeping the last 3. */
+const AT_TRIGGER_KEEP = 6
+const DEFAULT_WORKING_SET_TURNS = 10
+/** What a summary is taken to weigh before one has been made. */
+const DEFAULT_SUMMARY_TOKENS = 2000
+
+const AT = 'CondensationManager: options.policy'
+
+function wholeNumber(value, name, min) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    throw new TypeError(`${AT}.${name}: expected a whole number >= ${min}, got ${describe(value)}`)
+  return value
+}
+
+/**
+ * The checked policy: undefined for the default, else its settings (frozen). `pricing` is the
+ * policy's own price list, filled in, or undefined (then the manager's config gives it).
+ * @param {unknown} given `"default" | "cache-aware" | "cache-aware-strict"` or `{ name, ... }`
+ */
+function readPolicy(given) {
+  if (given === undefined) return undefined
+  const o = typeof given === 'string' ? { name: given } : given
+  if (o === null || typeof o !== 'object' || Array.isArray(o))
+    throw new TypeError(
+      `${AT}: expected one of ${POLICY_NAMES.map((n) => `"${n}"`).join(', ')} or an object { name, cache, pricing, ... }, got ${describe(given)}`,
+    )
+  for (const key of Object.keys(o)) {
+    if (!POLICY_KEYS.includes(key)) throw new TypeError(`${AT}.${key}: unknown key; expected one of ${POLICY_KEYS.join(', ')}`)
+  }
+  const name = o.name
+  if (!POLICY_NAMES.includes(name))
+    throw new TypeError(
+      `${AT}${typeof given === 'string' ? '' : '.name'}: expected one of ${POLICY_NAMES.join(', ')}, got ${typeof name === 'string' ? JSON.stringify(name) : describe(name)}`,
+    )
+  if (name === 'default') {
+    const extra = Object.keys(o).find((k) => k !== 'name')
+    if (extra) throw new TypeError(`${AT}.${extra}: the default policy takes no settings`)
+    return undefined
+  }
+  const cache = o.cache ?? 'anthropic'
+  if (cache !== 'anthropic' && cache !== 'openai')
+    throw new TypeError(`${AT}.cache: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
+  let lookbackBlocks
+  if (o.lookbackBlocks !== undefined) {
+    if (cache !== 'anthropic') throw new TypeError(`${AT}.lookbackBlocks: applies to the "anthropic" cache model only`)
+    lookbackBlocks = wholeNumber(o.lookbackBlocks, 'lookbackBlocks', 0)
+  }
+  return Object.freeze({
+    name,
+    strict: name === 'cache-aware-strict',
+    cache,
+    pricing: o.pricing === undefined ? undefined : Object.freeze(readPricing(o.pricing, cache, `${AT}.pricing`)),
+    expectedTurns: o.expectedTurns === undefined ? undefined : wholeNumber(o.expectedTurns, 'expectedTurns', 1),
+    workingSetTurns: o.workingSetTurns === undefined ? DEFAULT_WORKING_SET_TURNS : wholeNumber(o.workingSetTurns, 'workingSetTurns', 1),
+    summaryTokens: o.summaryTokens === undefined ? DEFAULT_SUMMARY_TOKENS : wholeNumber(o.summaryTokens, 'summaryTokens', 1),
+    lookbackBlocks,
+  })
+}
+
+/** The policy as the caller would write it again (`manager.policy`). */
+function describePolicy(p) {
+  if (!p) return { name: 'default' }
+  const out = { name: p.name, cache: p.cache }
+  if (p.pricing) out.pricing = { ...p.pricing }
+  if (p.expectedTurns !== undefined) out.expectedTurns = p.expectedTurns
+  out.workingSetTurns = p.workingSetTurns
+  out.summaryTokens = p.summaryTokens
+  if (p.lookbackBlocks !== undefined) out.lookbackBlocks = p.lookbackBlocks
+  return out
+}
+
+/** The Lossless operations: all, or (strict) only those that point an older copy at a newer one. */
+const operations = (strict) => ({ deduplicateFileReads: !strict, consolidateToolResults: !strict, removeObsoleteState: true })
+
+/** Smart without model calls: old tool output suppressed, the last `keep` messages kept whole. */
+function suppressOld(keep, strict) {
+  return {
+    losslessPrelude: { enabled: true, operations: operations(strict) },
+    passes: [
+      {
+        id: 'suppress-old-output',
+        name: 'Suppress old tool output',
+        mode: 'individual',
+        selection: { type: 'preserve_recent', keepRecentCount: keep },
+        individualConfig: { defaults: { toolResults: 'suppress', toolParameters: 'suppress', environmentDetails: 'suppress' } },
+      },
+    ],
+  }
+}
+
+/**
+ * The configs of the roles the rule asks besides the manager's own config (which is the role
+ * "summary"): the manager's config with another provider and no fallback of their own, so its
+ * threshold, triggers, minimum gain and loop guard apply to them too.
+ */
+function roleConfigs(config, p) {
+  const keep = 2 * p.workingSetTurns
+  const providers = config.providers ?? {}
+  const role = (provider, own) => ({ ...config, provider, providers: { ...providers, [provider]: own }, fallback: false })
+  return {
+    lossless: role('lossless', operations(p.strict)),
+    smart: role('smart', suppressOld(keep, p.strict)),
+    smartAtTrigger: role('smart', suppressOld(AT_TRIGGER_KEEP, p.strict)),
+    ownSummary: role('native', { ...(providers.native ?? {}), keepLast: keep }),
+  }
+}
+
+/** What the rule keeps per task between calls. */
+function newTaskState() {
+  return {
+    /** The cache model, fed with what each request sent; remade when the system prompt changes. */
+    cache: undefined,
+    systemTokens: undefined,
+    systemPrompt: undefined,
+    /** What the last call handed back (the request the host then sent, unless it changed it). */
+    returned: undefined,
+    /** Requests so far less one (the turn of the current call, from 0). */
+    turn: -1,
+    appendedTokens: 0,
+    lastTry: 0,
+    rewritten: 0,
+    lastSummaryTurn: 0,
+    afterSummary: undefined,
+  }
+}
+
+/** Per-task states, the least recently used dropped past `max`; calls for one task run one after another. */
+class PolicyTasks {
+  #max
+  #tasks = new Map()
+
+  constructor(max) {
+    this.#max = max
+  }
+
+  async run(taskId, fn) {
+    let entry = this.#tasks.get(taskId)
+    if (entry) this.#tasks.delete(taskId)
+    else entry = { state: newTaskState(), turn: Promise.resolve() }
+    this.#tasks.set(taskId, entry)
+    while (this.#tasks.size > this.#max) this.#tasks.delete(this.#tasks.keys().next().value)
+    const previous = entry.turn
+    let done
+    entry.turn = new Promise((resolve) => {
+      done = resolve
+    })
+    await previous
+    try {
+      return await fn(entry.state)
+    } finally {
+      done()
+    }
+  }
+
+  forget(taskId) {
+    if (taskId === undefined) this.#tasks.clear()
+    else this.#tasks.delete(taskId)
+  }
+
+  /** Task ids with a state, least recently used first. */
+  get tasks() {
+    return [...this.#tasks.keys()]
+  }
+}
+
+/** The system prompt's size from the call's context: `systemPromptTokens`, else `systemPrompt` counted. */
+function systemPromptOf(context) {
+  const n = context.systemPromptTokens
+  if (n !== undefined) {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+      throw new TypeError(`condenseIfNeeded: context.systemPromptTokens: expected a whole number >= 0, got ${describe(n)}`)
+    return { tokens: n, text: undefined }
+  }
+  if (typeof context.systemPrompt === 'string') return { tokens: countTokens(context.systemPrompt), text: context.systemPrompt }
+  if (context.systemPrompt !== undefined)
+    throw new TypeError(`condenseIfNeeded: context.systemPrompt: expected a string, got ${describe(context.systemPrompt)}`)
+  throw new TypeError(
+    'condenseIfNeeded: context.systemPromptTokens: the cache-aware policy prices each request with its system prompt; give its size in tokens (or context.systemPrompt, to be counted)',
+  )
+}
+
+function lastIndexOfRole(messages, role) {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i] && messages[i].role === role) return i
+  return -1
+}
+
+function beginsWith(messages, prefix) {
+  if (prefix.length > messages.length) return false
+  for (let i = 0; i < prefix.length; i++) if (!sameMessage(messages[i], prefix[i])) return false
+  return true
+}
+
+/**
+ * Brings the task's state up to this call: the request the host sent last (what the manager handed
+ * back when this history begins with it, else this history up to its last assistant message, the
+ * reply to that request) goes into the cache model, the turn advances, and what was appended since
+ * is added to the growth. A task first seen mid-way counts its assistant messages as its turns.
+ */
+function account(state, messages, system, policy, pricing, counter) {
+  const fresh = state.turn < 0
+  let changed = false
+  if (state.cache === undefined || state.systemTokens !== system.tokens || (system.text !== undefined && state.systemPrompt !== system.text)) {
+    // Nothing cached is valid under another system prompt: a new model, fed from this call on.
+    changed = state.cache !== undefined
+    state.cache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks)
+    state.systemTokens = system.tokens
+    state.systemPrompt = system.text
+  }
+  state.cache.pricing = pricing
+  let previous
+  let appendedFrom = 0
+  if (fresh) {
+    state.turn = messages.reduce((n, m) => n + (m && m.role === 'assistant' ? 1 : 0), 0)
+    const reply = lastIndexOfRole(messages, 'assistant')
+    if (reply >= 0) previous = messages.slice(0, reply)
+  } else {
+    state.turn++
+    if (state.returned && beginsWith(messages, state.returned)) previous = state.returned
+    else {
+      const reply = lastIndexOfRole(messages, 'assistant')
+      if (reply >= 0) previous = messages.slice(0, reply)
+    }
+    appendedFrom = previous ? previous.length : firstChanged(state.returned ?? [], messages)
+  }
+  // The previous request went out under the old system prompt when it changed: nothing of it is cached now.
+  if (previous && !changed) state.cache.request(previous, (m) => counter.of(m))
+  for (let i = appendedFrom; i < messages.length; i++) state.appendedTokens += counter.of(messages[i])
+}
+
+const dollars = (x) => `$${x.toFixed(4)}`
+
+/**
+ * One call under the cache-aware policy.
+ * @param {object} o
+ * @param {object} o.policy the checked policy (readPolicy)
+ * @param {object} o.pricing the prices in use
+ * @param {object} o.state the task's state
+ * @param {object[]} o.messages the caller's history (never changed)
+ * @param {object} o.context the call's context
+ * @param {TokenCounter} o.counter
+ * @param {boolean} o.autoCondense the manager's config allows condensing before the allowed size
+ * @param {(role: string, messages: object[], context: object) => Promise<object>} o.ask runs a role's condensing
+ * @param {(situation: object) => object} o.decide the manager's decision for its own config
+ * @param {(role: string, result: object) => void} [o.onTaken] told of each result taken from a role other than "summary"
+ */
+async function runCacheAware(o) {
+  const { policy: p, pricing, state, context, counter } = o
+  const system = systemPromptOf(context)
+  const sys = system.tokens
+  const expectedTurns = context.expectedTurns ?? p.expectedTurns
+  if (
+    context.expectedTurns !== undefined &&
+    (typeof context.expectedTurns !== 'number' || !Number.isInteger(context.expectedTurns) || context.expectedTurns < 1)
+  )
+    throw new TypeError(`condenseIfNeeded: context.expectedTurns: expected a whole number >= 1, got ${describe(context.expectedTurns)}`)
+  account(state, o.messages, system, p, pricing, counter)
+  const turn = state.turn
+  const tokensOf = (m) => counter.of(m)
+
+  let current = o.messages
+  let tokens = sys + counter.total(current)
+  const situation = () => {
+    const n = current.length
+    const last = n > 0 ? tokensOf(current[n - 1]) : 0
+    return {
+      totalTokens: tokens - last,
+      lastMessageTokens: last,
+      contextWindow: context.contextWindow,
+      maxTokens: context.maxTokens,
+      profileId: context.profileId,
+    }
+  }
+  const peek = (candidate) => {
+    const { _prefix, _entries, ...r } = state.cache.peek(candidate, tokensOf)
+    return r
+  }
+  const decision = o.decide(situation())
+  const promptTokens = tokens
+  const trigger = Math.min(Math.floor((decision.threshold.percent / 100) * context.contextWindow), decision.allowedTokens)
+  const growth = Math.max(1, state.appendedTokens / (turn + 1))
+  const remaining = expectedTurns !== undefined ? Math.max(1, expectedTurns - turn) : Math.max(MIN_REMAINING, turn)
+  const premium = state.cache.rewritePremium()
+  const rewritten = Math.max(state.rewritten, growth)
+  const batch = Math.min(trigger / 2, Math.sqrt((2 * premium * growth * rewritten) / pricing.cacheReadsPrice))
+
+  const steps = []
+  const attempts = []
+  let cost = 0
+  let summary = ''
+  let metrics
+  let last
+
+  /** Asks a role and hands back its candidate, with what the next request would cost with and without it. */
+  async function propose(role, force) {
+    const held = current
+    const before = tokens
+    const r = await o.ask(role, held, {
+      ...situation(),
+      taskId: context.taskId,
+      force,
+      signal: context.signal,
+      summarize: context.summarize,
+      isAutomaticTrigger: context.isAutomaticTrigger,
+    })
+    cost += r.cost ?? 0
+    for (const a of r.attempts ?? []) attempts.push({ role, ...a })
+    if (role === 'summary') last = r
+    if (!r.condensed) return { condensed: false, result: r, role }
+    const after = sys + counter.total(r.messages)
+    const c = {
+      condensed: true,
+      result: r,
+      role,
+      provider: r.provider,
+      tokensBefore: before,
+      tokensAfter: after,
+      firstChanged: firstChanged(held, r.messages),
+      get cacheNow() {
+        return peek(held)
+      },
+      get cacheIfTaken() {
+        return peek(r.messages)
+      },
+      take(why) {
+        if (current !== held) throw new Error(`condenseIfNeeded: ${p.name}: a candidate made for a history that has changed since`)
+        current = r.messages
+        tokens = after
+        steps.push({ role, provider: r.provider, taken: true, tokensBefore: before, tokensAfter: after, firstChanged: c.firstChanged, why })
+        if (r.summary) summary = r.summary
+        if (r.metrics) metrics = r.metrics
+        if (role !== 'summary' && o.onTaken) o.onTaken(role, r)
+      },
+    }
+    return c
+  }
+  const notTaken = (c, why) =>
+    steps.push({
+      role: c.role,
+      provider: c.provider ?? c.result.attempts?.[0]?.provider,
+      taken: false,
+      tokensBefore: c.tokensBefore ?? tokens,
+      tokensAfter: c.tokensAfter ?? tokens,
+      why,
+    })
+  const notCondensed = (r) => r.error ?? r.report ?? r.skipped ?? 'nothing to condense'
+  const summarized = () => {
+    state.lastSummaryTurn = turn
+    state.afterSummary = tokens
+    state.lastTry = tokens
+  }
+
+  if (o.autoCondense && !context.force) {
+    // A batch's worth of growth since the last try, under the trigger: the candidate worth most, if any pays.
+    const n = tokens
+    if (n - state.lastTry >= batch && n < trigger) {
+      const horizon = Math.min(remaining, Math.max(1, (trigger - n) / growth))
+      const worth = (c) => {
+        const saved = c.tokensBefore - c.tokensAfter
+        if (saved <= 0) return { v: -Infinity, reads: 0, rewrite: 0 }
+        const reads = ((saved * pricing.cacheReadsPrice) / 1e6) * horizon
+        const rewrite = c.cacheIfTaken.cost - c.cacheNow.cost
+        return { v: reads - rewrite, reads, rewrite }
+      }
+      const candidates = []
+      let best
+      for (const role of ['lossless', 'smart']) {
+        const c = await propose(role, true)
+        if (!c.condensed) {
+          notTaken(c, notCondensed(c.result))
+          continue
+        }
+        const w = worth(c)
+        const why = `saves ${c.tokensBefore - c.tokensAfter} tokens: reads over ${Math.round(horizon)} turns ${dollars(w.reads)} against ${dollars(w.rewrite)} more for the next request`
+        candidates.push({ c, w, why })
+        if (w.v > 0 && (!best || w.v > best.w.v)) best = { c, w, why }
+      }
+      for (const x of candidates) {
+        if (x === best) continue
+        notTaken(x.c, `${x.why}: ${x.w.v > 0 ? `${best.c.role} is worth more` : 'does not pay'}`)
+      }
+      if (best) {
+        const next = best.c.cacheIfTaken
+        state.rewritten = next.tokens - next.cachedRead
+        best.c.take(`${best.why}: worth most`)
+      }
+      state.lastTry = tokens
+    }
+    // A summary of its own: no sooner than twice the default's cycle at this growth after the
+    // last one, and when the reads it saves until the next may run beat its price.
+    const rooCycle = Math.max(1, (trigger - (state.afterSummary ?? sys)) / growth)
+    const since = turn - state.lastSummaryTurn
+    const m = tokens
+    if (since >= 2 * rooCycle && m < trigger) {
+      const after = state.afterSummary ?? sys + p.summaryTokens
+      const price = (m * pricing.inputPrice + after * pricing.cacheWritesPrice) / 1e6
+      const saves = (((m - after) * pricing.cacheReadsPrice) / 1e6) * Math.min(remaining, 2 * rooCycle)
+      if (saves > price) {
+        const c = await propose('ownSummary', true)
+        const why = `${since} turns since the last summary (the default's cycle here: ${Math.round(rooCycle)}); saves ${dollars(saves)} of reads against its price ${dollars(price)}`
+        if (c.condensed) {
+          c.take(why)
+          if (c.provider === 'native') summarized()
+        } else notTaken(c, `${why}: ${notCondensed(c.result)}`)
+      }
+    }
+    // At the trigger: Lossless, else Smart, when it leaves room for a batch of growth; else the summary.
+    if (o.decide(situation()).condense) {
+      const room = `leaves room under the trigger (${trigger}) for a batch of growth (${Math.round(batch)})`
+      for (const role of ['lossless', 'smart', 'smartAtTrigger']) {
+        const c = await propose(role, true)
+        if (!c.condensed) {
+          notTaken(c, `at the trigger: ${notCondensed(c.result)}`)
+          continue
+        }
+        if (c.tokensAfter + batch <= trigger) {
+          c.take(`at the trigger: ${room}`)
+          break
+        }
+        notTaken(c, `at the trigger: does not leave room under the trigger (${trigger}) for a batch of growth (${Math.round(batch)})`)
+      }
+      if (tokens < trigger) state.lastTry = tokens
+    }
+  }
+  // The manager's own config: at the threshold (or forced), past the allowed size its fallbacks.
+  const c = await propose('summary', Boolean(context.force))
+  if (c.condensed) {
+    c.take(c.result.report)
+    if (c.provider === 'native') summarized()
+  }
+  // A copy: hosts append to their own array in place (the next call's history may be this very array).
+  state.returned = current.slice()
+
+  const taken = steps.filter((s) => s.taken)
+  const result = {
+    messages: current,
+    condensed: taken.length > 0,
+    provider: taken.length > 0 ? taken[taken.length - 1].provider : undefined,
+    prevContextTokens: promptTokens,
+    newContextTokens: tokens,
+    summary,
+    cost,
+    decision,
+    attempts,
+    policy: { name: p.name, turn, promptTokens, triggerTokens: trigger, batchTokens: batch, growthTokens: growth, remainingTurns: remaining, steps },
+  }
+  if (metrics) result.metrics = metrics
+  if (last && last.error) result.error = last.error
+  if (taken.length === 0) {
+    result.skipped = last && last.skipped ? last.skipped : 'not-worth-it'
+    result.report = `Context not condensed (${p.name}): ${steps.length > 0 ? steps.map((s) => `${s.role}: ${s.why}`).join('; ') : last && last.report ? last.report : 'no batch due, under the threshold'}`
+  } else {
+    result.report = `Context condensed (${p.name}): ${taken.map((s) => `${s.role} (${s.provider}) ${s.tokensBefore} -> ${s.tokensAfter}`).join(', then ')}`
+  }
+  return result
+}
+
+module.exports = { POLICY_NAMES, readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, MIN_REMAINING, AT_TRIGGER_KEEP, TokenCounter }
