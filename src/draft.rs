@@ -117,6 +117,11 @@ impl<'a> Draft<'a> {
         self.texts.contains_key(&at)
     }
 
+    /// The first original message whose tool input this draft changed.
+    pub fn first_changed_input(&self) -> Option<usize> {
+        self.inputs.keys().next().map(|(m, _)| *m)
+    }
+
     /// The current input of the tool_use block `block` of message `msg`.
     pub fn input(&self, msg: usize, block: usize) -> Option<&Value> {
         self.inputs.get(&(msg, block)).or_else(|| self.original.get(msg)?.get("content")?.get(block)?.get("input"))

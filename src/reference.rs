@@ -315,9 +315,12 @@ pub fn follow_summary(messages: &[Value], keep_start: usize, only: &[bool]) -> V
 }
 
 /// After a lossy pass or a summary, a reference may point at content that was since shortened,
-/// summarized or moved. Each reference in a changed text is checked against the message it names
-/// (by its position now): renumbered when the message moved, and turned into a plain
-/// `⟨ Omitted: … ⟩` note when its bytes are gone, so no marker claims what cannot be expanded.
+/// summarized or moved. Each reference that may be affected (in a changed text, or in any text
+/// after the first message changed or dropped: references point back) is checked against the
+/// message it names (by its position now): renumbered when the message moved; when its bytes are
+/// gone there, replaced by those bytes if an earlier condensing wrote it (what it stood for moves
+/// to it, the newer place, and is not lost), else
+/// turned into a plain `⟨ Omitted: … ⟩` note, so no marker claims what cannot be expanded.
 pub fn fixup_references(draft: &mut crate::draft::Draft) {
     use crate::draft::Item;
     use std::collections::HashMap;
@@ -327,11 +330,27 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
         .enumerate()
         .filter_map(|(p, it)| if let Item::Keep(k) = it { Some((*k, p)) } else { None })
         .collect();
-    let slots: Vec<TextRef> = draft
+    let open = memchr::memmem::Finder::new(OPEN);
+    let mut slots: Vec<TextRef> = draft
         .changed_texts()
-        .filter(|(at, t)| position.contains_key(&at.msg) && t.contains(OPEN))
+        .filter(|(at, t)| position.contains_key(&at.msg) && open.find(t.as_bytes()).is_some())
         .map(|(at, _)| at)
         .collect();
+    let first_changed = draft.changed_texts().next().map(|(at, _)| at.msg);
+    let first_dropped = (0..draft.original.len()).find(|i| !position.contains_key(i));
+    let first_input = draft.first_changed_input();
+    if let Some(first) = [first_changed, first_dropped, first_input].into_iter().flatten().min() {
+        let original = draft.original;
+        for (msg, m) in original.iter().enumerate().skip(first + 1).filter(|(i, _)| position.contains_key(i)) {
+            for slot in text_slots(m) {
+                let at = TextRef { msg, slot };
+                if !draft.is_text_changed(at) && slot_text(m, slot).is_some_and(|t| open.find(t.as_bytes()).is_some()) {
+                    slots.push(at);
+                }
+            }
+        }
+        slots.sort_unstable();
+    }
     // The bytes each (own message, target, seal, lines) stands for, if they are still there:
     // several references often share a target.
     type Target = (usize, usize, String, Option<(u32, u32, String)>);
@@ -356,6 +375,26 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                     b.clone().map(Some)
                 }
             };
+            // The bytes the history held for it, when they are gone from where it points now.
+            let held = || draft.original.get(r.msg).filter(|_| r.msg < at.msg).and_then(|m| resolve_in(m, at.msg, &r));
+            // In a text this draft did not write, a marker whose target neither moved nor changed
+            // stays, and so does one that was no reference in the history (text that looks like one).
+            let written = draft.is_text_changed(at);
+            if !written && (matches!(bytes, Some(None)) || held().is_none()) {
+                continue;
+            }
+            // Only a reference an earlier condensing wrote (in the history's text already) gets
+            // back the bytes it stood for; one this run wrote was its choice against them.
+            let earlier = || {
+                !written
+                    || draft
+                        .original
+                        .get(at.msg)
+                        .and_then(|m| slot_text(m, at.slot))
+                        .is_some_and(|t| t.contains(&text[r.range.clone()]))
+            };
+            let restored = if bytes.is_none() && earlier() { held() } else { None };
+            let mut end = r.range.end;
             out.push_str(&text[pos..r.range.start]);
             let marker = &text[r.range.clone()];
             match (bytes, now) {
@@ -370,6 +409,15 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                     }
                     out.push_str(&m);
                 }
+                // The bytes are gone from the message named: those the history held come back here
+                // (the newline after the marker standing for their last line ending, as `expand` reads it).
+                _ if restored.is_some() => {
+                    let bytes = restored.unwrap_or_default();
+                    if bytes.ends_with('\n') && text[end..].starts_with('\n') {
+                        end += 1;
+                    }
+                    out.push_str(&bytes);
+                }
                 _ => {
                     let desc = marker.trim_start_matches(OPEN).split(HASH_TAG).next().unwrap_or("");
                     let desc = desc.rsplit_once(" message #").map_or(desc, |(d, _)| d);
@@ -381,7 +429,7 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                     omitted.push((at.msg, r.msg));
                 }
             }
-            pos = r.range.end;
+            pos = end;
         }
         out.push_str(&text[pos..]);
         if out != text {
