@@ -291,7 +291,7 @@ fn outline_of(messages: &[Value], path: &str, base: &Piece, encoding: Encoding) 
         Where::Read { read, region, .. } => {
             let mut shifted = read.clone();
             shifted.region = 0..region.len();
-            let lines = (read.first..=read.last).filter_map(|n| shifted.line(&text, n).map(|l| (n, l)));
+            let lines = shifted.lines(&text);
             (crate::outline::outline(path, lines)?, read.first, read.last)
         }
         _ => {
