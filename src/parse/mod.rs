@@ -126,14 +126,6 @@ impl View {
         self.protected.extend(piece.protected);
         self.calls.extend(piece.calls);
     }
-
-    /// Adds a copy of what one message holds (the results and blocks are shared).
-    pub(crate) fn add_copy(&mut self, piece: &Piece) {
-        self.results.extend(piece.results.iter().cloned());
-        self.env.extend(piece.env.iter().cloned());
-        self.protected.extend(piece.protected.iter().cloned());
-        self.calls.extend(piece.calls.iter().cloned());
-    }
 }
 
 /// What one message adds to the view, and which tool calls it was read with.
@@ -168,29 +160,6 @@ impl Piece {
             }
         }
         piece
-    }
-
-    /// The same piece for the same message at index `msg`.
-    pub fn moved_to(&mut self, msg: usize) {
-        for r in &mut self.results {
-            let r = Arc::make_mut(r);
-            r.msg = msg;
-            for s in &mut r.body {
-                s.at.msg = msg;
-            }
-            for f in &mut r.reads {
-                f.at.msg = msg;
-            }
-        }
-        for e in &mut self.env {
-            e.at.msg = msg;
-        }
-        for s in &mut self.protected {
-            s.at.msg = msg;
-        }
-        for (at, _) in &mut self.calls {
-            at.msg = msg;
-        }
     }
 
     fn parse_user<'a>(&mut self, i: usize, m: &Value, tool_uses: &dyn Fn(&str) -> Option<ToolUse<'a>>) {
