@@ -331,7 +331,7 @@ mod tests {
         cache.pushed(messages.len());
         let v = cache.view(&messages);
         assert_eq!(
-            v.call_at(TextRef { msg: 1, slot: Slot::Text(0) }).map(|c| c.map(|c| c.tool.as_str())),
+            v.call_at(TextRef { msg: 1, slot: Slot::Text(0) }).map(|c| c.map(|c| c.tool)),
             Some(Some("write_to_file"))
         );
         assert!(same(v, &View::build(&messages), &messages));
