@@ -2,12 +2,14 @@
 //! `# Current Time`, ..., the `REMINDERS` table), so a later block that restates a section makes
 //! the older copy obsolete. Reads only; the text is never changed here.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvSection {
-    /// `VSCode Visible Files`, `Current Time`, `REMINDERS`, ...
-    pub title: String,
+    /// `VSCode Visible Files`, `Current Time`, `REMINDERS`, ...: not a copy when it is one of
+    /// `TITLES`.
+    pub title: Cow<'static, str>,
     /// From the section's first line to the next section (or the closing tag).
     pub range: Range<usize>,
 }
@@ -17,6 +19,28 @@ pub struct EnvBlock {
     /// From `<environment_details>` to the end of `</environment_details>`.
     pub range: Range<usize>,
     pub sections: Vec<EnvSection>,
+}
+
+/// The section titles Roo Code writes (every block restates most of them).
+const TITLES: [&str; 11] = [
+    "VSCode Visible Files",
+    "VSCode Open Tabs",
+    "Actively Running Terminals",
+    "Inactive Terminals with Completed Process Output",
+    "Recently Modified Files",
+    "Current Time",
+    "Current Context Size (Tokens)",
+    "Current Cost",
+    "Current Mode",
+    "REMINDERS",
+    "====",
+];
+
+fn title(t: &str) -> Cow<'static, str> {
+    match TITLES.iter().find(|k| **k == t) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(t.to_string()),
+    }
 }
 
 const OPEN: &str = "<environment_details>";
@@ -40,26 +64,26 @@ pub fn find_env_blocks(text: &str) -> Vec<EnvBlock> {
 }
 
 fn sections(text: &str, start: usize, end: usize) -> Vec<EnvSection> {
-    let mut heads: Vec<(usize, String)> = Vec::new();
+    let mut heads: Vec<(usize, &str)> = Vec::new();
     let mut p = start;
     while p < end {
         let line_end = text[p..end].find('\n').map_or(end, |i| p + i);
         let line = text[p..line_end].trim_end_matches('\r');
         if let Some(title) = line.strip_prefix("# ") {
-            heads.push((p, title.trim().to_string()));
+            heads.push((p, title.trim()));
         } else if line == "====" {
             // `====`, a blank line, then the section name (REMINDERS).
             let title = text[line_end..end].lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("====");
-            heads.push((p, title.to_string()));
+            heads.push((p, title));
         }
         p = line_end + 1;
     }
     heads
         .iter()
         .enumerate()
-        .map(|(i, (at, title))| {
+        .map(|(i, (at, t))| {
             let next = heads.get(i + 1).map_or(end, |h| h.0);
-            EnvSection { title: title.clone(), range: *at..next }
+            EnvSection { title: title(t), range: *at..next }
         })
         .collect()
 }
@@ -74,7 +98,7 @@ mod tests {
         let b = find_env_blocks(t);
         assert_eq!(b.len(), 1);
         assert_eq!(&t[b[0].range.clone()], &t[1..]);
-        let titles: Vec<_> = b[0].sections.iter().map(|s| s.title.as_str()).collect();
+        let titles: Vec<_> = b[0].sections.iter().map(|s| &*s.title).collect();
         assert_eq!(titles, vec!["VSCode Visible Files", "Current Time", "REMINDERS"]);
         assert_eq!(&t[b[0].sections[1].range.clone()], "# Current Time\nnow\n");
         assert!(t[b[0].sections[2].range.clone()].ends_with("| 1 | do |\n"));

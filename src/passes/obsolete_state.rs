@@ -70,7 +70,7 @@ pub fn run_env(view: &View, edits: &mut EditSet) {
                 j += 1;
             }
             let sections = &env.block.sections[i..=j];
-            let titles: Vec<&str> = sections.iter().map(|s| s.title.as_str()).collect();
+            let titles: Vec<&str> = sections.iter().map(|s| &*s.title).collect();
             edits.add(Edit {
                 span: Span { at: env.at, range: sections[0].range.start..sections[j - i].range.end },
                 replacement: superseded_env(&titles, by),
