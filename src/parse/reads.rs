@@ -98,7 +98,7 @@ fn text_start(line: &str) -> usize {
 }
 
 /// The LEB128 number at `*at` in `bytes`, `*at` moved past it.
-fn leb128(bytes: &[u8], at: &mut usize) -> Option<usize> {
+pub(super) fn leb128(bytes: &[u8], at: &mut usize) -> Option<usize> {
     let mut value = 0usize;
     for shift in (0..usize::BITS).step_by(7) {
         let b = *bytes.get(*at)?;
@@ -111,7 +111,8 @@ fn leb128(bytes: &[u8], at: &mut usize) -> Option<usize> {
     None
 }
 
-fn push_leb128(out: &mut Vec<u8>, mut value: usize) {
+/// Appends `value` to `out` as a LEB128 number (seven bits a byte, low first).
+pub(super) fn push_leb128(out: &mut Vec<u8>, mut value: usize) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);
         value >>= 7;
