@@ -52,59 +52,76 @@ const NO_MARKS: Marks = Marks {
     truncation_marker: false,
 };
 
-/// What a message adds to the view (its `Piece`), each part at its exact size, and the stamps of
-/// the messages holding the tool calls it was read with.
+/// One thing a message adds to the view (its `Piece`), or a tool call it was read with.
 #[derive(Debug)]
-struct Built {
-    results: Box<[Arc<ToolResult>]>,
-    env: Box<[Env]>,
-    protected: Box<[Span]>,
-    calls: Box<[(TextRef, Option<Arc<XmlCall>>)]>,
-    /// The tool_use ids its native results were matched with, and the stamp of the message each
-    /// was found in.
-    uses: Box<[(Box<str>, Option<u64>)]>,
+enum Part {
+    Result(Arc<ToolResult>),
+    Env(Env),
+    Protected(Span),
+    Call(TextRef, Option<Arc<XmlCall>>),
+    /// A tool_use id its native results were matched with, and the stamp of the message it was
+    /// found in.
+    Use(Box<str>, Option<u64>),
 }
+
+/// What a message adds to the view and the tool calls it was read with, in one list at its
+/// exact size (one allocation a message, where a `Piece` holds five lists).
+#[derive(Debug)]
+struct Built(Box<[Part]>);
 
 impl Built {
     fn new(piece: Piece, stamps: &[u64]) -> Built {
-        Built {
-            results: piece.results.into_boxed_slice(),
-            env: piece.env.into_boxed_slice(),
-            protected: piece.protected.into_boxed_slice(),
-            calls: piece.calls.into_boxed_slice(),
-            uses: piece.uses.into_iter().map(|(id, at)| (id.into_boxed_str(), at.map(|j| stamps[j]))).collect(),
-        }
+        let Piece { results, env, protected, uses, calls } = piece;
+        let mut parts = Vec::with_capacity(results.len() + env.len() + protected.len() + calls.len() + uses.len());
+        parts.extend(results.into_iter().map(Part::Result));
+        parts.extend(env.into_iter().map(Part::Env));
+        parts.extend(protected.into_iter().map(Part::Protected));
+        parts.extend(calls.into_iter().map(|(at, call)| Part::Call(at, call)));
+        parts.extend(uses.into_iter().map(|(id, at)| Part::Use(id.into_boxed_str(), at.map(|j| stamps[j]))));
+        Built(parts.into_boxed_slice())
+    }
+
+    /// The tool_use ids it was read with, and the stamps of the messages they were found in.
+    fn uses(&self) -> impl Iterator<Item = (&str, Option<u64>)> {
+        self.0.iter().filter_map(|p| match p {
+            Part::Use(id, stamp) => Some((&**id, *stamp)),
+            _ => None,
+        })
     }
 
     /// Adds a copy of what the message holds to `view` (messages in order; the results and
     /// blocks are shared).
     fn add_to(&self, view: &mut View) {
-        view.results.extend(self.results.iter().cloned());
-        view.env.extend(self.env.iter().cloned());
-        view.protected.extend(self.protected.iter().cloned());
-        view.calls.extend(self.calls.iter().cloned());
+        for part in self.0.iter() {
+            match part {
+                Part::Result(r) => view.results.push(r.clone()),
+                Part::Env(e) => view.env.push(e.clone()),
+                Part::Protected(s) => view.protected.push(s.clone()),
+                Part::Call(at, call) => view.calls.push((*at, call.clone())),
+                Part::Use(..) => {}
+            }
+        }
     }
 
     /// The same parts for the same message at index `msg`.
     fn moved_to(&mut self, msg: usize) {
-        for r in &mut self.results {
-            let r = Arc::make_mut(r);
-            r.msg = msg;
-            for s in &mut r.body {
-                s.at.msg = msg;
+        for part in self.0.iter_mut() {
+            match part {
+                Part::Result(r) => {
+                    let r = Arc::make_mut(r);
+                    r.msg = msg;
+                    for s in &mut r.body {
+                        s.at.msg = msg;
+                    }
+                    for f in &mut r.reads {
+                        f.at.msg = msg;
+                    }
+                }
+                Part::Env(e) => e.at.msg = msg,
+                Part::Protected(s) => s.at.msg = msg,
+                Part::Call(at, _) => at.msg = msg,
+                Part::Use(..) => {}
             }
-            for f in &mut r.reads {
-                f.at.msg = msg;
-            }
-        }
-        for e in &mut self.env {
-            e.at.msg = msg;
-        }
-        for s in &mut self.protected {
-            s.at.msg = msg;
-        }
-        for (at, _) in &mut self.calls {
-            at.msg = msg;
         }
     }
 }
@@ -269,7 +286,7 @@ impl ViewCache {
                 continue;
             }
             let slot = &mut self.pieces[i];
-            let fits = slot.as_ref().is_some_and(|b| b.uses.iter().all(|(id, stamp)| current(id) == *stamp));
+            let fits = slot.as_ref().is_some_and(|b| b.uses().all(|(id, stamp)| current(id) == stamp));
             if !fits {
                 *slot = Some(Built::new(Piece::of(i, m, &find, true), stamps));
             }
