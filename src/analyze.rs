@@ -166,15 +166,16 @@ pub fn analyze_within(messages: &[Value], encoding: Encoding, abort: &AtomicBool
                 t.tool_results += n;
                 let r = &view.results[*k];
                 by_tool
-                    .entry(r.tool.clone())
-                    .or_insert_with(|| ToolUsage { tool: r.tool.clone(), ..Default::default() })
+                    .entry(r.tool.to_string())
+                    .or_insert_with(|| ToolUsage { tool: r.tool.to_string(), ..Default::default() })
                     .result_tokens += n;
             }
         }
     }
     for r in &view.results {
-        let u =
-            by_tool.entry(r.tool.clone()).or_insert_with(|| ToolUsage { tool: r.tool.clone(), ..Default::default() });
+        let u = by_tool
+            .entry(r.tool.to_string())
+            .or_insert_with(|| ToolUsage { tool: r.tool.to_string(), ..Default::default() });
         u.results += 1;
         u.errors += usize::from(r.is_error);
     }

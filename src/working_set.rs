@@ -291,7 +291,7 @@ fn outline_of(messages: &[Value], path: &str, base: &Piece, encoding: Encoding) 
         Where::Read { read, region, .. } => {
             let mut shifted = read.clone();
             shifted.region = 0..region.len();
-            let lines = (read.first..=read.last).filter_map(|n| shifted.line(&text, n).map(|l| (n, l)));
+            let lines = shifted.lines(&text);
             (crate::outline::outline(path, lines)?, read.first, read.last)
         }
         _ => {
@@ -344,21 +344,21 @@ fn events_of<'v>(messages: &[Value], view: &'v View, i: usize) -> Vec<Event<'v>>
                         None => continue,
                     },
                 };
-                let kind = if WRITE_TOOLS.contains(&call.tool.as_str()) {
+                let kind = if WRITE_TOOLS.contains(&call.tool) {
                     PieceKind::Write
-                } else if EDIT_TOOLS.contains(&call.tool.as_str()) {
+                } else if EDIT_TOOLS.contains(&call.tool) {
                     PieceKind::Edit
                 } else {
                     continue;
                 };
-                if xml_call_failed(messages, view, i, &call.tool) {
+                if xml_call_failed(messages, view, i, call.tool) {
                     continue;
                 }
                 let at = TextRef { msg: i, slot: s };
                 let params = &call.params;
                 let outside = |p: usize| !params.iter().any(|(_, r)| r.contains(&p));
                 let paths = tag_values(text, call.range.clone(), "path", &outside);
-                let content = params.iter().find(|(name, _)| name == "content").map(|(_, r)| r.clone());
+                let content = params.iter().find(|(name, _)| *name == "content").map(|(_, r)| r.clone());
                 for path in paths {
                     let at = match (kind, &content) {
                         (PieceKind::Write, Some(r)) => Where::XmlParam { at, range: r.clone() },

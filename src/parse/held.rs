@@ -10,24 +10,35 @@
 //! never changes them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::json::Value;
 
-use super::{tool_uses_in, Piece, ToolUse, View};
-use crate::model::{active_by_marks, Marks};
+use super::tool_calls::XmlCall;
+use super::{tool_uses_in, Env, Piece, ToolResult, ToolUse, View};
+use crate::model::{active_by_marks, Marks, Span, TextRef};
 use crate::validate::{structural_problem, Problem};
 
 /// What decides, for a message, which messages are sent and where tool calls are.
 #[derive(Debug)]
 struct Meta {
-    marks: Marks,
+    /// `None` for a message without marks (most of them).
+    marks: Option<Box<Marks>>,
     /// (id, block index) of its tool_use blocks.
-    uses: Vec<(String, usize)>,
+    uses: Box<[(Box<str>, usize)]>,
 }
 
 impl Meta {
     fn of(m: &Value) -> Meta {
-        Meta { marks: Marks::of(m), uses: tool_uses_in(m).map(|(j, id, _)| (id.to_string(), j)).collect() }
+        let marks = Marks::of(m);
+        Meta {
+            marks: (marks != NO_MARKS).then(|| Box::new(marks)),
+            uses: tool_uses_in(m).map(|(j, id, _)| (Box::from(id), j)).collect(),
+        }
+    }
+
+    fn marks(&self) -> &Marks {
+        self.marks.as_deref().unwrap_or(&NO_MARKS)
     }
 }
 
@@ -41,11 +52,78 @@ const NO_MARKS: Marks = Marks {
     truncation_marker: false,
 };
 
-/// A piece and the stamps of the messages holding the tool calls it was read with.
+/// One thing a message adds to the view (its `Piece`), or a tool call it was read with.
 #[derive(Debug)]
-struct Built {
-    piece: Piece,
-    uses: Vec<Option<u64>>,
+enum Part {
+    Result(Arc<ToolResult>),
+    Env(Env),
+    Protected(Span),
+    Call(TextRef, Option<Arc<XmlCall>>),
+    /// A tool_use id its native results were matched with, and the stamp of the message it was
+    /// found in.
+    Use(Box<str>, Option<u64>),
+}
+
+/// What a message adds to the view and the tool calls it was read with, in one list at its
+/// exact size (one allocation a message, where a `Piece` holds five lists).
+#[derive(Debug)]
+struct Built(Box<[Part]>);
+
+impl Built {
+    fn new(piece: Piece, stamps: &[u64]) -> Built {
+        let Piece { results, env, protected, uses, calls } = piece;
+        let mut parts = Vec::with_capacity(results.len() + env.len() + protected.len() + calls.len() + uses.len());
+        parts.extend(results.into_iter().map(Part::Result));
+        parts.extend(env.into_iter().map(Part::Env));
+        parts.extend(protected.into_iter().map(Part::Protected));
+        parts.extend(calls.into_iter().map(|(at, call)| Part::Call(at, call)));
+        parts.extend(uses.into_iter().map(|(id, at)| Part::Use(id.into_boxed_str(), at.map(|j| stamps[j]))));
+        Built(parts.into_boxed_slice())
+    }
+
+    /// The tool_use ids it was read with, and the stamps of the messages they were found in.
+    fn uses(&self) -> impl Iterator<Item = (&str, Option<u64>)> {
+        self.0.iter().filter_map(|p| match p {
+            Part::Use(id, stamp) => Some((&**id, *stamp)),
+            _ => None,
+        })
+    }
+
+    /// Adds a copy of what the message holds to `view` (messages in order; the results and
+    /// blocks are shared).
+    fn add_to(&self, view: &mut View) {
+        for part in self.0.iter() {
+            match part {
+                Part::Result(r) => view.results.push(r.clone()),
+                Part::Env(e) => view.env.push(e.clone()),
+                Part::Protected(s) => view.protected.push(s.clone()),
+                Part::Call(at, call) => view.calls.push((*at, call.clone())),
+                Part::Use(..) => {}
+            }
+        }
+    }
+
+    /// The same parts for the same message at index `msg`.
+    fn moved_to(&mut self, msg: usize) {
+        for part in self.0.iter_mut() {
+            match part {
+                Part::Result(r) => {
+                    let r = Arc::make_mut(r);
+                    r.msg = msg;
+                    for s in &mut r.body {
+                        s.at.msg = msg;
+                    }
+                    for f in &mut r.reads {
+                        f.at.msg = msg;
+                    }
+                }
+                Part::Env(e) => e.at.msg = msg,
+                Part::Protected(s) => s.at.msg = msg,
+                Part::Call(at, _) => at.msg = msg,
+                Part::Use(..) => {}
+            }
+        }
+    }
 }
 
 /// The view of the messages a holder keeps, message by message; see the module doc.
@@ -53,9 +131,10 @@ struct Built {
 pub struct ViewCache {
     stamps: Vec<u64>,
     sound: Vec<bool>,
-    // Boxed: most entries are empty until a view is asked for, and an empty box is one word.
-    metas: Vec<Option<Box<Meta>>>,
-    pieces: Vec<Option<Box<Built>>>,
+    // Per message, once known (`None` until then). Shorter than `stamps` until a view is asked
+    // for: a holder that never asks keeps no room for them.
+    metas: Vec<Option<Meta>>,
+    pieces: Vec<Option<Built>>,
     next: u64,
 }
 
@@ -74,14 +153,10 @@ impl ViewCache {
         use crate::memory::reserve_modestly;
         reserve_modestly(&mut self.stamps, n);
         reserve_modestly(&mut self.sound, n);
-        reserve_modestly(&mut self.metas, n);
-        reserve_modestly(&mut self.pieces, n);
         for _ in 0..n {
             let s = self.stamp();
             self.stamps.push(s);
             self.sound.push(false);
-            self.metas.push(None);
-            self.pieces.push(None);
         }
     }
 
@@ -90,8 +165,12 @@ impl ViewCache {
         if index < self.stamps.len() {
             self.stamps[index] = self.stamp();
             self.sound[index] = false;
-            self.metas[index] = None;
-            self.pieces[index] = None;
+            if let Some(meta) = self.metas.get_mut(index) {
+                *meta = None;
+            }
+            if let Some(piece) = self.pieces.get_mut(index) {
+                *piece = None;
+            }
         }
     }
 
@@ -106,27 +185,34 @@ impl ViewCache {
     /// The messages were rearranged: per message now held, its index before and whether it was
     /// edited (no index: a new message).
     pub fn rearranged(&mut self, origin: &[(Option<usize>, bool)]) {
-        let old_stamps = std::mem::take(&mut self.stamps);
-        let old_sound = std::mem::take(&mut self.sound);
-        let mut old_metas = std::mem::take(&mut self.metas);
-        let mut old_pieces = std::mem::take(&mut self.pieces);
+        let n = origin.len();
+        let old_stamps = std::mem::replace(&mut self.stamps, Vec::with_capacity(n));
+        let old_sound = std::mem::replace(&mut self.sound, Vec::with_capacity(n));
+        let mut old_metas = std::mem::replace(&mut self.metas, Vec::with_capacity(n));
+        let mut old_pieces = std::mem::replace(&mut self.pieces, Vec::with_capacity(n));
         let mut taken = vec![false; old_stamps.len()];
         for (i, (at, edited)) in origin.iter().enumerate() {
             // A message kept as it was, once: it keeps what is known of it.
             let kept = at.filter(|&j| !edited && j < taken.len() && !std::mem::replace(&mut taken[j], true));
-            match kept {
+            let stamp = match kept {
                 Some(j) => {
-                    self.stamps.push(old_stamps[j]);
                     self.sound.push(old_sound[j]);
-                    self.metas.push(old_metas[j].take());
-                    let mut piece = old_pieces[j].take();
+                    self.metas.push(old_metas.get_mut(j).and_then(Option::take));
+                    let mut piece = old_pieces.get_mut(j).and_then(Option::take);
                     if let (Some(b), true) = (piece.as_mut(), j != i) {
-                        b.piece.moved_to(i);
+                        b.moved_to(i);
                     }
                     self.pieces.push(piece);
+                    old_stamps[j]
                 }
-                None => self.pushed(1),
-            }
+                None => {
+                    self.sound.push(false);
+                    self.metas.push(None);
+                    self.pieces.push(None);
+                    self.stamp()
+                }
+            };
+            self.stamps.push(stamp);
         }
     }
 
@@ -141,6 +227,18 @@ impl ViewCache {
             self.truncated(0);
             self.pushed(messages.len());
         }
+    }
+
+    /// Room for what is known of every message, once a view is asked for (until then a message
+    /// costs its stamp and check alone).
+    fn make_room(&mut self) {
+        use crate::memory::reserve_modestly;
+        fn fill<T>(v: &mut Vec<Option<T>>, n: usize) {
+            reserve_modestly(v, n.saturating_sub(v.len()));
+            v.resize_with(n, || None);
+        }
+        fill(&mut self.metas, self.stamps.len());
+        fill(&mut self.pieces, self.stamps.len());
     }
 
     /// The first structural problem of `messages`, as `first_structural_problem` finds it,
@@ -162,17 +260,18 @@ impl ViewCache {
     /// `View::build(messages)`.
     pub fn view(&mut self, messages: &[Value]) -> View {
         self.sync(messages);
+        self.make_room();
         for (meta, m) in self.metas.iter_mut().zip(messages) {
             if meta.is_none() {
-                *meta = Some(Box::new(Meta::of(m)));
+                *meta = Some(Meta::of(m));
             }
         }
         let metas = &self.metas;
-        let active = active_by_marks(metas.iter().map(|m| m.as_ref().map_or(&NO_MARKS, |m| &m.marks)));
+        let active = active_by_marks(metas.iter().map(|m| m.as_ref().map_or(&NO_MARKS, Meta::marks)));
         let mut ids: HashMap<&str, (usize, usize)> = HashMap::new();
         for (msg, meta) in metas.iter().enumerate() {
             for (id, j) in meta.iter().flat_map(|m| m.uses.iter()) {
-                ids.insert(id.as_str(), (msg, *j));
+                ids.insert(&**id, (msg, *j));
             }
         }
         let find = |id: &str| {
@@ -187,16 +286,12 @@ impl ViewCache {
                 continue;
             }
             let slot = &mut self.pieces[i];
-            let fits = slot
-                .as_ref()
-                .is_some_and(|b| b.piece.uses.iter().zip(&b.uses).all(|((id, _), stamp)| current(id) == *stamp));
+            let fits = slot.as_ref().is_some_and(|b| b.uses().all(|(id, stamp)| current(id) == stamp));
             if !fits {
-                let piece = Piece::of(i, m, &find, true);
-                let uses = piece.uses.iter().map(|(_, at)| at.map(|j| stamps[j])).collect();
-                *slot = Some(Box::new(Built { piece, uses }));
+                *slot = Some(Built::new(Piece::of(i, m, &find, true), stamps));
             }
             if let Some(b) = slot {
-                view.add_copy(&b.piece);
+                b.add_to(&mut view);
             }
         }
         view
@@ -253,7 +348,7 @@ mod tests {
         cache.pushed(messages.len());
         let v = cache.view(&messages);
         assert_eq!(
-            v.call_at(TextRef { msg: 1, slot: Slot::Text(0) }).map(|c| c.map(|c| c.tool.as_str())),
+            v.call_at(TextRef { msg: 1, slot: Slot::Text(0) }).map(|c| c.map(|c| c.tool)),
             Some(Some("write_to_file"))
         );
         assert!(same(v, &View::build(&messages), &messages));
@@ -299,6 +394,22 @@ mod tests {
         // Out of step (the holder did not say): starts over and still answers the right view.
         let other = vec![messages[0].clone(), messages[1].clone(), messages[5].clone()];
         assert!(same(cache.view(&other), &View::build(&other), &other));
+    }
+
+    #[test]
+    fn changes_before_any_view_are_kept_track_of() {
+        let mut messages = vec![call("a", "src/a.ts"), result_msg("a", "one"), call("b", "src/b.ts")];
+        let mut cache = ViewCache::new();
+        cache.pushed(3);
+        messages[1] = result_msg("a", "two");
+        cache.changed(1);
+        messages.push(result_msg("b", "three"));
+        cache.pushed(1);
+        let moved = vec![messages[2].clone(), messages[3].clone(), messages[0].clone(), messages[1].clone()];
+        cache.rearranged(&[(Some(2), false), (Some(3), false), (Some(0), false), (Some(1), true)]);
+        assert!(same(cache.view(&moved), &View::build(&moved), &moved));
+        cache.truncated(2);
+        assert!(same(cache.view(&moved[..2]), &View::build(&moved[..2]), &moved[..2]));
     }
 
     #[test]

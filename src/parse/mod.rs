@@ -14,6 +14,7 @@ pub mod reads;
 pub mod tool_calls;
 
 use crate::json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,13 +24,14 @@ use crate::model::{active_messages, is_summary, role, slot_text, text_slots, Slo
 use crate::passes::MIN_REFERENCED_BYTES;
 pub use env::{EnvBlock, EnvSection};
 pub use reads::NumberedRead;
-use tool_calls::{find_xml_call, XmlCall};
+use tool_calls::{find_xml_call, XmlCall, XML_TOOLS};
 
 /// One tool result.
 #[derive(Debug, Clone)]
 pub struct ToolResult {
     pub msg: usize,
-    pub tool: String,
+    /// Not a copy when it is a tool Roo writes as XML (`tool_name`).
+    pub tool: Cow<'static, str>,
     /// What the tool was run on: the path, the command, the header's argument.
     pub arg: Option<String>,
     /// Tool + arguments, for the tools whose reruns describe changing state (`RERUN_TOOLS`): two
@@ -126,14 +128,6 @@ impl View {
         self.protected.extend(piece.protected);
         self.calls.extend(piece.calls);
     }
-
-    /// Adds a copy of what one message holds (the results and blocks are shared).
-    pub(crate) fn add_copy(&mut self, piece: &Piece) {
-        self.results.extend(piece.results.iter().cloned());
-        self.env.extend(piece.env.iter().cloned());
-        self.protected.extend(piece.protected.iter().cloned());
-        self.calls.extend(piece.calls.iter().cloned());
-    }
 }
 
 /// What one message adds to the view, and which tool calls it was read with.
@@ -168,29 +162,6 @@ impl Piece {
             }
         }
         piece
-    }
-
-    /// The same piece for the same message at index `msg`.
-    pub fn moved_to(&mut self, msg: usize) {
-        for r in &mut self.results {
-            let r = Arc::make_mut(r);
-            r.msg = msg;
-            for s in &mut r.body {
-                s.at.msg = msg;
-            }
-            for f in &mut r.reads {
-                f.at.msg = msg;
-            }
-        }
-        for e in &mut self.env {
-            e.at.msg = msg;
-        }
-        for s in &mut self.protected {
-            s.at.msg = msg;
-        }
-        for (at, _) in &mut self.calls {
-            at.msg = msg;
-        }
     }
 
     fn parse_user<'a>(&mut self, i: usize, m: &Value, tool_uses: &dyn Fn(&str) -> Option<ToolUse<'a>>) {
@@ -234,7 +205,7 @@ impl Piece {
                         let key = rerun_key(&tool, || arg.as_deref().unwrap_or("").to_string());
                         let mut r = ToolResult {
                             msg: i,
-                            tool,
+                            tool: tool_name(&tool),
                             arg,
                             key,
                             body: vec![],
@@ -280,6 +251,9 @@ impl Piece {
             }
         }
         r.whole = whole_body(m, &r.body).map(|body| xxh3_128(body.as_bytes()));
+        // Held as long as the view of the message: no spare capacity.
+        r.body.shrink_to_fit();
+        r.reads.shrink_to_fit();
         self.results.push(Arc::new(r));
     }
 
@@ -360,13 +334,21 @@ fn native_result(msg: usize, tool: &str, input: &Value, block: &Value) -> ToolRe
         .map(str::to_string);
     ToolResult {
         msg,
-        tool: tool.to_string(),
+        tool: tool_name(tool),
         arg,
         key: rerun_key(tool, || serde_json::to_string(input).unwrap_or_default()),
         body: vec![],
         is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
         reads: vec![],
         whole: None,
+    }
+}
+
+/// A tool's name: Roo's own (and `unknown`) are not copied.
+fn tool_name(name: &str) -> Cow<'static, str> {
+    match XML_TOOLS.iter().chain(&["unknown"]).find(|t| **t == name) {
+        Some(t) => Cow::Borrowed(t),
+        None => Cow::Owned(name.to_string()),
     }
 }
 

@@ -7,6 +7,7 @@
 //! Never guesses: a region ends at the first line that is not the next numbered line, so a
 //! `</content>` or `File:` inside the file itself (always behind a line number) cannot end it.
 
+use std::fmt::Write;
 use std::ops::Range;
 
 /// One file's numbered lines inside a text.
@@ -18,10 +19,11 @@ pub struct NumberedRead {
     pub last: u32,
     /// Bytes of all numbered lines, each with its line ending.
     pub region: Range<usize>,
-    /// Per line, in bytes from `region.start` (so the read moves with its region): where its
-    /// text starts (after `N | `) and where the line ends, its line ending included. Eight bytes
-    /// a line, where a file read holds some forty.
-    lines: Vec<[u32; 2]>,
+    /// Per line, its length in bytes (its line ending included), as a LEB128 number: one byte a
+    /// line under 128 bytes, where a file read holds some forty. Where the line's text starts
+    /// (after `N | `) is found again in its first bytes. Lengths, not offsets: the read moves
+    /// with its region.
+    lines: Box<[u8]>,
     /// How the line numbers are laid out, when it is one of the two known layouts: only then
     /// can these lines be rebuilt from another read of the same file.
     pub layout: Option<Layout>,
@@ -37,16 +39,106 @@ pub enum Layout {
 }
 
 impl NumberedRead {
-    /// The text and line ending of line `n`, if shown.
-    pub fn line<'t>(&self, text: &'t str, n: u32) -> Option<&'t str> {
-        let [start, end] = *self.lines.get(n.checked_sub(self.first)? as usize)?;
-        text.get(self.region.start + start as usize..self.region.start + end as usize)
+    /// The lines of the read in `text` (the text it was found in), in order: each line's number
+    /// and its text (after `N | `) with its line ending.
+    pub fn lines<'a>(&'a self, text: &'a str) -> impl Iterator<Item = (u32, &'a str)> + 'a {
+        self.lines_from(text, self.first).into_iter().flatten()
     }
+
+    /// The text and line ending of line `n`, if shown.
+    pub fn line<'a>(&'a self, text: &'a str, n: u32) -> Option<&'a str> {
+        self.lines_from(text, n)?.next().map(|(_, l)| l)
+    }
+
+    /// Lines `from..` of the read in `text`, as `lines`; `None` when `from` is not shown.
+    fn lines_from<'a>(&'a self, text: &'a str, from: u32) -> Option<impl Iterator<Item = (u32, &'a str)> + 'a> {
+        let (mut at, mut len_at) = self.start_of(from)?;
+        let region = text.get(self.region.clone())?;
+        Some((from..=self.last).map_while(move |n| {
+            let len = leb128(&self.lines, &mut len_at)?;
+            let line = region.get(at..at + len)?;
+            at += len;
+            Some((n, line.get(text_start(line)..)?))
+        }))
+    }
+
+    /// Where line `n` starts, from `region.start`, and where its length is in `lines`.
+    fn start_of(&self, n: u32) -> Option<(usize, usize)> {
+        if n < self.first || n > self.last {
+            return None;
+        }
+        let (mut at, mut len_at) = (0, 0);
+        for _ in self.first..n {
+            at += leb128(&self.lines, &mut len_at)?;
+        }
+        Some((at, len_at))
+    }
+
+    /// The bytes of lines `from..=to` in `text`, numbers included, when the read shows them all.
+    fn block<'a>(&self, text: &'a str, from: u32, to: u32) -> Option<&'a str> {
+        let (start, mut len_at) = self.start_of(from).filter(|_| from <= to && to <= self.last)?;
+        let mut end = start;
+        for _ in from..=to {
+            end += leb128(&self.lines, &mut len_at)?;
+        }
+        text.get(self.region.start + start..self.region.start + end)
+    }
+}
+
+/// Where the text of a numbered line starts: after the number (padded or not), ` |`, and the
+/// space after it when there is one (as `numbered_lines` found it).
+fn text_start(line: &str) -> usize {
+    let bytes = line.as_bytes();
+    let mut q = bytes.iter().take_while(|b| **b == b' ').count();
+    q += bytes[q..].iter().take_while(|b| b.is_ascii_digit()).count() + " |".len();
+    if bytes.get(q) == Some(&b' ') {
+        q += 1;
+    }
+    q
+}
+
+/// The LEB128 number at `*at` in `bytes`, `*at` moved past it.
+pub(super) fn leb128(bytes: &[u8], at: &mut usize) -> Option<usize> {
+    let mut value = 0usize;
+    for shift in (0..usize::BITS).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        value |= usize::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// Appends `value` to `out` as a LEB128 number (seven bits a byte, low first).
+pub(super) fn push_leb128(out: &mut Vec<u8>, mut value: usize) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
 }
 
 /// True when `a` shows lines `from..=to` exactly as `b` does (texts and line endings).
 pub fn same_lines(a_text: &str, a: &NumberedRead, b_text: &str, b: &NumberedRead, from: u32, to: u32) -> bool {
-    from <= to && (from..=to).all(|n| matches!((a.line(a_text, n), b.line(b_text, n)), (Some(x), Some(y)) if x == y))
+    let (Some(x), Some(y)) = (a.block(a_text, from, to), b.block(b_text, from, to)) else {
+        return false;
+    };
+    // The same bytes are the same lines (each ends at its first line ending); other bytes may
+    // still be the same texts behind numbers padded otherwise.
+    if x == y {
+        return true;
+    }
+    let (Some(xs), Some(ys)) = (a.lines_from(a_text, from), b.lines_from(b_text, from)) else {
+        return false;
+    };
+    let count = (to - from + 1) as usize;
+    let mut shown = 0;
+    xs.zip(ys).take(count).all(|((_, x), (_, y))| {
+        shown += 1;
+        x == y
+    }) && shown == count
 }
 
 /// Every numbered file read in `text`, in order.
@@ -149,11 +241,12 @@ fn expect(text: &str, p: usize, pat: &str) -> Option<usize> {
 fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
     let bytes = text.as_bytes();
     let mut p = start;
-    let mut lines: Vec<[u32; 2]> = Vec::new();
+    let mut count = 0u32;
+    let mut lines = Vec::new();
     let mut first = 0u32;
     let mut expected = 0u32;
-    // Offsets from `start` fit in 32 bits: no JavaScript string reaches 4 GiB.
-    let rel = |at: usize| u32::try_from(at - start).ok();
+    // Every line `N | ` then its text (a space before the text).
+    let mut spaced = true;
     let mut layouts: Vec<(usize, usize)> = Vec::new(); // (leading spaces, digits)
     while p < text.len() {
         let line_end = text[p..].find('\n').map_or(text.len(), |i| p + i);
@@ -169,7 +262,7 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
             break;
         }
         let n: u32 = text[digits_start..q].parse().ok()?;
-        if lines.is_empty() {
+        if count == 0 {
             first = n;
         } else if n != expected {
             break;
@@ -179,21 +272,19 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
         if bytes.get(body) == Some(&b' ') {
             body += 1;
         }
-        let body_end = if line_end > body && bytes[line_end - 1] == b'\r' { line_end - 1 } else { line_end };
+        spaced &= bytes[body - 1] == b' ';
         layouts.push((digits_start - p, q - digits_start));
-        p = if line_end < text.len() { line_end + 1 } else { line_end };
-        lines.push([rel(body.min(body_end))?, rel(p)?]);
+        let next = if line_end < text.len() { line_end + 1 } else { line_end };
+        push_leb128(&mut lines, next - p);
+        p = next;
+        count += 1;
     }
-    if lines.is_empty() {
+    if count == 0 {
         return None;
     }
-    // Kept as long as the view of the message: no spare capacity.
-    lines.shrink_to_fit();
-    let last = first + lines.len() as u32 - 1;
+    let last = first + count - 1;
     let width = digit_count(last);
-    // Every line `N | ` then its text, the number padded (or not) as a whole read does it.
-    let spaced =
-        lines.iter().all(|[body, _]| (start + *body as usize).checked_sub(1).and_then(|i| bytes.get(i)) == Some(&b' '));
+    // The number padded (or not) as a whole read does it.
     let padded = layouts.iter().all(|(spaces, digits)| spaces + digits == width);
     let plain = layouts.iter().all(|(spaces, _)| *spaces == 0);
     let layout = match (spaced, padded, plain) {
@@ -201,6 +292,8 @@ fn numbered_lines(text: &str, start: usize) -> Option<NumberedRead> {
         (true, false, true) => Some(Layout::Plain),
         _ => None,
     };
+    // Kept as long as the view of the message: no spare capacity.
+    let lines = lines.into_boxed_slice();
     Some(NumberedRead { path: String::new(), first, last, region: start..p, lines, layout })
 }
 
@@ -219,11 +312,14 @@ pub fn render_lines(text: &str, read: &NumberedRead, from: u32, to: u32, layout:
         Layout::Plain => 0,
     };
     let mut out = String::new();
-    for n in from..=to {
-        out.push_str(&format!("{n:>width$} | "));
-        out.push_str(read.line(text, n)?);
+    let mut shown = 0;
+    for (n, line) in read.lines_from(text, from)?.take_while(|(n, _)| *n <= to) {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{n:>width$} | ");
+        out.push_str(line);
+        shown += 1;
     }
-    Some(out)
+    (shown == to - from + 1).then_some(out)
 }
 
 #[cfg(test)]
@@ -275,5 +371,19 @@ mod tests {
         assert_eq!((p.layout, q.layout, o.layout), (Some(Layout::Plain), Some(Layout::Padded), None));
         assert!(same_lines(plain, p, padded, q, 9, 10));
         assert!(!same_lines(plain, p, padded, q, 8, 10), "line 8 is not in the plain read");
+    }
+
+    #[test]
+    fn long_lines_keep_their_lengths() {
+        let (a, b) = ("x".repeat(300), "y".repeat(70_000));
+        let t = format!("--- p ---\n1 | {a}\n2 | {b}\r\n3 | z");
+        let r = &find_reads(&t)[0];
+        assert_eq!((r.first, r.last, r.region.end), (1, 3, t.len()));
+        assert_eq!(r.line(&t, 1), Some(format!("{a}\n").as_str()));
+        assert_eq!(r.line(&t, 2), Some(format!("{b}\r\n").as_str()));
+        assert_eq!(r.line(&t, 3), Some("z"));
+        assert_eq!(r.line(&t, 4), None);
+        assert_eq!(render_lines(&t, r, 2, 3, Layout::Plain), Some(format!("2 | {b}\r\n3 | z")));
+        assert!(same_lines(&t, r, &t, r, 1, 3) && !same_lines(&t, r, &t, r, 0, 3) && !same_lines(&t, r, &t, r, 2, 4));
     }
 }

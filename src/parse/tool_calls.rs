@@ -40,11 +40,12 @@ const LONG_PARAMS: [&str; 9] =
 /// A tool call found in assistant text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct XmlCall {
-    pub tool: String,
+    /// One of `XML_TOOLS`.
+    pub tool: &'static str,
     /// From the opening tag to the end of the closing tag.
     pub range: Range<usize>,
-    /// (parameter name, value range) of the long parameters.
-    pub params: Vec<(String, Range<usize>)>,
+    /// (parameter name, one of `LONG_PARAMS`; value range) of the long parameters.
+    pub params: Vec<(&'static str, Range<usize>)>,
 }
 
 /// The first XML tool call in `text`: an opening tag of a known tool at the start of a line,
@@ -58,10 +59,9 @@ pub fn find_xml_call(text: &str) -> Option<XmlCall> {
             continue;
         }
         let Some(close) = text[i..].find('>').map(|j| i + j) else { break };
-        let name = &text[i + 1..close];
-        if !XML_TOOLS.contains(&name) {
+        let Some(&name) = XML_TOOLS.iter().find(|t| **t == &text[i + 1..close]) else {
             continue;
-        }
+        };
         let closing = format!("</{name}>");
         let Some(end) = text.rfind(&closing).filter(|e| *e > close) else { continue };
         let inner = close + 1..end;
@@ -71,17 +71,19 @@ pub fn find_xml_call(text: &str) -> Option<XmlCall> {
             let shut = format!("</{p}>");
             let Some(s) = text[inner.clone()].find(&open).map(|j| inner.start + j + open.len()) else { continue };
             let Some(e) = text[s..end].rfind(&shut).map(|j| s + j) else { continue };
-            params.push((p.to_string(), s..e));
+            params.push((p, s..e));
         }
         params.sort_by_key(|(_, r)| r.start);
         // Nested parameters (a `<content>` inside a `<diff>`) are covered by the outer one.
-        let mut flat: Vec<(String, Range<usize>)> = Vec::new();
+        let mut flat: Vec<(&str, Range<usize>)> = Vec::new();
         for (n, r) in params {
             if flat.last().is_none_or(|(_, prev)| r.start >= prev.end) {
                 flat.push((n, r));
             }
         }
-        return Some(XmlCall { tool: name.to_string(), range: i..end + closing.len(), params: flat });
+        // Held as long as the view of the message: no spare capacity.
+        flat.shrink_to_fit();
+        return Some(XmlCall { tool: name, range: i..end + closing.len(), params: flat });
     }
     None
 }
@@ -100,6 +102,6 @@ mod tests {
         assert_eq!(&t[c.params[0].1.clone()], "\n<x>\n</content>\n</x>\n");
         assert!(find_xml_call("Just prose mentioning <read_file> inline.").is_none());
         let d = find_xml_call("x\n<apply_diff>\n<path>p</path>\n<diff>\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n</diff>\n</apply_diff>").unwrap();
-        assert_eq!(d.params.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(), vec!["diff"]);
+        assert_eq!(d.params.iter().map(|p| p.0).collect::<Vec<_>>(), vec!["diff"]);
     }
 }

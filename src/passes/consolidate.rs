@@ -105,7 +105,7 @@ pub fn run_identical(messages: &[Value], view: &View, keep: Keep, edits: &mut Ed
 pub fn run_superseded_reruns(messages: &[Value], view: &View, edits: &mut EditSet) {
     let mut latest: HashMap<&str, usize> = HashMap::new();
     for (i, r) in view.results.iter().enumerate() {
-        if RERUN_TOOLS.contains(&r.tool.as_str()) {
+        if RERUN_TOOLS.contains(&&*r.tool) {
             latest.insert(r.key.as_str(), i);
         }
     }

@@ -209,7 +209,7 @@ fn units_of(draft: &Draft, view: &View, msg: usize, ops: &ContentOps) -> Vec<Uni
             for (name, _) in &call.params {
                 out.push(Unit {
                     kind: Kind::ToolParameters,
-                    place: Place::XmlParam { at, name: name.clone() },
+                    place: Place::XmlParam { at, name: name.to_string() },
                     label: Label::Made(format!("<{name}> of {}", call.tool)),
                 });
             }
@@ -309,7 +309,7 @@ fn read<'a>(draft: &Draft<'a>, view: &View, place: &Place, min_len: usize) -> Op
         Place::XmlParam { at, name } => {
             let text = draft.text(*at)?;
             let call = xml_call(draft, view, *at, text)?;
-            let range = call.params.iter().find(|(n, _)| n == name).map(|(_, r)| r.clone())?;
+            let range = call.params.iter().find(|(n, _)| *n == name.as_str()).map(|(_, r)| r.clone())?;
             part(*at, text, range)
         }
         Place::Input { msg, block, pointer } => {
@@ -341,7 +341,7 @@ fn write(draft: &mut Draft, place: &Place, new: &str) -> bool {
         Place::XmlParam { at, name } => {
             let Some(text) = draft.text(*at) else { return false };
             let Some(call) = find_xml_call(text) else { return false };
-            let Some((_, r)) = call.params.into_iter().find(|(n, _)| n == name) else { return false };
+            let Some((_, r)) = call.params.into_iter().find(|(n, _)| *n == name.as_str()) else { return false };
             let rebuilt = format!("{}{new}{}", &text[..r.start], &text[r.end..]);
             draft.set_text(*at, rebuilt);
         }

@@ -18,7 +18,7 @@ use crate::draft::Draft;
 use crate::edit::{Edit, EditSet, Kind};
 use crate::model::{slot_text, Span};
 use crate::parse::reads::same_lines;
-use crate::parse::{FileRead, View};
+use crate::parse::{EnvSection, FileRead, View};
 use crate::provenance::Content;
 use crate::reference::{superseded_env, superseded_file};
 
@@ -49,14 +49,11 @@ impl Pass for RemoveObsoleteState {
 pub fn run_env(view: &View, edits: &mut EditSet) {
     let envs = &view.env;
     for (k, env) in envs.iter().enumerate() {
+        let sections: Vec<EnvSection> = env.block.sections().collect();
         // For each section: the message of the nearest later block restating it.
-        let restated: Vec<Option<usize>> = env
-            .block
-            .sections
+        let restated: Vec<Option<usize>> = sections
             .iter()
-            .map(|s| {
-                envs[k + 1..].iter().find(|e| e.block.sections.iter().any(|t| t.title == s.title)).map(|e| e.at.msg)
-            })
+            .map(|s| envs[k + 1..].iter().find(|e| e.block.sections().any(|t| t.title == s.title)).map(|e| e.at.msg))
             .collect();
         let mut i = 0;
         while i < restated.len() {
@@ -69,8 +66,8 @@ pub fn run_env(view: &View, edits: &mut EditSet) {
             while j + 1 < restated.len() && restated[j + 1] == Some(by) {
                 j += 1;
             }
-            let sections = &env.block.sections[i..=j];
-            let titles: Vec<&str> = sections.iter().map(|s| s.title.as_str()).collect();
+            let sections = &sections[i..=j];
+            let titles: Vec<&str> = sections.iter().map(|s| s.title).collect();
             edits.add(Edit {
                 span: Span { at: env.at, range: sections[0].range.start..sections[j - i].range.end },
                 replacement: superseded_env(&titles, by),

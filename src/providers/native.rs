@@ -202,7 +202,7 @@ fn files_section(draft: &Draft, originals: &[usize]) -> String {
     // Each list in first-seen order, each path once.
     let (mut read, mut modified) = (Paths::default(), Paths::default());
     for r in view.results.iter().filter(|r| originals.contains(&r.msg)) {
-        match r.tool.as_str() {
+        match &*r.tool {
             "read_file" => {
                 for f in &r.reads {
                     read.add(&f.read.path);
