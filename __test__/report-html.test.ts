@@ -97,21 +97,23 @@ describe('the page', () => {
     // The prelude's operations deduplicated and superseded; the truncating pass suppressed and truncated.
     const [dedupPass, consolidatePass, obsoletePass, truncate] = data.passes
     expect([dedupPass.id, consolidatePass.id, obsoletePass.id]).toEqual(['deduplicateFileReads', 'consolidateToolResults', 'removeObsoleteState'])
-    // References whose copy the truncating pass then shortened are omitted: no longer expandable.
+    // The prelude keeps the latest of identical copies; references whose kept copy the truncating
+    // pass then shortened (it was old too) are omitted: no longer expandable.
     expect(Object.keys(dedupPass.actions)).toEqual(['omitted'])
     expect(Object.keys(consolidatePass.actions)).toEqual(['deduplicated'])
     expect(Object.keys(obsoletePass.actions)).toEqual(['superseded'])
     expect(truncate.actions.suppressed).toBeGreaterThan(0)
     expect(truncate.actions.truncated).toBeGreaterThan(0)
-    // Message 14 reads package.json again: the prelude made it a reference to message 12, which
-    // holds it; the truncating pass then shortened message 12, so the reference is omitted.
+    // Message 14 reads package.json, as message 16 does after it: the prelude made 14 a reference to
+    // 16, the latest copy; the truncating pass then shortened 16 (old too), so the reference is omitted.
     const dedup = data.before[14].actions.find((a) => a.kind === 'omitted')!
-    expect(dedup).toMatchObject({ pass: 'deduplicateFileReads', ref: 12, content: 'toolResults' })
-    expect(JSON.stringify(result.messages[14].content)).toContain("⟨ Omitted: content of 'package.json' identical to message #12, since shortened ⟩")
-    expect(data.before[12].actions.map((a) => a.kind)).toContain('truncated')
-    expect(JSON.stringify(dedupBefore[12].content)).toContain('"name\\": \\"roo-code\\"')
-    // Message 66 keeps its reference to 62 (the prelude's); message 0's environment is superseded by 2's.
-    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'consolidateToolResults', ref: 62 })
+    expect(dedup).toMatchObject({ pass: 'deduplicateFileReads', ref: 16, content: 'toolResults' })
+    expect(JSON.stringify(result.messages[14].content)).toContain("⟨ Omitted: content of 'package.json' identical to message #16, since shortened ⟩")
+    expect(data.before[16].actions.map((a) => a.kind)).toContain('truncated')
+    expect(JSON.stringify(dedupBefore[16].content)).toContain('"name\\": \\"roo-code\\"')
+    // Message 66 keeps its reference to 80, the latest of the same result (the prelude's); message
+    // 0's environment is superseded by 2's.
+    expect(data.before[66].actions.find((a) => a.kind === 'deduplicated')).toMatchObject({ pass: 'consolidateToolResults', ref: 80 })
     expect(data.before[0].actions).toEqual([
       expect.objectContaining({ kind: 'superseded', pass: 'removeObsoleteState', ref: 2, content: 'environmentDetails' }),
     ])
@@ -281,7 +283,7 @@ describe('in headless Chromium', () => {
     for (const t of text) expect(shown).toContain(t)
     expect(await page.locator('#panel h2').innerText()).toBe('Before #4 · user')
     const did = await page.locator('#panel .p-actions li').allInnerTexts()
-    expect(did[0]).toMatch(/^File reads deduplicated: omitted → kept copy #12 · tool results, −[\d,]+ tokens$/)
+    expect(did[0]).toMatch(/^File reads deduplicated: omitted → kept copy #16 · tool results, −[\d,]+ tokens$/)
     expect(
       did.slice(1).map((t) =>
         t
@@ -294,7 +296,7 @@ describe('in headless Chromium', () => {
     // The condensed version: its markers, from the other side.
     await page.click('#panel .p-switch button:has-text("After")')
     const after = await page.locator('#panel-text').evaluate((el) => el.textContent ?? '')
-    expect(after).toContain("⟨ Omitted: lines 1-66 of 'package.json' shown again in message #12, since shortened ⟩")
+    expect(after).toContain("⟨ Omitted: lines 1-66 of 'package.json' shown again in message #16, since shortened ⟩")
     expect(after).not.toContain(text[1])
     const shotAfter = await page.screenshot()
     for (const png of [shotBefore, shotAfter]) {
@@ -312,12 +314,12 @@ describe('in headless Chromium', () => {
 
   itReal('a dedup link scrolls to the kept copy and highlights it', async () => {
     const { page, errors } = await open(dedupHtml, 'dedup-link.html')
-    // Message 34 reads README.md again: its badge links to message 28, the copy its reference
-    // pointed at (omitted now: a later pass shortened that copy).
-    const link = page.locator('#b-34 a.badge.k-omitted[data-ref="28"]')
-    await reveal(page, '#b-34', 'start')
+    // Message 28 reads README.md, as message 34 does later: its badge links to message 34, the copy
+    // its reference pointed at (omitted now: a later pass shortened that copy).
+    const link = page.locator('#b-28 a.badge.k-omitted[data-ref="34"]')
+    await reveal(page, '#b-28', 'end')
     expect(await link.count()).toBe(1)
-    const kept = page.locator('#b-28')
+    const kept = page.locator('#b-34')
     const inView = () =>
       kept.evaluate((el) => {
         const r = el.getBoundingClientRect()
@@ -327,9 +329,9 @@ describe('in headless Chromium', () => {
     expect(await kept.getAttribute('class')).not.toContain('highlight')
     await link.click()
     expect(await kept.getAttribute('class')).toContain('highlight')
-    expect(await page.locator('#a-28').getAttribute('class')).toContain('highlight')
+    expect(await page.locator('#a-34').getAttribute('class')).toContain('highlight')
     await expect.poll(inView).toBe(true)
-    expect(await page.locator('#panel h2').innerText()).toBe('Before #28 · user')
+    expect(await page.locator('#panel h2').innerText()).toBe('Before #34 · user')
     expect(await page.locator('.cell.highlight').count()).toBe(2)
     expect(errors).toEqual([])
     await page.close()
@@ -402,7 +404,7 @@ describe('context-condense report', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(
       new RegExp(
-        `^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,122 tokens \\(-95\\.1%\\), 92 messages → 92\n$`,
+        `^Report: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\([\\d,]+ bytes, self-contained: open it in a browser\\)\n - smart balanced: 187,406 → 9,154 tokens \\(-95\\.1%\\), 92 messages → 92\n$`,
       ),
     )
     expect(statSync(file).size).toBeGreaterThan(10_000)
@@ -412,7 +414,7 @@ describe('context-condense report', () => {
     expect(data).toMatchObject({ provider: 'smart', preset: 'balanced', title: `Condensation report: ${DEDUP}` })
     expect(data.before).toHaveLength(dedupBefore.length)
     expect(data.passes.map((p) => p.tokensAfter)).toEqual(dedupResult.metrics.passes.map((p) => p.tokensAfter))
-    expect(data.before[14].actions.find((a) => a.kind === 'omitted')).toMatchObject({ pass: 'deduplicateFileReads', ref: 12 })
+    expect(data.before[14].actions.find((a) => a.kind === 'omitted')).toMatchObject({ pass: 'deduplicateFileReads', ref: 16 })
     expect(data.before.map((b) => b.actions)).toEqual(buildReportData(dedupBefore, dedupResult).before.map((b) => b.actions))
     // Exists: refused without --force, replaced with it.
     const again = await cli(['report', join(FIXTURE_DIR, DEDUP), '--html', file, '-p', 'lossless'])

@@ -1,6 +1,7 @@
 //! A reference left by an earlier condensing keeps what it stands for when a later, lossy one
 //! shortens the message it points at: the bytes come back at the reference (the newer place)
 //! rather than being lost, so the latest state of a file is never a marker pointing at nothing.
+//! Within one Smart run, the copy a reference stands in for is the older one.
 
 mod common;
 
@@ -71,5 +72,17 @@ fn a_later_lossy_run_brings_back_what_an_earlier_reference_stood_for() {
         assert_invariants(&first, &out, &o, Encoding::O200kBase);
         assert_ne!(text_of(&out, 2, 1), a, "{second}: the older copy was shortened");
         assert_eq!(text_of(&out, 12, 1), a, "{second}: the newer copy holds the file again");
+    }
+}
+
+#[test]
+fn within_one_smart_run_the_recent_copy_keeps_the_file() {
+    let (h, a) = history();
+    for preset in ["conservative", "balanced", "aggressive", "speed", "quality", "cost"] {
+        // Without the working set, which would keep the file whole on its own.
+        let opts = json!({"provider": "smart", "config": {"preset": preset, "workingSet": null}});
+        let (o, out) = run(&h, &options(opts));
+        assert_invariants(&h, &out, &o, Encoding::O200kBase);
+        assert_eq!(text_of(&out, 12, 1), a, "{preset}: the recent copy holds the file");
     }
 }

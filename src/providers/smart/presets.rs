@@ -10,7 +10,10 @@ pub const NAMES: [&str; 6] = ["conservative", "balanced", "aggressive", "speed",
 
 /// The configuration of a preset, as JSON (the same shape a user writes).
 pub fn preset(name: &str) -> Option<Value> {
-    let prelude = json!({"enabled": true, "operations": {"deduplicateFileReads": true, "consolidateToolResults": true, "removeObsoleteState": true}});
+    // The prelude keeps the latest of identical copies (the older point at it): the passes after
+    // it shorten old messages, and a recent copy made a reference to an old one would lose what it
+    // stands for with it.
+    let prelude = json!({"enabled": true, "operations": {"deduplicateFileReads": true, "consolidateToolResults": true, "removeObsoleteState": true, "keep": "latest"}});
     let truncate = |lines: usize, chars: usize| json!({"operation": "truncate", "params": {"truncate": {"maxLines": lines, "maxChars": chars}}});
     let summarize = |lines: usize, chars: usize, max_tokens: u32| json!({"operation": "summarize", "params": {"truncate": {"maxLines": lines, "maxChars": chars}, "summarize": {"maxTokens": max_tokens}}});
     let config = match name {
