@@ -337,6 +337,13 @@ row(
   '>= 85%',
   givenBack(two) >= 85 && two.failures.length === 0,
 )
+// What the RSS share cannot tell apart: memory still held, or free pages the allocator keeps.
+if (two.baseInUse !== null)
+  row(
+    '    beside it: C heap in use, baseline -> after each round',
+    `${fmt(two.baseInUse / 1e6, 1)} MB -> ${two.settledInUse.map((b) => fmt(b / 1e6, 1)).join(' / ')} MB`,
+    '(reference)',
+  )
 
 // --- The event loop under load, in a fresh process (benchmark/event-loop.mjs) --------------------
 // One scheduler (lib/scheduler.js) gives every call's JavaScript-side work about 2 ms per

@@ -13,6 +13,11 @@ import { generateHistory } from '../fixtures/generate.mjs'
 
 const require = createRequire(import.meta.url)
 const lib = require('../lib/index.js')
+// The C heap in use (glibc's mallinfo2; the engine's allocations and Node's own outside the JS
+// heap), exact where resident memory also counts the free pages the allocator keeps; null without
+// the probe (release builds).
+const native = require('../lib/native.js')
+const inUse = () => (typeof native.mallocInUse === 'function' && native.mallocInUse() >= 0 ? native.mallocInUse() : null)
 const gc = globalThis.gc ?? (() => {})
 const CALLS = Number(process.argv[2] ?? 200)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -72,11 +77,13 @@ for (let i = 0; i < 6; i++) await lib.condense(histories[i], optionsFor(i))
 lib.clearTokenCache()
 await sleep(1300)
 const base = await settle()
+const baseInUse = inUse()
 
 const ROUNDS = Number(process.argv[3] ?? 2)
 let peakRss = base.rss
 let peakHeap = base.heapUsed
 const settledRss = []
+const settledInUse = []
 const settledHeap = []
 const sampler = setInterval(() => {
   const m = process.memoryUsage()
@@ -99,6 +106,7 @@ for (let round = 0; round < ROUNDS; round++) {
   lib.clearTokenCache()
   const after = await settle()
   settledRss.push(after.rss)
+  settledInUse.push(inUse())
   settledHeap.push(after.heapUsed)
 }
 clearInterval(sampler)
@@ -143,6 +151,8 @@ console.log(
     baseRss: base.rss,
     peakRss,
     settledRss,
+    baseInUse,
+    settledInUse,
     baseHeap: base.heapUsed,
     peakHeap,
     settledHeap,
