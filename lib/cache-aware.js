@@ -36,7 +36,7 @@
 // runs each role's condensing. Never changes the caller's messages.
 'use strict'
 
-const { describe } = require('./values.js')
+const { describe, wholeNumber: checkWhole } = require('./values.js')
 const { countTokens } = require('./tokens.js')
 const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
 
@@ -52,11 +52,7 @@ const DEFAULT_SUMMARY_TOKENS = 2000
 
 const AT = 'CondensationManager: options.policy'
 
-function wholeNumber(value, name, min) {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
-    throw new TypeError(`${AT}.${name}: expected a whole number >= ${min}, got ${describe(value)}`)
-  return value
-}
+const wholeNumber = (value, name, min) => checkWhole(value, `${AT}.${name}`, min)
 
 /**
  * The checked policy: undefined for the default, else its settings (frozen). `pricing` is the
@@ -212,11 +208,7 @@ class PolicyTasks {
 /** The system prompt's size from the call's context: `systemPromptTokens`, else `systemPrompt` counted. */
 function systemPromptOf(context) {
   const n = context.systemPromptTokens
-  if (n !== undefined) {
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
-      throw new TypeError(`condenseIfNeeded: context.systemPromptTokens: expected a whole number >= 0, got ${describe(n)}`)
-    return { tokens: n, text: undefined }
-  }
+  if (n !== undefined) return { tokens: checkWhole(n, 'condenseIfNeeded: context.systemPromptTokens', 0), text: undefined }
   if (typeof context.systemPrompt === 'string') return { tokens: countTokens(context.systemPrompt), text: context.systemPrompt }
   if (context.systemPrompt !== undefined)
     throw new TypeError(`condenseIfNeeded: context.systemPrompt: expected a string, got ${describe(context.systemPrompt)}`)
@@ -294,11 +286,7 @@ async function runCacheAware(o) {
   const system = systemPromptOf(context)
   const sys = system.tokens
   const expectedTurns = context.expectedTurns ?? p.expectedTurns
-  if (
-    context.expectedTurns !== undefined &&
-    (typeof context.expectedTurns !== 'number' || !Number.isInteger(context.expectedTurns) || context.expectedTurns < 1)
-  )
-    throw new TypeError(`condenseIfNeeded: context.expectedTurns: expected a whole number >= 1, got ${describe(context.expectedTurns)}`)
+  if (context.expectedTurns !== undefined) checkWhole(context.expectedTurns, 'condenseIfNeeded: context.expectedTurns', 1)
   account(state, o.messages, system, p, pricing, counter)
   const turn = state.turn
   const tokensOf = (m) => counter.of(m)

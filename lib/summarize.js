@@ -2,7 +2,7 @@
 // read and checked, and the engine's requests parsed a slice at a time.
 'use strict'
 
-const { describe } = require('./values.js')
+const { describe, wholeNumber } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const { fromEngine, PART_BYTES } = require('./crossing.js')
 
@@ -22,10 +22,7 @@ function checkSummarizeOptions(raw) {
       throw new TypeError(`condense: options.summarizeOptions.${key}: unknown key, expected one of ${Object.keys(SUMMARIZE_DEFAULTS).join(', ')}`)
     }
     const min = key === 'concurrency' || key === 'timeoutMs' ? 1 : 0
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-      throw new TypeError(`condense: options.summarizeOptions.${key}: expected a whole number >= ${min}, got ${describe(value)}`)
-    }
-    o[key] = value
+    o[key] = wholeNumber(value, `condense: options.summarizeOptions.${key}`, min)
   }
   return o
 }

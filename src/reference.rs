@@ -375,16 +375,14 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                     b.clone().map(Some)
                 }
             };
-            // The bytes the history held for it, when they are gone from where it points now.
-            let held = || draft.original.get(r.msg).filter(|_| r.msg < at.msg).and_then(|m| resolve_in(m, at.msg, &r));
-            // In a text this draft did not write, a marker whose target neither moved nor changed
-            // stays, and so does one that was no reference in the history (text that looks like one).
+            // In a text this draft did not write, a marker whose target neither moved nor changed stays.
             let written = draft.is_text_changed(at);
-            if !written && (matches!(bytes, Some(None)) || held().is_none()) {
+            if !written && matches!(bytes, Some(None)) {
                 continue;
             }
-            // Only a reference an earlier condensing wrote (in the history's text already) gets
-            // back the bytes it stood for; one this run wrote was its choice against them.
+            // When its bytes are gone from where it points now: those the history held, for a
+            // reference an earlier condensing wrote (in the history's text already); one this run
+            // wrote was its choice against them.
             let earlier = || {
                 !written
                     || draft
@@ -393,7 +391,17 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                         .and_then(|m| slot_text(m, at.slot))
                         .is_some_and(|t| t.contains(&text[r.range.clone()]))
             };
-            let restored = if bytes.is_none() && earlier() { held() } else { None };
+            let restored = match bytes {
+                None if r.msg < at.msg && earlier() => {
+                    draft.original.get(r.msg).and_then(|m| resolve_in(m, at.msg, &r))
+                }
+                _ => None,
+            };
+            // In a text this draft did not write, a marker that was no reference in the history
+            // (text that looks like one) stays.
+            if !written && bytes.is_none() && restored.is_none() {
+                continue;
+            }
             let mut end = r.range.end;
             out.push_str(&text[pos..r.range.start]);
             let marker = &text[r.range.clone()];

@@ -3,7 +3,7 @@
 // changes the caller's object.
 'use strict'
 
-const { describe } = require('../values.js')
+const { describe, wholeNumber: checkWhole } = require('../values.js')
 const { DEFAULT_PRICING, readPricing } = require('../prompt-cache.js')
 
 const DEFAULTS = {
@@ -37,15 +37,8 @@ const KNOWN = new Set([
 
 const at = (name) => `replay: options.${name}`
 
-function wholeNumber(options, name, min, max = Number.MAX_SAFE_INTEGER) {
-  const v = options[name]
-  if (v === undefined) return DEFAULTS[name]
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`
-    throw new TypeError(`${at(name)}: expected a whole number ${range}, got ${describe(v)}`)
-  }
-  return v
-}
+/** `options[name]`, checked, or its default. */
+const wholeNumber = (options, name, min, max) => (options[name] === undefined ? DEFAULTS[name] : checkWhole(options[name], at(name), min, max))
 
 /**
  * @param {unknown} options
