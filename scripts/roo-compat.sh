@@ -16,9 +16,9 @@
 # --roo runs Roo's own implementation in the same harness instead (it should pass everything: the
 # harness is fair). --keep leaves the temporary folder and prints its path.
 # Prints passed/failed per spec file and the totals. Not part of CI (it needs Roo's repository).
-# --time instead times one automatic condensing of a generated million-token history in both
-# harnesses (scripts/roo-compat/timing.spec.ts): Roo's own implementation, then the entry, and
-# prints both medians and their ratio.
+# --time instead times one automatic condensing of a generated million-token history by Roo's own
+# implementation and by the entry, alternating in one process (scripts/roo-compat/timing.spec.ts),
+# and prints both medians and their ratio.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -40,25 +40,22 @@ fi
 if [ ! -d "$repo/node_modules/vitest" ]; then echo "roo-compat: run npm install in $repo first" >&2; exit 2; fi
 full="$(git --git-dir="$git_dir" rev-parse "$commit^{commit}")"
 if [ "$time" = 1 ]; then
-  # Both harnesses, one after the other, each in its own temporary folder.
-  results=()
-  for m in roo entry; do
-    work="$(mktemp -d "${TMPDIR:-/tmp}/roo-compat.XXXXXX")"
-    case "$work" in "$repo"/*) echo "roo-compat: the temporary folder must be outside the repository" >&2; exit 2 ;; esac
-    node "$here/roo-compat/prepare.mjs" "$git_dir" "$full" "$work" "$m" time > "$work/prepared.json"
-    (cd "$work" && node "$repo/node_modules/vitest/vitest.mjs" run --config vitest.config.mts \
-      src/core/condense/__tests__/timing.spec.ts > "$work/vitest.log" 2>&1) || true
-    if [ ! -f "$work/timing.json" ]; then echo "roo-compat: the timing run ($m) failed:" >&2; tail -40 "$work/vitest.log" >&2; exit 1; fi
-    results+=("$(cat "$work/timing.json")")
-    if [ "$keep" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi
-  done
+  # One harness with both implementations: Roo's own and the entry, alternating in one process.
+  work="$(mktemp -d "${TMPDIR:-/tmp}/roo-compat.XXXXXX")"
+  case "$work" in "$repo"/*) echo "roo-compat: the temporary folder must be outside the repository" >&2; exit 2 ;; esac
+  if [ "$keep" = 0 ]; then trap 'rm -rf "$work"' EXIT; fi
+  node "$here/roo-compat/prepare.mjs" "$git_dir" "$full" "$work" entry time > "$work/prepared.json"
+  (cd "$work" && node "$repo/node_modules/vitest/vitest.mjs" run --config vitest.config.mts \
+    src/core/condense/__tests__/timing.spec.ts > "$work/vitest.log" 2>&1) || true
+  if [ ! -f "$work/timing.json" ]; then echo "roo-compat: the timing run failed:" >&2; tail -40 "$work/vitest.log" >&2; exit 1; fi
   node -e '
-    const [commit, roo, entry] = process.argv.slice(1)
-    const a = JSON.parse(roo), b = JSON.parse(entry)
-    console.log(`Roo Code ${commit.slice(0, 10)}: one automatic condensing of a generated 1M-token history (median of 21, ms)`)
-    for (const f of Object.keys(a)) {
-      console.log(`  ${f} tools (${a[f].messages} messages): Roo ${a[f].median.toFixed(1)}, entry ${b[f].median.toFixed(1)} = ${(b[f].median / a[f].median).toFixed(2)}x`)
-    }' "$full" "${results[0]}" "${results[1]}"
+    const [commit, file] = process.argv.slice(1)
+    const t = JSON.parse(require("fs").readFileSync(file, "utf8"))
+    console.log(`Roo Code ${commit.slice(0, 10)}: one automatic condensing of a generated 1M-token history, Roo and the entry alternating in one process (median of ${t.xml.roo.ms.length} calls each, ms)`)
+    for (const [f, x] of Object.entries(t)) {
+      console.log(`  ${f} tools (${x.messages} messages): Roo ${x.roo.median.toFixed(2)}, entry ${x.entry.median.toFixed(2)} = ${(x.entry.median / x.roo.median).toFixed(2)}x`)
+    }' "$full" "$work/timing.json"
+  if [ "$keep" = 1 ]; then echo "kept: $work"; fi
   exit 0
 fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/roo-compat.XXXXXX")"

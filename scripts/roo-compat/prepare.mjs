@@ -45,16 +45,19 @@ const freshStart = condenseSource.includes('## Conversation Summary')
 const eraName = era2025 ? '2025' : freshStart ? 'current' : '2026-01'
 
 for (const f of specs) put(f, show(f))
-// --time: the timing spec (timing.spec.ts beside this file), importing the era's context
-// management as Roo's own specs do, so the rewrite below points it at the entry in the same way.
+// --time: the timing spec (timing.spec.ts beside this file). It imports the era's context
+// management twice: as Roo's own specs do (so the rewrite below points it at the entry in the same
+// way), and by its absolute path (which the rewrite leaves alone: Roo's own implementation,
+// exported beside it below), so both run in one process.
 if (timing) {
   const spec = 'src/core/condense/__tests__/timing.spec.ts'
-  const management = has('src/core/sliding-window/index.ts') ? '../../sliding-window' : '../../context-management'
+  const dir = era2025 ? 'sliding-window' : 'context-management'
   put(
     spec,
     readFileSync(join(here, 'timing.spec.ts'), 'utf8')
       .replace(/(['"])__GENERATOR__\1/, JSON.stringify(join(repo, 'fixtures', 'generate.mjs')))
-      .replace(/(['"])__MANAGEMENT__\1/, JSON.stringify(management)),
+      .replace(/(['"])__ROO_MANAGEMENT__\1/, JSON.stringify(join(resolve(out), 'src', 'core', dir, 'index.ts')))
+      .replace(/(['"])__MANAGEMENT__\1/, JSON.stringify(`../../${dir}`)),
   )
   specs.push(spec)
 }
@@ -158,9 +161,8 @@ function implTarget(specFile, spec) {
 }
 
 const rewritten = []
-if (ownImpl) {
-  for (const f of impl) put(f, show(f))
-} else {
+if (ownImpl || timing) for (const f of impl) put(f, show(f))
+if (!ownImpl) {
   for (const f of specs) {
     let text = readFileSync(join(out, f), 'utf8')
     // Specifiers in import/export ... from "x", import("x"), vi.mock("x"), vi.doMock("x").
