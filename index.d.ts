@@ -70,7 +70,7 @@ export declare class ManagerRules {
   /** The trigger threshold of a profile (and where it came from, with a warning when invalid). */
   threshold(provider?: string | undefined | null, profileId?: string | undefined | null): any
   /** Whether to condense now, with the figures behind the answer. */
-  decide(situation: any): any
+  decide(situation: SituationObject): DecisionObject
   /** The loop guard's state after an attempt. */
   guardRecord(state: any, progressed: boolean, nowMs: number): any
 }
@@ -180,6 +180,25 @@ export declare function countTexts(texts: Array<string>, encodingName?: string |
 /** Tokens of many strings, counted off the JavaScript thread. */
 export declare function countTextsAsync(texts: Array<string>, encodingName?: string | undefined | null): Promise<Array<number>>
 
+/**
+ * A decision as JavaScript gets it: built field by field (no JSON value in between; a host
+ * asks on every turn).
+ */
+export interface DecisionObject {
+  condense: boolean
+  /** "threshold", "overflow", "below-threshold" or "disabled". */
+  reason: string
+  prevContextTokens: number
+  allowedTokens: number
+  contextPercent: number
+  threshold: ThresholdObject
+  /** Past the allowed size: if condensing fails, the sliding window must run. */
+  overflow: boolean
+  /** What providers that take a target should aim for. */
+  targetTokens?: number
+  minGainTokens: number
+}
+
 export declare function defaultPrompts(): DefaultPrompts
 
 /**
@@ -248,8 +267,30 @@ export interface RawExpansion {
   unresolved: number
 }
 
+/**
+ * What the host knows at the moment of deciding, as JavaScript passes it: token counts are whole
+ * numbers >= 0 (`lastMessageTokens` 0 when absent, `maxTokens` the default reserve).
+ */
+export interface SituationObject {
+  totalTokens?: number
+  lastMessageTokens?: number
+  contextWindow?: number
+  maxTokens?: number
+  profileId?: string
+  /** Which provider the decision is for (the config's by default). */
+  provider?: string
+}
+
 /** The configuration of a Smart preset, as JSON. */
 export declare function smartPreset(name: string): any
+
+/** The trigger threshold behind a decision, and where it came from. */
+export interface ThresholdObject {
+  percent: number
+  /** "global", "provider" or "profile". */
+  source: string
+  warning?: string
+}
 
 /**
  * The built-in providers, the Smart presets' names and the engine's constants (the one list every

@@ -37,6 +37,20 @@ describe('thresholds and the trigger', () => {
     expect(off.shouldCondense({ totalTokens: 81_000, contextWindow: 100_000, maxTokens: 10_000 })).toBe(true)
   })
 
+  it('a bad situation is refused with what is wrong and where', () => {
+    const m = new CondensationManager()
+    const bad = (situation: unknown) => () => m.decide(situation as any)
+    expect(bad(null)).toThrow('situation: expected an object, got null')
+    expect(bad({ totalTokens: '5', contextWindow: 100 })).toThrow('situation.totalTokens: expected a whole number >= 0, got string "5"')
+    expect(bad({ totalTokens: 5.5, contextWindow: 100 })).toThrow('situation.totalTokens: expected a whole number >= 0, got 5.5')
+    expect(bad({ totalTokens: 5, contextWindow: -1 })).toThrow('situation.contextWindow: expected a whole number >= 0, got -1')
+    expect(bad({ totalTokens: 5 })).toThrow('situation.contextWindow: missing')
+    expect(bad({ totalTokens: 5, contextWindow: 100, maxTokens: Number.NaN })).toThrow('situation.maxTokens: expected a whole number >= 0, got NaN')
+    expect(bad({ totalTokens: 5, contextWindow: 100, profileId: 3 })).toThrow('situation.profileId: expected a string, got number 3')
+    // A whole number past 2^31 (an epoch in milliseconds, say) is a whole number.
+    expect(m.decide({ totalTokens: 3_000_000_000, contextWindow: 4_000_000_000 }).prevContextTokens).toBe(3_000_000_000)
+  })
+
   it('overrides go global, then provider, then profile', () => {
     const m = new CondensationManager({
       config: {

@@ -212,6 +212,10 @@ describe('configure', () => {
     const own = await summarizeConversation(input, mockHandler(), '', 't', before, false, undefined, undefined, { provider: 'native', nonDestructive: false })
     expect(own.provider).toBeUndefined() // Roo's own summary alone: Roo's SummarizeResponse
     expect(own.messages).toHaveLength(5)
+    // A call with no options of its own runs with the defaults as configured now.
+    const byDefault = await summarizeConversation(input, mockHandler(), '', 't', before)
+    expect(byDefault.provider).toBe('lossless+native')
+    expect(byDefault.messages.length).toBeGreaterThan(input.length)
     expect(configure({ provider: 'smart' })).toEqual({ provider: 'lossless', nonDestructive: true, telemetry: t })
     expect(configure()).toEqual({ provider: 'smart' })
     expect(() => configure({ providr: 'smart' } as never)).toThrow(/^configure: options\.providr: unknown option, expected one of provider, /)

@@ -12,6 +12,7 @@
 'use strict'
 
 const { coded, codeMethods } = require('./errors.js')
+const { isObject, describe } = require('./values.js')
 const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
@@ -23,6 +24,17 @@ const { readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, Tok
 const CATALOGUE = native.providerCatalogue()
 const BUILT_IN = Object.fromEntries(CATALOGUE.providers.map(({ id, name, description, capabilities }) => [id, { name, description, capabilities }]))
 /** Providers that take a token target (the stop setting). */
+// What a situation holds besides its numbers' values (the engine checks those), refused as the
+// engine refuses options (errorCode "invalid-options").
+const refused = (detail) => Object.assign(new Error(`invalid options: ${detail}`), { code: 'InvalidArg' })
+const SITUATION_TYPES = {
+  totalTokens: 'number',
+  lastMessageTokens: 'number',
+  contextWindow: 'number',
+  maxTokens: 'number',
+  profileId: 'string',
+  provider: 'string',
+}
 const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).map((p) => p.id))
 
 /** Roo Code's sliding window: keeps the first message and drops an even number of the oldest others. */
@@ -201,7 +213,15 @@ class CondensationManager {
   }
 
   /** The full decision: condense or not, why, and the figures behind it. */
-  decide({ totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider }) {
+  decide(situation) {
+    if (!isObject(situation)) throw refused(`situation: expected an object, got ${describe(situation)}`)
+    for (const [k, type] of Object.entries(SITUATION_TYPES)) {
+      const v = situation[k]
+      if (v !== undefined && v !== null && typeof v !== type) {
+        throw refused(`situation.${k}: expected ${type === 'number' ? 'a whole number >= 0' : 'a string'}, got ${describe(v)}`)
+      }
+    }
+    const { totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider } = situation
     return this.rules.decide({ totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider })
   }
 

@@ -47,7 +47,10 @@ function tagStates(messages) {
 
 /** For each message, whether the model is sent it. */
 function visibility(messages) {
-  return Array.from(tagStates(messages), (s) => (s & SENT) !== 0)
+  const states = tagStates(messages)
+  const out = new Array(states.length)
+  for (let i = 0; i < states.length; i++) out[i] = (states[i] & SENT) !== 0
+  return out
 }
 
 /**
@@ -62,12 +65,12 @@ function project(messages) {
   const visible = visibility(messages)
   const effective = []
   const index = []
-  messages.forEach((m, i) => {
+  for (let i = 0; i < messages.length; i++) {
     if (visible[i]) {
-      effective.push(m)
+      effective.push(messages[i])
       index.push(i)
     }
-  })
+  }
   return { effective, index, visible }
 }
 

@@ -162,7 +162,11 @@ async function callHandler(handler, systemPrompt, requestMessages, o, ...metadat
 }
 
 /** The engine's own summary prompt (its Native provider's), used when the host configures none. */
-const engineDefaultPrompt = async () => native.defaultPrompts().conversation
+let defaultPrompt
+const engineDefaultPrompt = async () => {
+  if (defaultPrompt === undefined) defaultPrompt = native.defaultPrompts().conversation
+  return defaultPrompt
+}
 
 // ---------------------------------------------------------------------------------------------
 // Token counts, as Roo takes them.

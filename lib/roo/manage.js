@@ -51,6 +51,20 @@ function truncateWith(state, messages, fracToRemove, taskId, options) {
   return { messages: out, truncationId: id, messagesRemoved: remove }
 }
 
+// The engine's rules for the last few settings seen: a host passes the same ones on every call.
+const RULES_KEPT = 8
+const rulesCache = new Map()
+
+function rulesFor(config) {
+  const key = JSON.stringify(config)
+  let rules = rulesCache.get(key)
+  if (rules) return rules
+  rules = new native.ManagerRules(config)
+  if (rulesCache.size >= RULES_KEPT) rulesCache.delete(rulesCache.keys().next().value)
+  rulesCache.set(key, rules)
+  return rules
+}
+
 /**
  * Roo's trigger, from the engine's one implementation (src/manager/): the threshold for the
  * profile (its own when 5..100, else the global one, with Roo's warning for an invalid one), the
@@ -72,7 +86,7 @@ function decide(p, prevParts, warn, fn) {
   if (typeof p.currentProfileId === 'string') situation.profileId = p.currentProfileId
   let rules
   try {
-    rules = new native.ManagerRules(config)
+    rules = rulesFor(config)
   } catch (e) {
     // The engine's rules refuse a global threshold outside 5..100 (Roo's settings offer no other).
     const detail = String(e && e.message ? e.message : e)
@@ -116,7 +130,7 @@ async function manage(state, params, fn, summarize) {
   const p = isObject(params) ? params : {}
   let messages = p.messages
   const extra = {}
-  for (const [k, v] of Object.entries(p)) if (!MANAGE_KEYS.includes(k)) extra[k] = v
+  for (const k of Object.keys(p)) if (!MANAGE_KEYS.has(k)) extra[k] = p[k]
   const fail = (error, prevContextTokens = 0) => ({ messages: Array.isArray(messages) ? messages : [], summary: '', cost: 0, prevContextTokens, error })
   if (!Array.isArray(messages) || messages.length === 0) return fail(undefined)
   let o
@@ -197,7 +211,7 @@ async function manage(state, params, fn, summarize) {
   return { messages, summary: '', cost, prevContextTokens, error, ...withDetails }
 }
 
-const MANAGE_KEYS = [
+const MANAGE_KEYS = new Set([
   'messages',
   'totalTokens',
   'contextWindow',
@@ -217,7 +231,7 @@ const MANAGE_KEYS = [
   'filesReadByRoo',
   'cwd',
   'rooIgnoreController',
-]
+])
 
 /** Roo's willManageContext: whether manageContext would condense or slide the window now. */
 function willManageContext(params) {

@@ -176,9 +176,22 @@ function readOptions(raw, keys, at, strict) {
   return out
 }
 
-/** The options a call runs with: its own over its entry's configured defaults. */
+/**
+ * The options a call runs with: its own over its entry's configured defaults. A call with none of
+ * its own gets the defaults' resolved options, kept until `configure` replaces the defaults (a
+ * resolved options object is never modified).
+ */
 function resolveOptions(state, raw, at) {
-  const o = { ...state.defaults, ...readOptions(raw, CALL_KEYS, at, false) }
+  const own = readOptions(raw, CALL_KEYS, at, false)
+  if (Object.keys(own).length > 0) return resolved(state, { ...state.defaults, ...own })
+  if (state.resolvedFrom !== state.defaults) {
+    state.resolved = resolved(state, state.defaults)
+    state.resolvedFrom = state.defaults
+  }
+  return state.resolved
+}
+
+function resolved(state, o) {
   return {
     ...o,
     era: state.era,

@@ -174,7 +174,8 @@ async function summarizePositional(messages, c, keepFirstStep) {
 
   // 1. The selected provider first, when it is not Roo's own.
   let base = effective
-  let baseOrigins = effective.map((_, i) => ({ from: i, to: i + 1, kind: 'same' }))
+  // Where each message of `base` came from; null while `base` is `effective` itself.
+  let baseOrigins = null
   let baseSummary = ''
   let prePass
   if (o.provider !== 'native') {
@@ -231,7 +232,7 @@ async function summarizePositional(messages, c, keepFirstStep) {
     const j = r.keepStart + i - 2
     return { from: j, to: j + 1, kind: m === base[j] ? 'same' : 'changed' }
   })
-  const origins = compose(baseOrigins, nativeOrigins)
+  const origins = baseOrigins ? compose(baseOrigins, nativeOrigins) : nativeOrigins
   const stored = writeNonDestructive(messages, index, visible, effective, out, origins, r.id)
   return { messages: stored, summary, cost: spent.cost, newContextTokens: r.newContextTokens, condenseId: r.id, ...extra }
 }

@@ -34,6 +34,99 @@ pub fn manager_guard_allows(state: Value, now_ms: f64) -> Result<Option<String>>
     })
 }
 
+/// What the host knows at the moment of deciding, as JavaScript passes it: token counts are whole
+/// numbers >= 0 (`lastMessageTokens` 0 when absent, `maxTokens` the default reserve).
+#[napi(object, object_to_js = false)]
+pub struct SituationObject {
+    pub total_tokens: Option<f64>,
+    pub last_message_tokens: Option<f64>,
+    pub context_window: Option<f64>,
+    pub max_tokens: Option<f64>,
+    pub profile_id: Option<String>,
+    /// Which provider the decision is for (the config's by default).
+    pub provider: Option<String>,
+}
+
+impl SituationObject {
+    fn read(self) -> std::result::Result<crate::manager::Situation, CondenseError> {
+        fn count(name: &str, v: Option<f64>) -> std::result::Result<Option<u64>, CondenseError> {
+            match v {
+                None => Ok(None),
+                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_992.0 => {
+                    Ok(Some(x as u64))
+                }
+                Some(x) => Err(CondenseError::InvalidOptions(format!(
+                    "situation.{name}: expected a whole number >= 0, got {x}"
+                ))),
+            }
+        }
+        let required = |name: &str, v: Option<f64>| {
+            count(name, v)?.ok_or_else(|| {
+                CondenseError::InvalidOptions(format!("situation.{name}: missing (a whole number >= 0)"))
+            })
+        };
+        Ok(crate::manager::Situation {
+            total_tokens: required("totalTokens", self.total_tokens)?,
+            last_message_tokens: count("lastMessageTokens", self.last_message_tokens)?.unwrap_or(0),
+            context_window: required("contextWindow", self.context_window)?,
+            max_tokens: count("maxTokens", self.max_tokens)?,
+            profile_id: self.profile_id,
+            provider: self.provider,
+        })
+    }
+}
+
+/// A decision as JavaScript gets it: built field by field (no JSON value in between; a host
+/// asks on every turn).
+#[napi(object, object_from_js = false)]
+pub struct DecisionObject {
+    pub condense: bool,
+    /// "threshold", "overflow", "below-threshold" or "disabled".
+    pub reason: &'static str,
+    pub prev_context_tokens: f64,
+    pub allowed_tokens: f64,
+    pub context_percent: f64,
+    pub threshold: ThresholdObject,
+    /// Past the allowed size: if condensing fails, the sliding window must run.
+    pub overflow: bool,
+    /// What providers that take a target should aim for.
+    pub target_tokens: Option<f64>,
+    pub min_gain_tokens: f64,
+}
+
+/// The trigger threshold behind a decision, and where it came from.
+#[napi(object, object_from_js = false)]
+pub struct ThresholdObject {
+    pub percent: f64,
+    /// "global", "provider" or "profile".
+    pub source: &'static str,
+    pub warning: Option<String>,
+}
+
+impl From<crate::manager::Decision> for DecisionObject {
+    fn from(d: crate::manager::Decision) -> Self {
+        DecisionObject {
+            condense: d.condense,
+            reason: d.reason,
+            prev_context_tokens: d.prev_context_tokens as f64,
+            allowed_tokens: d.allowed_tokens,
+            context_percent: d.context_percent,
+            threshold: ThresholdObject {
+                percent: d.threshold.percent,
+                source: match d.threshold.source {
+                    crate::manager::Source::Global => "global",
+                    crate::manager::Source::Provider => "provider",
+                    crate::manager::Source::Profile => "profile",
+                },
+                warning: d.threshold.warning,
+            },
+            overflow: d.overflow,
+            target_tokens: d.target_tokens.map(|t| t as f64),
+            min_gain_tokens: d.min_gain_tokens as f64,
+        }
+    }
+}
+
 /// A manager configuration read once (defaults filled in, Roo's earlier keys mapped, every problem
 /// refused): its thresholds, trigger and loop guard answer without reading the config again.
 #[napi]
@@ -66,10 +159,10 @@ impl ManagerRules {
 
     /// Whether to condense now, with the figures behind the answer.
     #[napi]
-    pub fn decide(&self, situation: Value) -> Result<Value> {
+    pub fn decide(&self, situation: SituationObject) -> Result<DecisionObject> {
         guarded(|| {
-            let s: crate::manager::Situation = crate::condense::parse_config(&situation, "situation")?;
-            Ok(serde_json::to_value(crate::manager::should_condense(&self.config, &s)).unwrap_or(Value::Null))
+            let s = situation.read()?;
+            Ok(DecisionObject::from(crate::manager::should_condense(&self.config, &s)))
         })
     }
 
