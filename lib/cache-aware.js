@@ -25,10 +25,9 @@
 // is taken to be half done), at least `MIN_REMAINING`.
 //
 // `cache-aware-strict` is the same without the Lossless operations that turn a newer copy into a
-// reference to an older one (repeated file reads, identical tool results). A later run that
-// shortens the older copy gives such a reference back its bytes, but within one Smart run its
-// Lossless prelude can make the newer copy a reference and the same run shorten the older: the
-// reference then becomes an "Omitted" note and the newest state of that file is gone from context.
+// reference to an older one (repeated file reads, identical tool results): no message ever
+// points at another. (With them, nothing is lost either: when a run, or a later one, shortens
+// the older copy, a reference in a message it kept gets the bytes back.)
 //
 // Between calls it keeps per task (`context.taskId`) what the rule needs: the cache model fed
 // with what each request sent, the turn count, the tokens appended, and when it last tried,

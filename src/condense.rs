@@ -351,7 +351,16 @@ pub fn condense_known(
         return Err(CondenseError::Aborted);
     }
     if !matches!(options.provider, Provider::Lossless(_)) {
-        crate::reference::fixup_references(&mut draft);
+        // A deduplication undone gives its saving back to its pass and the passes after it.
+        for act in crate::reference::fixup_references(&mut draft) {
+            let back = act.tokens_saved.max(0) as u64;
+            for (k, p) in passes.iter_mut().enumerate().skip(act.pass) {
+                if k > act.pass {
+                    p.tokens_before += back;
+                }
+                p.tokens_after += back;
+            }
+        }
     }
     let saved = known_saving.unwrap_or_else(|| draft.saved_tokens(encoding)).max(0) as u64;
     let tokens_after = before.saturating_sub(saved);

@@ -35,6 +35,8 @@ pub struct Draft<'a> {
     pub acts: Vec<Act>,
     /// The pass now writing acts (its index in the metrics' passes).
     pub pass: usize,
+    /// Messages a pass of this run selected to shorten (whatever it then did to each).
+    pub selected: std::collections::BTreeSet<usize>,
 }
 
 /// The changes a draft hands back.
@@ -55,6 +57,7 @@ impl<'a> Draft<'a> {
             layout: (0..original.len()).map(Item::Keep).collect(),
             acts: Vec::new(),
             pass: 0,
+            selected: std::collections::BTreeSet::new(),
         }
     }
 

@@ -318,12 +318,26 @@ pub fn follow_summary(messages: &[Value], keep_start: usize, only: &[bool]) -> V
 /// summarized or moved. Each reference that may be affected (in a changed text, or in any text
 /// after the first message changed or dropped: references point back) is checked against the
 /// message it names (by its position now): renumbered when the message moved; when its bytes are
-/// gone there, replaced by those bytes if an earlier condensing wrote it (what it stood for moves
-/// to it, the newer place, and is not lost), else
-/// turned into a plain `⟨ Omitted: … ⟩` note, so no marker claims what cannot be expanded.
-pub fn fixup_references(draft: &mut crate::draft::Draft) {
+/// gone there, replaced by those bytes (what it stood for moves to it, the newer place, and is
+/// not lost) if an earlier condensing wrote it, or if this run wrote it in a message no pass of
+/// the run selected to shorten (the run kept that message; the copy it pointed at is what the
+/// run shortened: this run's deduplication is then undone, and its act removed and returned),
+/// once: a later reference to the same bytes then points at the message they came back to;
+/// else turned into a plain `⟨ Omitted: … ⟩` note, so no marker claims what cannot be expanded
+/// (a reference in a message the run selected was part of what it chose to shorten, whether or
+/// not the reference was short enough to be left as it was).
+pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenance::Act> {
     use crate::draft::Item;
-    use std::collections::HashMap;
+    use crate::provenance::Action;
+    use std::collections::{HashMap, HashSet};
+    // Messages this run selected to shorten, or shortened.
+    let shortened: HashSet<usize> = draft
+        .acts
+        .iter()
+        .filter(|a| matches!(a.action, Action::Suppressed | Action::Truncated | Action::Summarized))
+        .map(|a| a.message)
+        .chain(draft.selected.iter().copied())
+        .collect();
     let position: HashMap<usize, usize> = draft
         .layout
         .iter()
@@ -356,6 +370,11 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
     type Target = (usize, usize, String, Option<(u32, u32, String)>);
     let mut found: HashMap<Target, Option<String>> = HashMap::new();
     let mut omitted: Vec<(usize, usize)> = Vec::new();
+    let mut undone: Vec<(usize, usize)> = Vec::new();
+    // Where the bytes of a shortened copy were put back (by target and bytes): a later reference
+    // to the same bytes points there rather than holding another copy of them.
+    let mut homes: HashMap<(usize, String), usize> = HashMap::new();
+    let mut repointed: Vec<(usize, usize, usize)> = Vec::new();
     for at in slots {
         let Some(text) = draft.text(at).map(str::to_string) else { continue };
         let own_now = position.get(&at.msg).copied().unwrap_or(at.msg);
@@ -391,8 +410,9 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                         .and_then(|m| slot_text(m, at.slot))
                         .is_some_and(|t| t.contains(&text[r.range.clone()]))
             };
+            let from_earlier = bytes.is_none() && earlier();
             let restored = match bytes {
-                None if r.msg < at.msg && earlier() => {
+                None if r.msg < at.msg && (from_earlier || !shortened.contains(&at.msg)) => {
                     draft.original.get(r.msg).and_then(|m| resolve_in(m, at.msg, &r))
                 }
                 _ => None,
@@ -421,10 +441,34 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
                 // (the newline after the marker standing for their last line ending, as `expand` reads it).
                 _ if restored.is_some() => {
                     let bytes = restored.unwrap_or_default();
-                    if bytes.ends_with('\n') && text[end..].starts_with('\n') {
-                        end += 1;
+                    // Already put back in an earlier message: a reference to them there, when it
+                    // finds them (checked, as `expandReferences` would look).
+                    let again = homes.get(&(r.msg, bytes.clone())).copied().filter(|h| *h < at.msg).and_then(|h| {
+                        let p = position.get(&h).copied()?;
+                        let hash = seal(own_now, p, &bytes);
+                        let probe = ParsedRef { range: 0..0, msg: p, hash: hash.clone(), lines: r.lines.clone() };
+                        let found = resolve_in(&draft.message(h), own_now, &probe);
+                        (found.as_deref() == Some(bytes.as_str())).then(|| {
+                            let m = marker.replace(
+                                &format!("message #{}{HASH_TAG}{}", r.msg, r.hash),
+                                &format!("message #{p}{HASH_TAG}{hash}"),
+                            );
+                            (h, m)
+                        })
+                    });
+                    if let Some((h, m)) = again {
+                        out.push_str(&m);
+                        repointed.push((at.msg, r.msg, h));
+                    } else {
+                        homes.entry((r.msg, bytes.clone())).or_insert(at.msg);
+                        if !from_earlier {
+                            undone.push((at.msg, r.msg));
+                        }
+                        if bytes.ends_with('\n') && text[end..].starts_with('\n') {
+                            end += 1;
+                        }
+                        out.push_str(&bytes);
                     }
-                    out.push_str(&bytes);
                 }
                 _ => {
                     let desc = marker.trim_start_matches(OPEN).split(HASH_TAG).next().unwrap_or("");
@@ -446,13 +490,28 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) {
     }
     // The deduplication that made each reference now omitted is recorded as omitted: it saves
     // the same tokens, but nothing can expand it any more.
+    let deduplication = |acts: &[crate::provenance::Act], msg: usize, target: usize| {
+        acts.iter().position(|a| a.message == msg && a.refers_to == Some(target) && a.action == Action::Deduplicated)
+    };
     for (msg, target) in omitted {
-        if let Some(act) = draft.acts.iter_mut().find(|a| {
-            a.message == msg && a.refers_to == Some(target) && a.action == crate::provenance::Action::Deduplicated
-        }) {
-            act.action = crate::provenance::Action::Omitted;
+        if let Some(i) = deduplication(&draft.acts, msg, target) {
+            draft.acts[i].action = Action::Omitted;
         }
     }
+    // A reference this run wrote that now points at the bytes put back elsewhere says so.
+    for (msg, target, home) in repointed {
+        if let Some(i) = deduplication(&draft.acts, msg, target) {
+            draft.acts[i].refers_to = Some(home);
+        }
+    }
+    // One undone saves nothing: its act goes.
+    let mut removed = Vec::new();
+    for (msg, target) in undone {
+        if let Some(i) = deduplication(&draft.acts, msg, target) {
+            removed.push(draft.acts.remove(i));
+        }
+    }
+    removed
 }
 
 #[cfg(test)]

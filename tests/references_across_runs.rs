@@ -86,3 +86,98 @@ fn within_one_smart_run_the_recent_copy_keeps_the_file() {
         assert_eq!(text_of(&out, 12, 1), a, "{preset}: the recent copy holds the file");
     }
 }
+
+/// Smart with a Lossless prelude that keeps the first of identical copies (the newer points at
+/// the older) and one pass suppressing old tool output.
+fn keep_first_then(pass: Value) -> Value {
+    json!({ "provider": "smart", "config": {
+        "losslessPrelude": { "enabled": true, "operations": { "deduplicateFileReads": true, "consolidateToolResults": true, "removeObsoleteState": true } },
+        "passes": [pass]
+    }})
+}
+
+#[test]
+fn within_one_run_a_reference_to_a_copy_the_run_shortened_gets_its_bytes_back() {
+    let (h, a) = history();
+    let pass = json!({
+        "id": "old", "name": "old", "mode": "individual",
+        "selection": { "type": "preserve_recent", "keepRecentCount": 6 },
+        "individualConfig": { "defaults": { "toolResults": "suppress" } }
+    });
+    let mut opts = options(keep_first_then(pass));
+    opts.provenance = true;
+    let (o, out) = run(&h, &opts);
+    assert_invariants(&h, &out, &o, Encoding::O200kBase);
+    assert_ne!(text_of(&out, 2, 1), a, "the older copy was suppressed");
+    // The recent copy, which the pass kept, holds the file: it is the caller's message again.
+    assert_eq!(text_of(&out, 12, 1), a);
+    assert!(!o.changes.texts.iter().any(|(at, _)| at.msg == 12), "message 12 is unchanged");
+    let acts = &o.provenance.as_ref().expect("provenance").acts;
+    assert!(!acts.iter().any(|x| x.message == 12), "no act claims message 12: {acts:?}");
+    assert_eq!(o.metrics.actions.omitted, 0);
+    // The passes' tokens still chain to the result's.
+    let passes = &o.metrics.passes;
+    assert_eq!(passes[0].tokens_before, o.metrics.tokens_before);
+    for w in passes.windows(2) {
+        assert_eq!(w[1].tokens_before, w[0].tokens_after);
+    }
+    assert!(
+        passes.last().expect("passes").tokens_after.abs_diff(o.metrics.tokens_after) <= 2,
+        "{passes:?} vs {}",
+        o.metrics.tokens_after
+    );
+}
+
+#[test]
+fn within_one_run_a_reference_in_a_message_the_run_selected_is_not_filled_in() {
+    let (h, a) = history();
+    // Every tool result but the last two messages' truncated to ten lines: both copies of
+    // src/a.ts are old. The older is shortened; the newer, a one-line reference by then, is left
+    // as it is by the truncation, but the run chose to shorten it: the file does not come back.
+    let pass = json!({
+        "id": "old", "name": "old", "mode": "individual",
+        "selection": { "type": "preserve_recent", "keepRecentCount": 2 },
+        "individualConfig": { "defaults": { "toolResults": { "operation": "truncate", "params": { "truncate": { "maxLines": 10, "maxChars": 1000 } } } } }
+    });
+    let mut opts = options(keep_first_then(pass));
+    opts.provenance = true;
+    let (o, out) = run(&h, &opts);
+    assert_invariants(&h, &out, &o, Encoding::O200kBase);
+    assert_ne!(text_of(&out, 2, 1), a, "the older copy was truncated");
+    let newer = text_of(&out, 12, 1);
+    assert!(newer.contains("⟨ Omitted: content of 'src/a.ts' identical to message #2, since shortened ⟩"), "{newer}");
+    assert!(!newer.contains("step20"), "{newer}");
+    assert_eq!(o.metrics.actions.omitted, 1);
+}
+
+#[test]
+fn within_one_run_the_bytes_come_back_once_and_later_copies_point_at_them() {
+    let (mut h, a) = history();
+    // A third identical read of src/a.ts after the second (messages 13 and 14), before the end.
+    let end = h.split_off(13);
+    h.push(call("<read_file><path>src/a.ts</path></read_file>"));
+    h.push(result("read_file", "src/a.ts", &a)); // 14
+    h.extend(end);
+    let pass = json!({
+        "id": "old", "name": "old", "mode": "individual",
+        "selection": { "type": "preserve_recent", "keepRecentCount": 8 },
+        "individualConfig": { "defaults": { "toolResults": "suppress" } }
+    });
+    let mut opts = options(keep_first_then(pass));
+    opts.provenance = true;
+    let (o, out) = run(&h, &opts);
+    // The invariants include that every reference expands to the bytes it was made against.
+    assert_invariants(&h, &out, &o, Encoding::O200kBase);
+    assert_ne!(text_of(&out, 2, 1), a, "the oldest copy was suppressed");
+    assert_eq!(text_of(&out, 12, 1), a, "the file came back once, in the first copy the run kept");
+    let third = text_of(&out, 14, 1);
+    assert!(third.contains("⟨ Reference: content of 'src/a.ts' identical to message #12"), "{third}");
+    let acts = &o.provenance.as_ref().expect("provenance").acts;
+    assert!(acts.iter().any(|x| x.message == 14 && x.refers_to == Some(12)), "{acts:?}");
+    assert!(!acts.iter().any(|x| x.message == 12), "{acts:?}");
+    let expansion = context_condense::reference::expand(&out);
+    assert_eq!(expansion.unresolved, 0);
+    let back =
+        expansion.changes.iter().find(|(at, _)| at.msg == 14 && at.slot == Slot::Text(1)).map(|(_, t)| t.clone());
+    assert_eq!(back.as_deref(), Some(a.as_str()));
+}

@@ -173,6 +173,7 @@ fn individual(draft: &mut Draft, pass: &PassConfig, config: &SmartConfig, cx: &m
     });
     let ic = pass.individual_config.clone().unwrap_or_default();
     let selected = select(draft, &pass.selection);
+    draft.selected.extend(selected.iter().copied());
     // Messages with an override run with their own operations; the others with the defaults.
     let positions: Vec<(usize, usize)> = draft
         .layout
