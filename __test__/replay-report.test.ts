@@ -36,6 +36,7 @@ function made(policy: string, billedInputCost: number, requests: number, condens
     summaryInputCost: 0,
     billedInputCost,
     sendOnceCost: billedInputCost / 2,
+    floorCost: billedInputCost / 2,
     summaryOutputCost: 0,
     summaries: condensingTurns.length,
     summaryCalls: {},

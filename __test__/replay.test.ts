@@ -304,6 +304,10 @@ function assertReplayInvariants(input: ApiMessage[], snapshot: ApiMessage[], r: 
   // The checks count what the recorded task holds (the suites' own finder misses what a tool
   // result holds as blocks; the replay's reads those too).
   expect(r.checks.typed.total).toBeGreaterThanOrEqual(userTypedTexts(input.slice(0, splitTurns(input).at(-1)!.at)).length)
+  // Every policy keeps each request's last three messages: none is billed under the floor, which
+  // is itself at least the cheapest way to send each message once.
+  expect(r.requestsCost, r.policy).toBeGreaterThanOrEqual(r.floorCost - 1e-9)
+  expect(r.floorCost).toBeGreaterThan(0)
 }
 
 describe('every policy on the bundled examples and generated tasks', () => {

@@ -26,6 +26,7 @@ async function time(policies) {
 function add(total, r) {
   total.cost += r.billedInputCost
   total.once += r.sendOnceCost
+  total.floor += r.floorCost
   total.summaries += r.summaries
   total.over += r.requestsOverLimit
   for (const k of ['typed', 'errors', 'workingSet']) {
@@ -36,6 +37,7 @@ function add(total, r) {
 
 const empty = () => ({
   once: 0,
+  floor: 0,
   cost: 0,
   summaries: 0,
   over: 0,
@@ -46,7 +48,9 @@ const empty = () => ({
 
 function printTable(title, totals) {
   const base = totals.get('roo-default')
-  console.log(`\n${title}; each message sent once: $${base.once.toFixed(2)}\n`)
+  console.log(
+    `\n${title}; each message sent once: $${base.once.toFixed(2)}; keeping each request's last three messages, no policy under $${base.floor.toFixed(2)} = ${(base.floor / base.cost).toFixed(2)}x\n`,
+  )
   console.log('| policy | billed input | vs roo-default | summaries | over limit | typed | errors | working set |')
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const [policy, t] of totals) {

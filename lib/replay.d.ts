@@ -105,6 +105,12 @@ export interface ReplayResult {
    * prompt read on every later request: what no condensing of the history already sent can go
    * under (only an edit of a message before it is first sent can). */
   sendOnceCost: number
+  /** The least any policy can be billed for the requests (summaries aside) if it keeps each
+   * request's last three messages unchanged into the next request, as every policy here does:
+   * each recorded message sent once (at the cheaper of the input and cache-write prices), each
+   * request's last message a second time (it is among the next request's last three; written and
+   * then read, or sent uncached twice, whichever is cheaper), the system prompt on every request. */
+  floorCost: number
   /** Calls to the summarizer (every purpose). */
   summaries: number
   summaryCalls: Record<string, number>

@@ -47,6 +47,11 @@ async function runReplay(history, turns, policy, settings) {
   let appendedTokens = 0
   /** Each recorded message written to the cache once, the system prompt read on every request after the first. */
   let sendOnce = 0
+  /** The least any policy keeping each request's last three messages can pay (see `floorCost`). */
+  let floor = 0
+  const { inputPrice, cacheWritesPrice, cacheReadsPrice } = settings.pricing
+  /** The least a token sent `k` times costs: uncached each time, or written once and then read. */
+  const leastFor = (k) => (k === 0 ? 0 : Math.min(inputPrice * k, cacheWritesPrice + cacheReadsPrice * (k - 1)))
 
   const promptTokens = () => systemTokens + messageTokens
   const situation = () => {
@@ -182,6 +187,9 @@ async function runReplay(history, turns, policy, settings) {
     }
     let added = 0
     for (const m of t.append) added += tokensOf(m)
+    // The request's last message is among the next request's last three: it is sent twice at least.
+    const last = t.append[t.append.length - 1]
+    for (const m of t.append) floor += (tokensOf(m) * leastFor(m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)) / 1e6
     sendOnce +=
       (added * settings.pricing.cacheWritesPrice + systemTokens * (t.index === 0 ? settings.pricing.cacheWritesPrice : settings.pricing.cacheReadsPrice)) / 1e6
     const row = cache.request(messages, tokensOf)
@@ -216,6 +224,7 @@ async function runReplay(history, turns, policy, settings) {
     billedInputCost: inputCost + tally.inputCost,
     summaryOutputCost: tally.outputCost,
     sendOnceCost: sendOnce,
+    floorCost: floor + (systemTokens * leastFor(perRequest.length)) / 1e6,
     summaries: tally.calls,
     summaryCalls: { ...tally.byPurpose },
     summaryInputTokens: tally.inputTokens,
