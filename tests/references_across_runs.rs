@@ -96,18 +96,29 @@ fn keep_first_then(pass: Value) -> Value {
     }})
 }
 
+/// A pass suppressing every tool result but those of the last `keep` messages.
+fn suppress_results(keep: u32) -> Value {
+    json!({
+        "id": "old", "name": "old", "mode": "individual",
+        "selection": { "type": "preserve_recent", "keepRecentCount": keep },
+        "individualConfig": { "defaults": { "toolResults": "suppress" } }
+    })
+}
+
+/// `keep_first_then(pass)` on `h`, with provenance; the invariants checked.
+fn run_keep_first(h: &[Value], pass: Value) -> (context_condense::condense::Outcome, Vec<Value>) {
+    let mut opts = options(keep_first_then(pass));
+    opts.provenance = true;
+    let (o, out) = run(h, &opts);
+    // The invariants include that every reference expands to the bytes it was made against.
+    assert_invariants(h, &out, &o, Encoding::O200kBase);
+    (o, out)
+}
+
 #[test]
 fn within_one_run_a_reference_to_a_copy_the_run_shortened_gets_its_bytes_back() {
     let (h, a) = history();
-    let pass = json!({
-        "id": "old", "name": "old", "mode": "individual",
-        "selection": { "type": "preserve_recent", "keepRecentCount": 6 },
-        "individualConfig": { "defaults": { "toolResults": "suppress" } }
-    });
-    let mut opts = options(keep_first_then(pass));
-    opts.provenance = true;
-    let (o, out) = run(&h, &opts);
-    assert_invariants(&h, &out, &o, Encoding::O200kBase);
+    let (o, out) = run_keep_first(&h, suppress_results(6));
     assert_ne!(text_of(&out, 2, 1), a, "the older copy was suppressed");
     // The recent copy, which the pass kept, holds the file: it is the caller's message again.
     assert_eq!(text_of(&out, 12, 1), a);
@@ -139,10 +150,7 @@ fn within_one_run_a_reference_in_a_message_the_run_selected_is_not_filled_in() {
         "selection": { "type": "preserve_recent", "keepRecentCount": 2 },
         "individualConfig": { "defaults": { "toolResults": { "operation": "truncate", "params": { "truncate": { "maxLines": 10, "maxChars": 1000 } } } } }
     });
-    let mut opts = options(keep_first_then(pass));
-    opts.provenance = true;
-    let (o, out) = run(&h, &opts);
-    assert_invariants(&h, &out, &o, Encoding::O200kBase);
+    let (o, out) = run_keep_first(&h, pass);
     assert_ne!(text_of(&out, 2, 1), a, "the older copy was truncated");
     let newer = text_of(&out, 12, 1);
     assert!(newer.contains("⟨ Omitted: content of 'src/a.ts' identical to message #2, since shortened ⟩"), "{newer}");
@@ -158,16 +166,7 @@ fn within_one_run_the_bytes_come_back_once_and_later_copies_point_at_them() {
     h.push(call("<read_file><path>src/a.ts</path></read_file>"));
     h.push(result("read_file", "src/a.ts", &a)); // 14
     h.extend(end);
-    let pass = json!({
-        "id": "old", "name": "old", "mode": "individual",
-        "selection": { "type": "preserve_recent", "keepRecentCount": 8 },
-        "individualConfig": { "defaults": { "toolResults": "suppress" } }
-    });
-    let mut opts = options(keep_first_then(pass));
-    opts.provenance = true;
-    let (o, out) = run(&h, &opts);
-    // The invariants include that every reference expands to the bytes it was made against.
-    assert_invariants(&h, &out, &o, Encoding::O200kBase);
+    let (o, out) = run_keep_first(&h, suppress_results(8));
     assert_ne!(text_of(&out, 2, 1), a, "the oldest copy was suppressed");
     assert_eq!(text_of(&out, 12, 1), a, "the file came back once, in the first copy the run kept");
     let third = text_of(&out, 14, 1);
