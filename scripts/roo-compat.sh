@@ -17,7 +17,8 @@
 # harness is fair). --keep leaves the temporary folder and prints its path.
 # Prints passed/failed per spec file and the totals. Not part of CI (it needs Roo's repository).
 # --time instead times one automatic condensing of a generated million-token history by Roo's own
-# implementation and by the entry, alternating in one process (scripts/roo-compat/timing.spec.ts),
+# implementation and by the entry, alternating in one process after the same warm-up
+# (scripts/roo-compat/timing.spec.ts),
 # and prints both medians and their ratio.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
