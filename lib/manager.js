@@ -23,7 +23,6 @@ const { readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, Tok
 /** The engine's catalogue: the built-in providers (what each is and can do) and its constants. */
 const CATALOGUE = native.providerCatalogue()
 const BUILT_IN = Object.fromEntries(CATALOGUE.providers.map(({ id, name, description, capabilities }) => [id, { name, description, capabilities }]))
-/** Providers that take a token target (the stop setting). */
 // What a situation holds besides its numbers' values (the engine checks those), refused as the
 // engine refuses options (errorCode "invalid-options").
 const refused = (detail) => Object.assign(new Error(`invalid options: ${detail}`), { code: 'InvalidArg' })
@@ -35,6 +34,7 @@ const SITUATION_TYPES = {
   profileId: 'string',
   provider: 'string',
 }
+/** Providers that take a token target (the stop setting). */
 const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).map((p) => p.id))
 
 /** Roo Code's sliding window: keeps the first message and drops an even number of the oldest others. */

@@ -145,21 +145,23 @@ pub fn parse_encoding(name: Option<&str>, at: &str) -> Result<Encoding, Condense
     }
 }
 
+/// A number JavaScript passed as a token count: a whole number >= 0 that a double holds exactly
+/// (`None` stays `None`), else an error naming `at`.
+pub fn token_count(n: Option<f64>, at: &str) -> Result<Option<u64>, CondenseError> {
+    match n {
+        None => Ok(None),
+        Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Ok(Some(n as u64)),
+        Some(n) => Err(CondenseError::InvalidOptions(format!("{at}: expected a whole number >= 0, got {n}"))),
+    }
+}
+
 impl Options {
     pub fn from_value(value: &serde_json::Value) -> Result<Options, CondenseError> {
         if !value.is_object() {
             return Err(CondenseError::InvalidOptions("options: expected an object with at least { provider }".into()));
         }
         let raw: RawOptions = parse_config(value, "options")?;
-        let prev_context_tokens = match raw.prev_context_tokens {
-            None => None,
-            Some(n) if n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Some(n as u64),
-            Some(n) => {
-                return Err(CondenseError::InvalidOptions(format!(
-                    "options.prevContextTokens: expected a whole number >= 0, got {n}"
-                )))
-            }
-        };
+        let prev_context_tokens = token_count(raw.prev_context_tokens, "options.prevContextTokens")?;
         let encoding = parse_encoding(raw.encoding.as_deref(), "options.encoding")?;
         let config = raw.config.unwrap_or(serde_json::Value::Object(Default::default()));
         if !config.is_object() {

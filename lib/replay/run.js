@@ -186,12 +186,13 @@ async function runReplay(history, turns, policy, settings) {
       take(next, 'host', 'sliding-window', before)
     }
     let added = 0
-    for (const m of t.append) added += tokensOf(m)
     // The request's last message is among the next request's last three: it is sent twice at least.
     const last = t.append[t.append.length - 1]
-    for (const m of t.append) floor += (tokensOf(m) * leastFor(m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)) / 1e6
-    sendOnce +=
-      (added * settings.pricing.cacheWritesPrice + systemTokens * (t.index === 0 ? settings.pricing.cacheWritesPrice : settings.pricing.cacheReadsPrice)) / 1e6
+    for (const m of t.append) {
+      added += tokensOf(m)
+      floor += (tokensOf(m) * leastFor(m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)) / 1e6
+    }
+    sendOnce += (added * cacheWritesPrice + systemTokens * (t.index === 0 ? cacheWritesPrice : cacheReadsPrice)) / 1e6
     const row = cache.request(messages, tokensOf)
     peakContext = Math.max(peakContext, row.tokens)
     perRequest.push({

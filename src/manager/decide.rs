@@ -84,12 +84,11 @@ pub fn effective(config: &ManagerConfig, provider: &str, profile_id: Option<&str
     e
 }
 
-/// What the host knows at the moment of deciding.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+/// What the host knows at the moment of deciding (read from JavaScript by
+/// `node::manager::SituationObject`).
+#[derive(Debug, Clone)]
 pub struct Situation {
     pub total_tokens: u64,
-    #[serde(default)]
     pub last_message_tokens: u64,
     pub context_window: u64,
     pub max_tokens: Option<u64>,

@@ -49,17 +49,7 @@ pub struct SituationObject {
 
 impl SituationObject {
     fn read(self) -> std::result::Result<crate::manager::Situation, CondenseError> {
-        fn count(name: &str, v: Option<f64>) -> std::result::Result<Option<u64>, CondenseError> {
-            match v {
-                None => Ok(None),
-                Some(x) if x.is_finite() && x >= 0.0 && x.fract() == 0.0 && x <= 9_007_199_254_740_992.0 => {
-                    Ok(Some(x as u64))
-                }
-                Some(x) => Err(CondenseError::InvalidOptions(format!(
-                    "situation.{name}: expected a whole number >= 0, got {x}"
-                ))),
-            }
-        }
+        let count = |name: &str, v: Option<f64>| crate::condense::token_count(v, &format!("situation.{name}"));
         let required = |name: &str, v: Option<f64>| {
             count(name, v)?.ok_or_else(|| {
                 CondenseError::InvalidOptions(format!("situation.{name}: missing (a whole number >= 0)"))
