@@ -69,8 +69,11 @@ export declare class ManagerRules {
   config(): any
   /** The trigger threshold of a profile (and where it came from, with a warning when invalid). */
   threshold(provider?: string | undefined | null, profileId?: string | undefined | null): any
-  /** Whether to condense now, with the figures behind the answer. */
-  decide(situation: SituationObject): DecisionObject
+  /**
+   * Whether to condense now, with the figures behind the answer. `at` names the situation in
+   * errors ("situation" when absent).
+   */
+  decide(situation: SituationObject, at?: string | undefined | null): DecisionObject
   /** The loop guard's state after an attempt. */
   guardRecord(state: any, progressed: boolean, nowMs: number): any
 }

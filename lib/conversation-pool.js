@@ -3,9 +3,14 @@
 // it passes is matched against what the task's conversation holds (`sync`: same objects, same
 // shape) and only what differs crosses. Bounded: the least recently used task's conversation is
 // closed when a new one would pass the limit. Never changes the host's messages.
+//
+// Calls for one task take turns (one at a time, in the order they came). A turn is given back on
+// every path: when the call that took it ends, throws, or is aborted while it waits, and when the
+// conversation could not be opened (the next call then opens it again, or answers the refusal).
 'use strict'
 
 const { openConversation } = require('./conversation.js')
+const { abortError } = require('./intake.js')
 
 // lib/index.js requires the manager, which requires this module: read it when first used.
 const lib = () => require('./index.js')
@@ -13,9 +18,60 @@ const lib = () => require('./index.js')
 /** Tasks whose conversations are kept at once, by default. */
 const DEFAULT_MAX_TASKS = 4
 
+/** One task: its conversation (once opened) and the end of its queue of turns. */
+class Task {
+  conv = undefined
+  encoding = undefined
+  /** Settles when the last turn taken is given back. */
+  tail = Promise.resolve()
+  /** Calls that have taken a turn or wait for one. */
+  calls = 0
+
+  /**
+   * Waits for this task's turn; answers the function that gives it back (safe to call twice).
+   * When `signal` fires while waiting, rejects with its reason and the place in the queue is
+   * given back as soon as the turn before it ends.
+   */
+  take(signal) {
+    const before = this.tail
+    let give
+    this.tail = new Promise((resolve) => {
+      give = resolve
+    })
+    let given = false
+    this.calls++
+    const release = () => {
+      if (given) return
+      given = true
+      this.calls--
+      give()
+    }
+    if (!signal) return before.then(() => release)
+    if (signal.aborted) {
+      before.then(release)
+      return Promise.reject(abortError(signal))
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        before.then(release)
+        reject(abortError(signal))
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      before.then(() => {
+        signal.removeEventListener('abort', onAbort)
+        if (signal.aborted) {
+          release()
+          return
+        }
+        resolve(release)
+      })
+    })
+  }
+}
+
 class ConversationPool {
   #max
-  /** Task id -> { conv, ready }: `ready` settles once the conversation holds the task's history. */
+  /** Task id -> Task, least recently used first. */
   #tasks = new Map()
 
   constructor(maxTasks = DEFAULT_MAX_TASKS) {
@@ -24,61 +80,55 @@ class ConversationPool {
   }
 
   /**
-   * The conversation of `taskId`, holding exactly `messages` (opened on first use, synced after).
-   * Answers undefined without a task id (the caller then works without one). Calls for one task
-   * are taken one after another.
+   * The conversation of `taskId`, holding exactly `messages` (opened on first use, synced after),
+   * with `release`, which gives the task's turn back (call it when done). Answers undefined
+   * without a task id (the caller then works without one). Calls for one task are taken one after
+   * another; a call that throws has given its turn back.
    */
   async get(taskId, messages, options = {}) {
     if (typeof taskId !== 'string' || taskId === '') return undefined
     const encoding = options.encoding ?? 'o200k_base'
-    let entry = this.#tasks.get(taskId)
-    if (entry && entry.encoding !== encoding) {
-      await this.close(taskId)
-      entry = undefined
+    let task = this.#tasks.get(taskId)
+    if (task) this.#tasks.delete(taskId)
+    else task = new Task()
+    // Most recently used last; a task past the limit is closed once its own calls are over.
+    this.#tasks.set(taskId, task)
+    for (const [id, old] of this.#tasks) {
+      if (this.#tasks.size <= this.#max) break
+      this.#tasks.delete(id)
+      this.#closeTask(old)
     }
-    if (entry) {
-      // Most recently used last.
-      this.#tasks.delete(taskId)
-      this.#tasks.set(taskId, entry)
-      const previous = entry.turn
-      let done
-      entry.turn = new Promise((resolve) => {
-        done = resolve
-      })
-      await previous
-      if (entry.conv.closed) {
-        done()
-        return this.get(taskId, messages, options)
-      }
-      try {
-        entry.conv.sync(messages)
-      } catch (e) {
-        done()
-        throw e
-      }
-      return { conv: entry.conv, release: done }
-    }
-    let done
-    entry = {
-      encoding,
-      conv: undefined,
-      turn: new Promise((resolve) => {
-        done = resolve
-      }),
-    }
-    this.#tasks.set(taskId, entry)
-    while (this.#tasks.size > this.#max) {
-      const [oldest] = this.#tasks.keys()
-      await this.close(oldest)
-    }
+    const release = await task.take(options.signal)
     try {
-      entry.conv = await openConversation(messages, { encoding, signal: options.signal })
+      if (task.conv && (task.conv.closed || task.encoding !== encoding)) {
+        task.conv.close()
+        task.conv = undefined
+      }
+      if (task.conv) task.conv.sync(messages)
+      else {
+        task.conv = await openConversation(messages, { encoding, signal: options.signal })
+        task.encoding = encoding
+        // Closed by the pool while it was being opened: it is not kept.
+        if (this.#tasks.get(taskId) !== task) this.#closeTask(task)
+      }
+      return { conv: task.conv, release }
     } catch (e) {
-      this.#tasks.delete(taskId)
-      done()
+      // Nothing held and nobody waiting: the task is not kept (the next call starts afresh).
+      if (!task.conv && task.calls === 1 && this.#tasks.get(taskId) === task) this.#tasks.delete(taskId)
+      release()
       throw e
     }
-    return { conv: entry.conv, release: done }
+  }
+
+  /** Closes `task`'s conversation once the calls queued on it are over. */
+  async #closeTask(task) {
+    const release = await task.take()
+    try {
+      if (task.conv) await task.conv.close()
+      task.conv = undefined
+    } finally {
+      release()
+    }
   }
 
   /**
@@ -101,13 +151,12 @@ class ConversationPool {
     }
   }
 
-  /** Closes the conversation of `taskId` once its current call is over. */
+  /** Closes the conversation of `taskId` once its current calls are over. */
   async close(taskId) {
-    const entry = this.#tasks.get(taskId)
-    if (!entry) return
+    const task = this.#tasks.get(taskId)
+    if (!task) return
     this.#tasks.delete(taskId)
-    await entry.turn
-    if (entry.conv) entry.conv.close()
+    await this.#closeTask(task)
   }
 
   /** Closes every conversation. */

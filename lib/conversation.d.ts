@@ -56,7 +56,11 @@ export declare class Conversation {
   condense(options: ConversationCondenseOptions): Promise<ConversationCondenseResult>
   /** Takes on the result of the last `condense` made with `adopt: false`, when nothing changed since. */
   adopt(result: ConversationCondenseResult): void
-  /** Lets go of what the engine holds; later calls throw. */
+  /**
+   * Lets go of what the engine holds; later calls throw (errorCode "invalid-state"). A condense
+   * running on it is stopped and rejects with an AbortError (errorCode "closed"), as does an
+   * analysis running on it; the engine's copy is freed at once, or as soon as that call has ended.
+   */
   close(): void
 }
 

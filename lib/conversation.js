@@ -13,6 +13,7 @@ const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./che
 const { pushInChunks, checkSignal } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
 const { unescapeValue } = require('./crossing.js')
+const { stateError, withCode } = require('./errors.js')
 
 /**
  * What `sync` compares besides identity: the fields and blocks a host might change in place. A
@@ -50,6 +51,10 @@ class Conversation {
   #encoding
   #busy = false
   #closed = false
+  /** Native calls still running (a condense, an analysis): the engine's copy is freed after the last. */
+  #inFlight = 0
+  /** Stops the condense in progress when the conversation is closed. */
+  #stop
   /** The last condense result not adopted yet (`condense(..., { adopt: false })`), with what it was made from. */
   #pending
 
@@ -61,8 +66,24 @@ class Conversation {
   }
 
   #usable(at) {
-    if (this.#closed) throw new Error(`${at}: the conversation is closed`)
-    if (this.#busy) throw new Error(`${at}: the conversation is busy (a condense is running on it); await it first`)
+    if (this.#closed) throw stateError(`${at}: the conversation is closed`)
+    if (this.#busy) throw stateError(`${at}: the conversation is busy (a condense or an analysis is running on it); await it first`)
+  }
+
+  /**
+   * Runs `work` (which awaits a native call) as the conversation's one call in progress: busy
+   * meanwhile, and when `close` came during it, the engine's copy is freed once it has ended.
+   */
+  async #inProgress(work) {
+    this.#busy = true
+    this.#inFlight++
+    try {
+      return await work()
+    } finally {
+      this.#busy = false
+      this.#inFlight--
+      if (this.#closed && this.#inFlight === 0) this.#native.close()
+    }
   }
 
   /** Pushes `messages` (held from index `base`), escaped where needed; answers a problem or undefined. */
@@ -190,12 +211,11 @@ class Conversation {
   /** What fills the context of the messages held (as `analyze`), off the JavaScript thread. */
   async analyze() {
     this.#usable('conversation.analyze')
-    this.#busy = true
-    try {
-      return unescapeValue(await this.#native.analyze())
-    } finally {
-      this.#busy = false
-    }
+    return this.#inProgress(async () => {
+      const found = await this.#native.analyze()
+      if (this.#closed) throw closedDuring('conversation.analyze')
+      return unescapeValue(found)
+    })
   }
 
   /**
@@ -221,18 +241,29 @@ class Conversation {
     const conv = this.#native
     const before = this.#messages
     this.#pending = undefined
-    this.#busy = true
-    try {
-      const result = await runEngine(conv, before, { summarize, llm, signal, start: () => conv.start(engineOptions, summarize !== undefined) })
-      result.changed = []
-      result.layout = null
-      if (result.error) return result
-      this.#pending = result
-      if (adopt) this.#adopt(result)
-      return result
-    } finally {
-      this.#busy = false
+    // The run stops when the caller's signal fires (with its reason) or the conversation is closed.
+    const stop = new AbortController()
+    const follow = () => stop.abort(signal.reason)
+    if (signal) {
+      if (signal.aborted) follow()
+      else signal.addEventListener('abort', follow, { once: true })
     }
+    this.#stop = stop
+    return this.#inProgress(async () => {
+      try {
+        const run = { summarize, llm, signal: stop.signal, start: () => conv.start(engineOptions, summarize !== undefined) }
+        const result = await runEngine(conv, before, run)
+        result.changed = []
+        result.layout = null
+        if (result.error) return result
+        this.#pending = result
+        if (adopt) this.#adopt(result)
+        return result
+      } finally {
+        if (signal) signal.removeEventListener('abort', follow)
+        if (this.#stop === stop) this.#stop = undefined
+      }
+    })
   }
 
   /**
@@ -242,7 +273,7 @@ class Conversation {
   adopt(result) {
     this.#usable('conversation.adopt')
     if (result === undefined || result !== this.#pending) {
-      throw new Error('conversation.adopt: expected the result of the last condense on this conversation, with no change to the conversation since')
+      throw stateError('conversation.adopt: expected the result of the last condense on this conversation, with no change to the conversation since')
     }
     this.#adopt(result)
   }
@@ -270,13 +301,19 @@ class Conversation {
     result.layout = moved ? Array.from(origin, (o) => (o >= 0 ? o : o === -1 ? -1 : -2 - o)) : null
   }
 
-  /** Lets go of what the engine holds for this conversation; later calls throw. */
+  /**
+   * Lets go of what the engine holds for this conversation; later calls throw. A condense running
+   * on it is stopped and rejects with an AbortError (an analysis rejects the same way when it
+   * ends); the engine's copy is freed at once, or as soon as that call has ended.
+   */
   close() {
     if (this.#closed) return
     this.#closed = true
-    this.#native.close()
     this.#messages = []
     this.#shapes = []
+    this.#pending = undefined
+    if (this.#stop) this.#stop.abort(closedDuring('conversation.condense'))
+    if (this.#inFlight === 0) this.#native.close()
   }
 
   /** Whether `close` was called. */
@@ -297,8 +334,14 @@ function checkMessageObjects(messages, at, name = (i) => `messages[${i}]`) {
 
 function checkIndex(index, length, at) {
   if (!Number.isInteger(index) || index < 0 || index >= length) {
-    throw new RangeError(`${at}: no message at index ${typeof index === 'number' ? index : describe(index)} (the conversation holds ${length})`)
+    const error = new RangeError(`${at}: no message at index ${typeof index === 'number' ? index : describe(index)} (the conversation holds ${length})`)
+    throw withCode(error, 'invalid-argument')
   }
+}
+
+/** What a call in progress rejects with when the conversation is closed during it: an AbortError, errorCode "closed". */
+function closedDuring(at) {
+  return withCode(new DOMException(`${at}: the conversation was closed while the call was running`, 'AbortError'), 'closed')
 }
 
 /**

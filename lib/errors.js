@@ -1,8 +1,10 @@
 // The code every error the library throws carries in `errorCode`, stable where the text may
 // change: "invalid-argument" (an argument JavaScript checks refused), "invalid-options" (options
-// the engine refused: an unknown key, a wrong type or range, an unknown provider), "internal" (a
-// bug caught at the boundary). An abort rejects with the signal's own reason, untouched. Tags
-// errors on their way out; never catches one for good.
+// the engine refused: an unknown key, a wrong type or range, an unknown provider), "invalid-state"
+// (a call the object cannot take now: a closed or busy conversation, a result that no longer fits
+// it), "internal" (a bug caught at the boundary). An abort rejects with the signal's own reason,
+// untouched. Tags errors on their way out (functions, methods, getters, and constructors through
+// `tag`); never catches one for good.
 'use strict'
 
 /** The code of an error the library made, or undefined for one it did not (a host's). */
@@ -13,12 +15,20 @@ function codeOf(e) {
   return undefined
 }
 
+/** `e` with `errorCode` set to `code` (for errors whose class does not say it: a RangeError of the library's own). */
+function withCode(e, code) {
+  Object.defineProperty(e, 'errorCode', { value: code, enumerable: true, writable: true, configurable: true })
+  return e
+}
+
+/** An error for a call the object cannot take in its state (closed, busy, a stale result). */
+const stateError = (message) => withCode(new Error(message), 'invalid-state')
+
 /** `e` with its `errorCode` (unless it is the abort signal's reason, or has one already). */
 function tag(e, signal) {
   if (!(e instanceof Error) || (signal && e === signal.reason) || e.errorCode !== undefined) return e
   const code = codeOf(e)
-  if (code) Object.defineProperty(e, 'errorCode', { value: code, enumerable: true, writable: true, configurable: true })
-  return e
+  return code ? withCode(e, code) : e
 }
 
 /** The abort signal among a call's arguments (in an options object), if any. */
@@ -47,12 +57,14 @@ function coded(fn) {
   return wrapped
 }
 
-/** Every method of `Class` (getters aside) made `coded`. */
+/** Every method and getter of `Class` made `coded` (its constructor tags its own errors with `tag`). */
 function codeMethods(Class) {
   for (const name of Object.getOwnPropertyNames(Class.prototype)) {
     const d = Object.getOwnPropertyDescriptor(Class.prototype, name)
-    if (name !== 'constructor' && typeof d.value === 'function') Object.defineProperty(Class.prototype, name, { ...d, value: coded(d.value) })
+    if (name === 'constructor') continue
+    if (typeof d.value === 'function') Object.defineProperty(Class.prototype, name, { ...d, value: coded(d.value) })
+    else if (typeof d.get === 'function') Object.defineProperty(Class.prototype, name, { ...d, get: coded(d.get) })
   }
 }
 
-module.exports = { coded, codeMethods }
+module.exports = { coded, codeMethods, tag, withCode, stateError }

@@ -356,8 +356,12 @@ export interface CondenseMetrics {
 
 /** The `errorCode` of what the library throws (an abort rejects with the signal's own reason instead). */
 export type ThrownErrorCode =
-  /** An argument the JavaScript checks refused (a TypeError). */
+  /** An argument the JavaScript checks refused (a TypeError, or a RangeError for an index). */
   | 'invalid-argument'
+  /** A call the object cannot take now: a closed or busy conversation, a result that no longer fits it. */
+  | 'invalid-state'
+  /** A call stopped because its conversation was closed while it ran (the error's name is AbortError). */
+  | 'closed'
   /** Options the engine refused: an unknown key, a wrong type or range, an unknown provider. */
   | 'invalid-options'
   /** A bug caught at the boundary (please report it). */

@@ -254,5 +254,6 @@ export class CondensationManager {
 /** The JSON Schema of the manager config, for settings UIs. */
 export function managerConfigSchema(): Record<string, unknown>
 
-/** Roo Code's sliding window: the first message, then all but an even number of the oldest others. */
+/** Roo Code's sliding window: the first message, then all but an even number of the oldest others
+ * (`fracToRemove`, from 0 to 1, of them rounded down; anything else throws). */
 export function slidingWindow(messages: ApiMessage[], fracToRemove?: number): ApiMessage[]

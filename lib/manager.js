@@ -11,8 +11,9 @@
 // caller's messages.
 'use strict'
 
-const { coded, codeMethods } = require('./errors.js')
+const { coded, codeMethods, tag } = require('./errors.js')
 const { isObject, describe } = require('./values.js')
+const { checkSummarizeOptions } = require('./summarize.js')
 const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
@@ -34,11 +35,38 @@ const SITUATION_TYPES = {
   profileId: 'string',
   provider: 'string',
 }
+/** The options `new CondensationManager` takes. */
+const MANAGER_OPTIONS = ['config', 'policy', 'summarize', 'summarizeOptions', 'telemetry', 'now', 'conversations']
+
+/**
+ * The fields of a situation (`decide`) or of a call's context (`condenseIfNeeded`) that decide,
+ * their types checked here and their values by the engine; errors name them under `at`.
+ */
+function readSituation(situation, at) {
+  if (!isObject(situation)) throw refused(`${at}: expected an object, got ${describe(situation)}`)
+  for (const [k, type] of Object.entries(SITUATION_TYPES)) {
+    const v = situation[k]
+    if (v !== undefined && v !== null && typeof v !== type) {
+      throw refused(`${at}.${k}: expected ${type === 'number' ? 'a whole number >= 0' : 'a string'}, got ${describe(v)}`)
+    }
+  }
+  const { totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider } = situation
+  return { totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider }
+}
+
 /** Providers that take a token target (the stop setting). */
 const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).map((p) => p.id))
 
-/** Roo Code's sliding window: keeps the first message and drops an even number of the oldest others. */
+/**
+ * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
+ * others, `fracToRemove` (from 0 to 1) of them rounded down. (The Roo entries keep Roo's own
+ * function, which takes any number.)
+ */
 function slidingWindow(messages, fracToRemove = 0.5) {
+  if (!Array.isArray(messages)) throw new TypeError(`slidingWindow: messages: expected an array of messages, got ${describe(messages)}`)
+  if (typeof fracToRemove !== 'number' || !(fracToRemove >= 0 && fracToRemove <= 1)) {
+    throw new TypeError(`slidingWindow: fracToRemove: expected a number from 0 to 1, got ${describe(fracToRemove)}`)
+  }
   if (messages.length === 0) return []
   const raw = Math.floor((messages.length - 1) * fracToRemove)
   const remove = raw - (raw % 2)
@@ -67,19 +95,44 @@ class CondensationManager {
    * @param {{ config?: object, policy?: string | object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number, conversations?: number }} [options]
    */
   constructor(options = {}) {
-    if (options === null || typeof options !== 'object') throw new TypeError('CondensationManager: options: expected an object')
-    this._policy = readPolicy(options.policy)
-    this.useConfig(options.config ?? {})
-    this.summarize = options.summarize
-    this.summarizeOptions = options.summarizeOptions
-    this.telemetry = options.telemetry
-    this.now = options.now ?? Date.now
-    this.providers = new Map()
-    this.guards = new Map()
+    try {
+      this._init(options)
+    } catch (e) {
+      throw tag(e)
+    }
+  }
+
+  /** The constructor's work: every option checked before anything is kept. */
+  _init(options) {
+    if (!isObject(options)) throw new TypeError(`CondensationManager: options: expected an object, got ${describe(options)}`)
+    for (const key of Object.keys(options)) {
+      if (!MANAGER_OPTIONS.includes(key)) {
+        throw new TypeError(`CondensationManager: options.${key}: unknown option (expected one of ${MANAGER_OPTIONS.join(', ')})`)
+      }
+    }
+    const { summarize, summarizeOptions, telemetry, now } = options
+    if (summarize !== undefined && typeof summarize !== 'function') {
+      throw new TypeError(`CondensationManager: options.summarize: expected an async function, got ${describe(summarize)}`)
+    }
+    if (now !== undefined && typeof now !== 'function') {
+      throw new TypeError(`CondensationManager: options.now: expected a function answering the time in ms, got ${describe(now)}`)
+    }
+    if (telemetry !== undefined && !isObject(telemetry)) {
+      throw new TypeError(`CondensationManager: options.telemetry: expected an object, got ${describe(telemetry)}`)
+    }
+    checkSummarizeOptions(summarizeOptions, 'CondensationManager: options.summarizeOptions')
     const keep = options.conversations ?? DEFAULT_MAX_TASKS
     if (!Number.isInteger(keep) || keep < 0) {
-      throw new TypeError(`CondensationManager: options.conversations: expected a whole number >= 0, got ${String(keep)}`)
+      throw new TypeError(`CondensationManager: options.conversations: expected a whole number >= 0, got ${describe(keep)}`)
     }
+    this._policy = readPolicy(options.policy)
+    this.useConfig(options.config ?? {})
+    this.summarize = summarize
+    this.summarizeOptions = summarizeOptions
+    this.telemetry = telemetry
+    this.now = now ?? Date.now
+    this.providers = new Map()
+    this.guards = new Map()
     this.conversations = keep > 0 ? new ConversationPool(keep) : undefined
     if (this._policy) {
       this._policyTasks = new PolicyTasks(keep > 0 ? keep : DEFAULT_MAX_TASKS)
@@ -95,6 +148,10 @@ class CondensationManager {
   /** Lets go of the histories kept for tasks (all of them, or one task's), and the policy's state for them. */
   async closeConversations(taskId) {
     if (this._policyTasks) this._policyTasks.forget(taskId)
+    // The loop guard's state for the task (for every task, without one).
+    if (taskId === undefined) this.guards.clear()
+    else this.guards.delete(taskId)
+    if (this._roles) for (const role of Object.values(this._roles)) await role.closeConversations(taskId)
     if (!this.conversations) return
     if (taskId === undefined) await this.conversations.clear()
     else await this.conversations.close(taskId)
@@ -214,15 +271,12 @@ class CondensationManager {
 
   /** The full decision: condense or not, why, and the figures behind it. */
   decide(situation) {
-    if (!isObject(situation)) throw refused(`situation: expected an object, got ${describe(situation)}`)
-    for (const [k, type] of Object.entries(SITUATION_TYPES)) {
-      const v = situation[k]
-      if (v !== undefined && v !== null && typeof v !== type) {
-        throw refused(`situation.${k}: expected ${type === 'number' ? 'a whole number >= 0' : 'a string'}, got ${describe(v)}`)
-      }
-    }
-    const { totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider } = situation
-    return this.rules.decide({ totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider })
+    return this._decideAs(situation, 'situation')
+  }
+
+  /** `decide`, its errors naming the situation's fields under `at`. */
+  _decideAs(situation, at) {
+    return this.rules.decide(readSituation(situation, at), at)
   }
 
   /** Whether to condense now (see `decide`). */
@@ -301,6 +355,8 @@ class CondensationManager {
     if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
       throw new TypeError("condenseIfNeeded: context.contextWindow: expected the model's context window in tokens")
     }
+    // What decides, checked before anything runs (named as the caller passed it).
+    readSituation(context, 'condenseIfNeeded: context')
     if (this._policy) return this._condenseWithPolicy(messages, context)
     return this._ask(messages, context)
   }
@@ -331,7 +387,7 @@ class CondensationManager {
           const ctx = { ...c, summarize: c.summarize ?? this.summarize }
           return role === 'summary' ? this._ask(m, ctx) : this._role(role).condenseIfNeeded(m, ctx)
         },
-        decide: (situation) => this.decide(situation),
+        decide: (situation) => this._decideAs(situation, 'condenseIfNeeded: context'),
         onTaken: (role) => {
           if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
             const customPrompt = role === 'ownSummary' && Boolean(this.config.providers.native && this.config.providers.native.customPrompt)
@@ -359,13 +415,8 @@ class CondensationManager {
     const last = n > 0 ? messages[n - 1] : undefined
     const lastMessageTokens = context.lastMessageTokens ?? (last ? (held ? held.conv.tokensOf(n - 1) : lib.countTokens([last])) : 0)
     const totalTokens = context.totalTokens ?? (held ? held.conv.tokens - (n > 0 ? held.conv.tokensOf(n - 1) : 0) : lib.countTokens(messages.slice(0, -1)))
-    const decision = this.decide({
-      totalTokens,
-      lastMessageTokens,
-      contextWindow: context.contextWindow,
-      maxTokens: context.maxTokens,
-      profileId: context.profileId,
-    })
+    const situation = { totalTokens, lastMessageTokens, contextWindow: context.contextWindow, maxTokens: context.maxTokens, profileId: context.profileId }
+    const decision = this._decideAs(situation, 'condenseIfNeeded: context')
     const prev = decision.prevContextTokens
     const base = {
       messages,

@@ -23,6 +23,8 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
   let release
   try {
     release = await scheduler.engineTurn(signal)
+    // Aborted while the turn was granted: nothing is started.
+    if (signal && signal.aborted) throw abortError(signal)
     start()
     for (;;) {
       const event = await handle.next()
@@ -82,7 +84,7 @@ function readCondenseOptions(options, at) {
   if (summarize !== undefined && typeof summarize !== 'function') {
     throw new TypeError(`${at}: options.summarize: expected an async function, got ${describe(summarize)}`)
   }
-  const llm = checkSummarizeOptions(summarizeOptions)
+  const llm = checkSummarizeOptions(summarizeOptions, `${at}: options.summarizeOptions`)
   const badOption = findUnsupported(engineOptions, ['options'])
   if (badOption) throw new TypeError(`${at}: ${pathText(badOption.path)}: ${badOption.message}`)
   return { signal, summarize, llm, repair, engineOptions }

@@ -11,18 +11,18 @@ const { fromEngine, PART_BYTES } = require('./crossing.js')
 
 const SUMMARIZE_DEFAULTS = { concurrency: 4, timeoutMs: 120_000, retries: 2, retryDelayMs: 500 }
 
-function checkSummarizeOptions(raw) {
+function checkSummarizeOptions(raw, at = 'condense: options.summarizeOptions') {
   const o = { ...SUMMARIZE_DEFAULTS }
   if (raw === undefined) return o
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new TypeError(`condense: options.summarizeOptions: expected an object, got ${describe(raw)}`)
+    throw new TypeError(`${at}: expected an object, got ${describe(raw)}`)
   }
   for (const [key, value] of Object.entries(raw)) {
     if (!(key in SUMMARIZE_DEFAULTS)) {
-      throw new TypeError(`condense: options.summarizeOptions.${key}: unknown key, expected one of ${Object.keys(SUMMARIZE_DEFAULTS).join(', ')}`)
+      throw new TypeError(`${at}.${key}: unknown key, expected one of ${Object.keys(SUMMARIZE_DEFAULTS).join(', ')}`)
     }
     const min = key === 'concurrency' || key === 'timeoutMs' ? 1 : 0
-    o[key] = wholeNumber(value, `condense: options.summarizeOptions.${key}`, min)
+    o[key] = wholeNumber(value, `${at}.${key}`, min)
   }
   return o
 }

@@ -48,12 +48,13 @@ pub struct SituationObject {
 }
 
 impl SituationObject {
-    fn read(self) -> std::result::Result<crate::manager::Situation, CondenseError> {
-        let count = |name: &str, v: Option<f64>| crate::condense::token_count(v, &format!("situation.{name}"));
+    /// The situation checked; errors name its fields under `at` (what the caller called the
+    /// object: `situation` for `decide`, `context` for `condenseIfNeeded`).
+    fn read(self, at: &str) -> std::result::Result<crate::manager::Situation, CondenseError> {
+        let count = |name: &str, v: Option<f64>| crate::condense::token_count(v, &format!("{at}.{name}"));
         let required = |name: &str, v: Option<f64>| {
-            count(name, v)?.ok_or_else(|| {
-                CondenseError::InvalidOptions(format!("situation.{name}: missing (a whole number >= 0)"))
-            })
+            count(name, v)?
+                .ok_or_else(|| CondenseError::InvalidOptions(format!("{at}.{name}: missing (a whole number >= 0)")))
         };
         Ok(crate::manager::Situation {
             total_tokens: required("totalTokens", self.total_tokens)?,
@@ -147,11 +148,12 @@ impl ManagerRules {
         })
     }
 
-    /// Whether to condense now, with the figures behind the answer.
+    /// Whether to condense now, with the figures behind the answer. `at` names the situation in
+    /// errors ("situation" when absent).
     #[napi]
-    pub fn decide(&self, situation: SituationObject) -> Result<DecisionObject> {
+    pub fn decide(&self, situation: SituationObject, at: Option<String>) -> Result<DecisionObject> {
         guarded(|| {
-            let s = situation.read()?;
+            let s = situation.read(at.as_deref().unwrap_or("situation"))?;
             Ok(DecisionObject::from(crate::manager::should_condense(&self.config, &s)))
         })
     }

@@ -1,0 +1,294 @@
+// The stateful surfaces used as a careless host would: the per-task conversation pool when a
+// hand-over fails or is aborted, `close()` in the middle of a call, the state errors and their
+// codes, the manager's options and its per-task state. Every wait is bounded, so a hang fails
+// here instead of stalling the suite.
+import { describe, expect, it } from 'vitest'
+
+import { CondensationManager, condense, openConversation, slidingWindow, type ApiMessage } from '../lib/index.js'
+import { manageContext } from '../lib/roo-2026-01.js'
+import { generateHistory } from '../fixtures/generate.mjs'
+import { mockHandler } from './roo-harness.js'
+
+const native = require('../lib/native.js') as { mallocInUse?: () => number }
+
+/** `p`'s outcome, or 'hang' when it has not settled within `ms`. */
+async function settle<T>(p: Promise<T>, ms = 15_000): Promise<{ ok: true; value: T } | { ok: false; error: any } | 'hang'> {
+  let timer: NodeJS.Timeout | undefined
+  const hang = new Promise<'hang'>((resolve) => {
+    timer = setTimeout(() => resolve('hang'), ms)
+  })
+  try {
+    return await Promise.race([
+      p.then(
+        (value) => ({ ok: true as const, value }),
+        (error) => ({ ok: false as const, error }),
+      ),
+      hang,
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+const history = (tokens = 60_000, seed = 1): ApiMessage[] => generateHistory({ seed, targetTokens: tokens }) as ApiMessage[]
+/** A history the engine refuses to hold: a number JSON has no form for. */
+const refused = (h: ApiMessage[]) => h.map((m, i) => (i === 3 ? { ...m, ts: Number.NaN } : m))
+
+describe('the conversation pool gives every turn back', () => {
+  it('three concurrent calls on one task whose history cannot be handed over all settle, with the refusal', async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const bad = refused(history())
+    const ctx = { contextWindow: 50_000, taskId: 'refused', force: true }
+    const outcomes = await Promise.all([1, 2, 3].map(() => settle(m.condenseIfNeeded(bad, ctx))))
+    for (const o of outcomes) {
+      expect(o).not.toBe('hang')
+      if (o === 'hang') continue
+      expect(o.ok).toBe(true)
+      if (o.ok) expect(o.value.attempts[0].error).toMatch(/messages\[3\]\.ts: NaN is not a JSON number/)
+    }
+    // The task is usable afterwards with a good history.
+    const good = await settle(m.condenseIfNeeded(history(), ctx))
+    expect(good !== 'hang' && good.ok && good.value.condensed).toBe(true)
+  })
+
+  it('a first hand-over that is aborted gives its turn back: the calls queued behind it run', async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const h = history()
+    const ctx = { contextWindow: 50_000, taskId: 'aborted', force: true }
+    const ac = new AbortController()
+    const first = m.condenseIfNeeded(h, { ...ctx, signal: ac.signal })
+    ac.abort()
+    const [a, b, c] = await Promise.all([settle(first), settle(m.condenseIfNeeded(h, ctx)), settle(m.condenseIfNeeded(h, ctx))])
+    expect(a !== 'hang' && !a.ok && a.error.name).toBe('AbortError')
+    for (const o of [b, c]) expect(o !== 'hang' && o.ok && o.value.condensed).toBe(true)
+  })
+
+  it('a call aborted while it waits for the task behind a long one leaves the queue moving', async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const h = history(150_000)
+    const ctx = { contextWindow: 50_000, taskId: 'queued', force: true }
+    const ac = new AbortController()
+    const first = m.condenseIfNeeded(h, ctx)
+    const second = m.condenseIfNeeded(h, { ...ctx, signal: ac.signal })
+    const third = m.condenseIfNeeded(h, ctx)
+    ac.abort()
+    const [a, b, c] = await Promise.all([settle(first), settle(second), settle(third)])
+    expect(a !== 'hang' && a.ok).toBe(true)
+    expect(b !== 'hang' && !b.ok && b.error.name).toBe('AbortError')
+    expect(c !== 'hang' && c.ok).toBe(true)
+    if (a !== 'hang' && a.ok && c !== 'hang' && c.ok) expect(c.value.messages).toEqual(a.value.messages)
+  })
+
+  it("through Roo's manageContext with a task id: concurrent calls on a refused history all settle", async () => {
+    const bad = refused(history())
+    const call = () =>
+      manageContext({
+        messages: bad,
+        totalTokens: 45_000,
+        contextWindow: 50_000,
+        maxTokens: 4_000,
+        apiHandler: mockHandler() as any,
+        autoCondenseContext: true,
+        autoCondenseContextPercent: 10,
+        systemPrompt: 'You are Roo.',
+        taskId: 'roo-refused',
+        profileThresholds: {},
+        currentProfileId: 'default',
+        provider: 'lossless',
+      } as any)
+    const outcomes = await Promise.all([1, 2, 3].map(() => settle(call())))
+    for (const o of outcomes) expect(o).not.toBe('hang')
+  })
+
+  it('closeConversations releases the per-task loop-guard state', async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const h = history(30_000)
+    for (let t = 0; t < 20; t++) await m.condenseIfNeeded(h, { contextWindow: 50_000, taskId: `task-${t}`, force: true })
+    expect((m as any).guards.size).toBe(20)
+    await m.closeConversations('task-0')
+    expect((m as any).guards.has('task-0')).toBe(false)
+    await m.closeConversations()
+    expect((m as any).guards.size).toBe(0)
+  })
+})
+
+describe('close() in the middle of a call', () => {
+  for (const when of ['at once', 'a microtask later', 'while the summarize callback is answering'] as const) {
+    it(`closed ${when}: the condense rejects with an AbortError (errorCode "closed"), close() does not throw, the conversation stays empty`, async () => {
+      const h = history(120_000)
+      const conv = await openConversation(h)
+      let called: () => void = () => {}
+      const asked = new Promise<void>((resolve) => {
+        called = resolve
+      })
+      // A callback that answers only when its signal fires: the run is in progress until then.
+      const summarize = (_request: unknown, { signal }: { signal: AbortSignal }) => {
+        called()
+        return new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
+      }
+      const running = conv.condense(when === 'while the summarize callback is answering' ? { provider: 'native', summarize } : { provider: 'lossless' })
+      if (when === 'a microtask later') await null
+      if (when === 'while the summarize callback is answering') await asked
+      expect(() => conv.close()).not.toThrow()
+      const o = await settle(running)
+      expect(o).not.toBe('hang')
+      if (o === 'hang') return
+      expect(o.ok).toBe(false)
+      if (!o.ok) {
+        expect(o.error.name).toBe('AbortError')
+        expect(o.error.errorCode).toBe('closed')
+        expect(o.error.message).toMatch(/conversation\.condense: the conversation was closed/)
+      }
+      expect(conv.closed).toBe(true)
+      expect(conv.length).toBe(0)
+      expect(conv.messages).toEqual([])
+      expect(() => conv.tokens).toThrow(/the conversation is closed/)
+    })
+  }
+
+  it("a caller's own abort still rejects with the caller's reason", async () => {
+    const conv = await openConversation(history())
+    const ac = new AbortController()
+    const reason = new Error('mine')
+    const running = conv.condense({ provider: 'lossless', signal: ac.signal })
+    ac.abort(reason)
+    const o = await settle(running)
+    expect(o !== 'hang' && !o.ok && o.error).toBe(reason)
+    // Not closed: the conversation still works.
+    const r = await conv.condense({ provider: 'lossless' })
+    expect(r.newContextTokens).toBeLessThan(r.prevContextTokens)
+    conv.close()
+  })
+
+  it('an analysis running when the conversation is closed rejects the same way', async () => {
+    const conv = await openConversation(history())
+    const running = conv.analyze()
+    conv.close()
+    const o = await settle(running)
+    expect(o !== 'hang' && !o.ok && o.error.errorCode).toBe('closed')
+  })
+
+  it.skipIf(typeof native.mallocInUse !== 'function' || native.mallocInUse() < 0)("the engine's copy is freed once the stopped run has ended", async () => {
+    const h = history(2_000_000, 7)
+    const base = native.mallocInUse!()
+    const conv = await openConversation(h)
+    const held = native.mallocInUse!() - base
+    expect(held).toBeGreaterThan(4 << 20)
+    const running = conv.condense({ provider: 'lossless' })
+    await null
+    conv.close()
+    await settle(running)
+    // The engine frees on its own threads shortly after: give it a moment.
+    let left = Number.POSITIVE_INFINITY
+    for (let i = 0; i < 50 && left > held * 0.2; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      left = native.mallocInUse!() - base
+    }
+    expect(left).toBeLessThan(held * 0.2)
+  })
+})
+
+describe('errors a conversation throws carry errorCode', () => {
+  it('index errors are invalid-argument, closed / busy / stale-result errors invalid-state', async () => {
+    const h = history(20_000)
+    const conv = await openConversation(h)
+    const code = (f: () => unknown) => {
+      try {
+        f()
+      } catch (e: any) {
+        return [e.name, e.errorCode, e.message]
+      }
+      return 'no error'
+    }
+    expect(code(() => conv.tokensOf(-1))).toEqual(['RangeError', 'invalid-argument', expect.stringMatching(/conversation\.tokensOf: no message at index -1/)])
+    expect(code(() => conv.replace(99_999, h[0]))).toEqual([
+      'RangeError',
+      'invalid-argument',
+      expect.stringMatching(/conversation\.replace: no message at index 99999/),
+    ])
+    const stale = await conv.condense({ provider: 'lossless', adopt: false })
+    conv.append([{ role: 'user', content: 'more' }])
+    expect(code(() => conv.adopt(stale))).toEqual([
+      'Error',
+      'invalid-state',
+      expect.stringMatching(/conversation\.adopt: expected the result of the last condense/),
+    ])
+    const running = conv.condense({ provider: 'lossless' })
+    expect(code(() => conv.append([h[1]]))).toEqual(['Error', 'invalid-state', expect.stringMatching(/conversation\.append: the conversation is busy/)])
+    expect(code(() => conv.tokens)).toEqual(['Error', 'invalid-state', expect.stringMatching(/conversation\.tokens: the conversation is busy/)])
+    await running
+    conv.close()
+    expect(code(() => conv.tokens)).toEqual(['Error', 'invalid-state', expect.stringMatching(/conversation\.tokens: the conversation is closed/)])
+    await expect(conv.condense({ provider: 'lossless' })).rejects.toMatchObject({ errorCode: 'invalid-state' })
+  })
+})
+
+describe('the manager refuses what it cannot use, at once', () => {
+  const made = (options: unknown) => {
+    try {
+      new CondensationManager(options as any)
+    } catch (e: any) {
+      return { message: e.message, errorCode: e.errorCode }
+    }
+    return 'accepted'
+  }
+  it.each([
+    [{ conversations: -1 }, /options\.conversations: expected a whole number >= 0, got number -1/],
+    [{ confg: { provider: 'smart' } }, /options\.confg: unknown option/],
+    [{ now: 5 }, /options\.now: expected a function/],
+    [{ summarize: 5 }, /options\.summarize: expected an async function, got number 5/],
+    [{ summarizeOptions: { timeoutMs: -1 } }, /options\.summarizeOptions\.timeoutMs: expected a whole number >= 1/],
+    [{ summarizeOptions: { retry: 1 } }, /options\.summarizeOptions\.retry: unknown key/],
+    [{ telemetry: 5 }, /options\.telemetry: expected an object/],
+    [null, /CondensationManager: options: expected an object, got null/],
+  ])('new CondensationManager(%j) throws naming the option', (options, message) => {
+    expect(made(options)).toEqual({ message: expect.stringMatching(message), errorCode: 'invalid-argument' })
+  })
+
+  it("condenseIfNeeded names its context's fields as the caller passed them", async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const h = history(5_000)
+    await expect(m.condenseIfNeeded(h, { contextWindow: 2 ** 60 })).rejects.toThrow(/condenseIfNeeded: context\.contextWindow: expected a whole number >= 0/)
+    await expect(m.condenseIfNeeded(h, { contextWindow: 50_000, totalTokens: -1 })).rejects.toThrow(/condenseIfNeeded: context\.totalTokens/)
+    await expect(m.condenseIfNeeded(h, { contextWindow: 50_000, maxTokens: Number.NaN })).rejects.toThrow(
+      /condenseIfNeeded: context\.maxTokens: expected a whole number >= 0, got NaN/,
+    )
+    await expect(m.condenseIfNeeded(h, { contextWindow: 50_000, profileId: 5 as any })).rejects.toThrow(
+      /condenseIfNeeded: context\.profileId: expected a string/,
+    )
+    const policy = new CondensationManager({ config: { provider: 'lossless' }, policy: 'cache-aware' })
+    await expect(policy.condenseIfNeeded(h, { contextWindow: 50_000, maxTokens: -5, systemPromptTokens: 100 })).rejects.toThrow(
+      /condenseIfNeeded: context\.maxTokens/,
+    )
+    // decide() keeps naming its own argument.
+    expect(() => m.decide({ totalTokens: -1, contextWindow: 1000 })).toThrow(/situation\.totalTokens/)
+  })
+})
+
+describe('slidingWindow', () => {
+  const h: ApiMessage[] = ['a', 'b', 'c', 'd', 'e'].map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }))
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -1, 1.5, '0.5', null])('refuses the fraction %s, naming it', (frac) => {
+    expect(() => slidingWindow(h, frac as any)).toThrow(/slidingWindow: fracToRemove: expected a number from 0 to 1/)
+    try {
+      slidingWindow(h, frac as any)
+    } catch (e: any) {
+      expect(e.errorCode).toBe('invalid-argument')
+    }
+  })
+  it('keeps the first message and drops an even number of the oldest others', () => {
+    expect(slidingWindow(h).map((m) => m.content)).toEqual(['a', 'd', 'e'])
+    expect(slidingWindow(h, 0).map((m) => m.content)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(slidingWindow(h, 1).map((m) => m.content)).toEqual(['a'])
+  })
+})
+
+describe('the stateless path is the model', () => {
+  it('a pooled call after a refused one answers what condense answers', async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const h = history()
+    await m.condenseIfNeeded(refused(h), { contextWindow: 50_000, taskId: 'model', force: true })
+    const r = await m.condenseIfNeeded(h, { contextWindow: 50_000, taskId: 'model', force: true })
+    const direct = await condense(h, { provider: 'lossless', prevContextTokens: r.prevContextTokens })
+    expect(r.messages).toEqual(direct.messages)
+  })
+})
