@@ -8,7 +8,7 @@
 import { el, field } from './form.mjs'
 import { STYLE } from './style.mjs'
 import { condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice } from './sections.mjs'
-import { validate } from './validate.mjs'
+import { childPath, parentPath, validate } from './validate.mjs'
 
 /** Manager settings under "Advanced", in this order. */
 const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallback', 'loopGuard']
@@ -160,7 +160,7 @@ export class ContextCondenseSettings extends Base {
             el(
               'ul',
               {},
-              this._errors.map((e) => el('li', { text: `${e.path}: ${e.message}` })),
+              this._errors.map((e) => el('li', { text: this.describeError(e) })),
             ),
           ]
         : [],
@@ -232,13 +232,25 @@ export class ContextCondenseSettings extends Base {
     )
   }
 
+  /**
+   * A problem as the summary at the top lists it: `path: message`, and for a provider whose form
+   * is not shown (its settings are kept while another provider is selected) the provider's name
+   * first, so the problem can be found: `Truncation (not the selected provider): settings.providers.truncation...`.
+   */
+  describeError(e) {
+    const text = `${e.path}: ${e.message}`
+    const shown = this._value.provider ?? 'native'
+    const within = (path, base) => path === base || path.startsWith(`${base}.`) || path.startsWith(`${base}[`)
+    const hidden = this._schemas.providers.find((p) => p.id !== shown && within(e.path, childPath('settings.providers', p.id)))
+    return hidden ? `${hidden.name} (not the selected provider; select it to edit): ${text}` : text
+  }
+
   /** Puts each problem beside its field (the nearest one that exists for its path). */
   showErrors() {
     const root = this.shadowRoot
     for (const e of this._errors) {
-      let path = e.path
       let slot = null
-      while (path && !(slot = root.querySelector(`[data-error-for="${CSS.escape(path)}"]`))) path = path.replace(/(\.[^.[\]]+|\[[^\]]*\])$/, '') || ''
+      for (let path = e.path; path && !slot; path = parentPath(path)) slot = root.querySelector(`[data-error-for="${CSS.escape(path)}"]`)
       if (!slot) continue
       slot.textContent = slot.textContent ? `${slot.textContent}\n${e.path}: ${e.message}` : `${e.path}: ${e.message}`
       slot.parentElement?.classList.add('cc-invalid')
