@@ -298,6 +298,21 @@ describe('bad input: options', () => {
       { provider: 'native', summarizeOptions: { concurrency: 0 } },
       /^condense: options\.summarizeOptions\.concurrency: expected a whole number >= 1, got number 0$/,
     ],
+    [
+      'a timeout longer than a timer waits (it would fire after 1 ms)',
+      { provider: 'native', summarizeOptions: { timeoutMs: 2 ** 31 } },
+      /^condense: options\.summarizeOptions\.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 \(the longest a Node\.js timer waits, about 24\.8 days\), got number 2147483648$/,
+    ],
+    [
+      'more retries than allowed',
+      { provider: 'native', summarizeOptions: { retries: 40 } },
+      /^condense: options\.summarizeOptions\.retries: expected a whole number from 0 to 10, got number 40$/,
+    ],
+    [
+      'a retry delay past the cap',
+      { provider: 'native', summarizeOptions: { retryDelayMs: 60_001 } },
+      /^condense: options\.summarizeOptions\.retryDelayMs: expected a whole number from 0 to 60000, got number 60001$/,
+    ],
   ]
   for (const [what, options, error] of cases) {
     it(`${what}: rejects with an error naming the option`, async () => {

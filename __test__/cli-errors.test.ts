@@ -121,7 +121,34 @@ describe('exit codes and what the messages say', () => {
     [
       'a bad --timeout',
       ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', 'soon'],
-      { code: 2, stderr: 'context-condense: --timeout: expected a number of seconds > 0, got "soon"\n  see context-condense --help\n' },
+      {
+        code: 2,
+        stderr:
+          'context-condense: --timeout: expected a number of seconds from 0.001 to 2147483.647 (the longest a Node.js timer waits, about 24.8 days), got "soon"\n  see context-condense --help\n',
+      },
+    ],
+    [
+      'a --timeout longer than a timer waits (it would fire at once)',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', '2147484'],
+      {
+        code: 2,
+        stderr:
+          'context-condense: --timeout: expected a number of seconds from 0.001 to 2147483.647 (the longest a Node.js timer waits, about 24.8 days), got "2147484"\n  see context-condense --help\n',
+      },
+    ],
+    [
+      'a --timeout that rounds to no time (0 ms would mean no timeout)',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', '0.0001'],
+      {
+        code: 2,
+        stderr:
+          'context-condense: --timeout: expected a number of seconds from 0.001 to 2147483.647 (the longest a Node.js timer waits, about 24.8 days), got "0.0001"\n  see context-condense --help\n',
+      },
+    ],
+    [
+      'too many --retries',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--retries', '40'],
+      { code: 2, stderr: 'context-condense: --retries: expected a whole number from 0 to 10, got "40"\n  see context-condense --help\n' },
     ],
     [
       'a bad --llm-url',

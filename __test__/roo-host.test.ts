@@ -42,6 +42,39 @@ describe('host calls: timeouts, the signal, endless streams', () => {
     expect(Date.now() - t0).toBeLessThan(5_000)
   })
 
+  it('a timeoutMs past the longest a timer waits (2^31-1 ms) is refused, per call and in configure, instead of firing after 1 ms', async () => {
+    const limit = '(the longest a Node.js timer waits, about 24.8 days), got number 2147483648'
+    const slow = mockHandler({ delayMs: 30 })
+    const r = await truncateConversationIfNeeded(tcinOptions({ apiHandler: slow, totalTokens: 99_000, timeoutMs: 2 ** 31 } as Partial<TruncateOptions>))
+    expect(r.error).toBe(
+      `Failed to condense context: truncateConversationIfNeeded: options.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 ${limit}`,
+    )
+    expect(slow.createMessage).not.toHaveBeenCalled()
+    const s = await today.summarizeConversation({
+      messages: guard(conversation()),
+      apiHandler: todayHandler(),
+      systemPrompt: 'S',
+      taskId: 't',
+      timeoutMs: 2 ** 31,
+    })
+    expect(s.error).toBe(
+      `Failed to condense context: summarizeConversation: options.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 ${limit}`,
+    )
+    let thrown: unknown
+    try {
+      today.configure({ timeoutMs: 2 ** 31 })
+    } catch (e) {
+      thrown = e
+    }
+    expect((thrown as Error).message).toBe(`configure: options.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 ${limit}`)
+    expect((thrown as { errorCode?: string }).errorCode).toBe('invalid-argument')
+    // The longest a timer waits is taken, and a slow answer within it is waited for.
+    const ok = await truncateConversationIfNeeded(
+      tcinOptions({ apiHandler: mockHandler({ delayMs: 30 }), totalTokens: 99_000, timeoutMs: 2 ** 31 - 1 } as Partial<TruncateOptions>),
+    )
+    expect(ok.error).toBeUndefined()
+  })
+
   it('a stream whose next() always resolves at once: timers still fire (abort works), and its size is capped', async () => {
     const endless = () => ({
       createMessage: vi.fn(() => ({

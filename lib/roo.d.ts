@@ -129,7 +129,8 @@ export interface RooOptions {
   /** Also refuses a summary whose own tokens are not fewer than those of what it replaces. Roo's
    * rule alone (the new context under prevContextTokens) by default. @default false */
   strictGrowth?: boolean
-  /** Bounds every host call (createMessage, its stream, countTokens, foldedFileContext). @default 600000 */
+  /** Bounds every host call (createMessage, its stream, countTokens, foldedFileContext): whole
+   * milliseconds from 1 to 2147483647 (the longest a Node.js timer waits). @default 600000 */
   timeoutMs?: number
   /** A stream with more text than this is refused. @default 4000000 */
   maxStreamChars?: number
