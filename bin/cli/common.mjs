@@ -97,7 +97,8 @@ Exit codes:
   1  the engine did not condense (its reason is printed; nothing was written)
   2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force
      or is a folder (report: no --html, or --html exists without --force or is a folder)
-  3  the history cannot be read: no such file or folder, not JSON, not a list of messages
+  3  the history cannot be read: no such file or folder, not JSON, not a list of messages, larger
+     than the longest text Node.js holds (about 512 MB)
      (also: the output file cannot be written)
   4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)
   5  internal error (a bug: please report it)

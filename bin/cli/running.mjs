@@ -1,8 +1,7 @@
 // Running the library for a command: the OpenAI-compatible summarizer (counted, for exit code 4), an
 // interruptible run, the --config file and the library's options. Never writes files.
-import { readFileSync } from 'node:fs'
 import { lib, EXIT, CliError, usageError, wholeNumber, createOpenAISummarizer, describe, MAX_TIMER_MS, MAX_RETRIES } from './common.mjs'
-import { NotJson, parseJson } from './input.mjs'
+import { NotJson, parseJson, readTextFile } from './input.mjs'
 
 // ---------------------------------------------------------------------------------------------
 // The summarizer: the OpenAI-compatible client, counted for progress and for exit code 4.
@@ -146,8 +145,9 @@ function readConfig(values) {
   if (values.config !== undefined) {
     let text
     try {
-      text = readFileSync(values.config, 'utf8')
+      text = readTextFile(values.config)
     } catch (e) {
+      if (e instanceof CliError) throw e
       throw usageError(`--config ${values.config}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, 'pass a JSON file holding the provider config')
     }
     const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, values.config)
