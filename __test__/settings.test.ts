@@ -267,6 +267,50 @@ describe('the panel in Chromium', () => {
     await hosted.close({ runBeforeUnload: false })
   })
 
+  it('what the panel hands out (value, errors, profiles) cannot be edited behind its checks', async () => {
+    const page = await open({ provider: 'truncation', threshold: 80 })
+    const count = page.locator('[data-path="settings.providers.truncation.preserveRecentCount"]').getByRole('spinbutton')
+    await count.fill('-1')
+    await count.press('Enter')
+    await settle(page)
+    const attempts = await page.evaluate(() => {
+      'use strict'
+      const panel = document.getElementById('panel') as any
+      const refused = (edit: () => void) => {
+        try {
+          edit()
+          return false
+        } catch (e) {
+          return e instanceof TypeError
+        }
+      }
+      return {
+        threshold: refused(() => {
+          panel.value.threshold = 3
+        }),
+        nested: refused(() => {
+          panel.value.providers.truncation.preserveRecentCount = 4
+        }),
+        error: refused(() => {
+          panel.errors[0].message = 'fine'
+        }),
+        profile: refused(() => {
+          panel.profiles[0].name = 'renamed'
+        }),
+        after: { threshold: panel.settings.threshold, count: panel.settings.providers.truncation.preserveRecentCount, error: panel.errors[0].message },
+      }
+    })
+    expect(attempts).toEqual({
+      threshold: true,
+      nested: true,
+      error: true,
+      profile: true,
+      after: { threshold: 80, count: -1, error: 'must be at least 0, got -1' },
+    })
+    expect((page as any).pageErrors).toEqual([])
+    await page.close()
+  })
+
   it('starts Smart from a preset, turns an edited preset into a custom config, and exports/imports it', async () => {
     const page = await open({ provider: 'lossless' })
     await page.getByRole('radio', { name: 'Smart', exact: true }).check()

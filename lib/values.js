@@ -1,6 +1,6 @@
 // How the JavaScript side names a value in its error messages, the one object test it uses, the
-// whole-number check of options and the check of every timeout a caller gives (the longest a timer
-// can wait).
+// whole-number check of options, the check of every timeout a caller gives (the longest a timer
+// can wait), and the freezing of data handed out to every caller.
 // Internal to the package (no exports entry of its own); touches nothing it is given.
 'use strict'
 
@@ -51,7 +51,20 @@ function checkTimeoutMs(value, where, min = 1) {
   return value
 }
 
+/**
+ * `value` with it and every object and array reachable from it frozen: data the package hands out
+ * to every caller (exported constants, catalogues kept for reuse) cannot be changed by one of
+ * them for the others (an edit throws a TypeError in strict code and changes nothing otherwise).
+ */
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
+
 /** A plain object: not null, not an array. */
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-module.exports = { describe, isObject, wholeNumber, checkTimeoutMs, MAX_TIMER_MS }
+module.exports = { describe, isObject, wholeNumber, checkTimeoutMs, MAX_TIMER_MS, deepFreeze }

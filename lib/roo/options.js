@@ -85,7 +85,7 @@ const YIELD_EVERY_CHUNKS = 256
 // Options: per call, over the defaults `configure` sets (each entry has its own).
 
 const PROVIDERS = native.providerCatalogue().providers.map((p) => p.id)
-const CONFIG_KEYS = [
+const CONFIG_KEYS = Object.freeze([
   'provider',
   'providerConfig',
   'nonDestructive',
@@ -104,8 +104,8 @@ const CONFIG_KEYS = [
   'foldedFileContext',
   'requestSystemPrompt',
   'outlineFile',
-]
-const CALL_KEYS = [...CONFIG_KEYS, 'signal', 'targetTokens']
+])
+const CALL_KEYS = Object.freeze([...CONFIG_KEYS, 'signal', 'targetTokens'])
 
 function checkKey(key, value, at) {
   const bad = (expected) => new TypeError(`${at}.${key}: expected ${expected}, got ${describe(value)}`)

@@ -15,6 +15,20 @@ const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallb
 
 const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
 
+/**
+ * `v` with every object and array in it frozen (as lib/values.js's deepFreeze, which the browser
+ * cannot load): what the panel holds and hands out (`value`, `errors`, `profiles`) is never
+ * changed in place, so a host that edits what it was handed changes nothing behind the checks.
+ */
+function deepFreeze(v) {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v)
+    for (const x of Object.values(v)) deepFreeze(x)
+  }
+  return v
+}
+const frozenCopy = (v) => deepFreeze(clone(v))
+
 // Outside a browser (Node loading the package's entries) there is no HTMLElement: the class still
 // loads, so the module can be imported anywhere, but only a browser can define and use it.
 const Base = typeof HTMLElement === 'undefined' ? class {} : HTMLElement
@@ -24,9 +38,9 @@ export class ContextCondenseSettings extends Base {
     super()
     this.attachShadow({ mode: 'open' })
     this._schemas = null
-    this._value = {}
+    this._value = deepFreeze({})
     this._profiles = []
-    this._errors = []
+    this._errors = deepFreeze([])
     this._preview = null
     this.previewRequest = null
   }
@@ -54,9 +68,10 @@ export class ContextCondenseSettings extends Base {
     return clone(this._value)
   }
   set settings(v) {
-    this._value = clone(v ?? {})
+    this._value = frozenCopy(v ?? {})
     this.render()
   }
+  /** The current settings as the panel holds them (frozen: edit them through `settings` or `update`). */
   get value() {
     return this._value
   }
@@ -66,7 +81,7 @@ export class ContextCondenseSettings extends Base {
     return this._profiles
   }
   set profiles(v) {
-    this._profiles = Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : []
+    this._profiles = deepFreeze(Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : [])
     this.render()
   }
 
@@ -95,10 +110,10 @@ export class ContextCondenseSettings extends Base {
 
   /** Takes new settings: shown at once; `change` only when they are valid, `invalid` otherwise. */
   update(next) {
-    this._value = next
-    this._errors = this.check(next)
+    this._value = frozenCopy(next)
+    this._errors = deepFreeze(this.check(this._value))
     this.scheduleRender()
-    if (this._errors.length === 0) this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(next) }, bubbles: true, composed: true }))
+    if (this._errors.length === 0) this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(this._value) }, bubbles: true, composed: true }))
     else this.dispatchEvent(new CustomEvent('invalid', { detail: { errors: this._errors.slice() }, bubbles: true, composed: true }))
   }
 
