@@ -10,6 +10,9 @@ function codeOf(e) {
   if (e.code === 'InvalidArg') return 'invalid-options'
   if (e.code === 'GenericFailure') return 'internal'
   if (e instanceof TypeError) return 'invalid-argument'
+  // Node-API refusing an argument of the wrong type (StringExpected, NumberExpected, …): a check
+  // in JavaScript should have named it first; the code still says whose mistake it is.
+  if (typeof e.code === 'string' && /^[A-Z][a-z]+Expected$/.test(e.code)) return 'invalid-argument'
   return undefined
 }
 
