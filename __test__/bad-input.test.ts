@@ -563,6 +563,11 @@ describe('error codes of what the library throws', () => {
     expect(await code(() => conv.append(5 as never))).toBe('invalid-argument')
     conv.close()
     expect(await code(() => new CondensationManager().shouldCondense(5 as never))).toBe('invalid-options')
+    // A RangeError of a check, and Node-API refusing an argument's type (StringExpected), are the caller's too.
+    const held = await openConversation(h)
+    expect(await code(() => held.replace(7, { role: 'user', content: 'x' }))).toBe('invalid-argument')
+    held.close()
+    expect(await code(() => new CondensationManager().getEffectiveThreshold(3 as never))).toBe('invalid-argument')
     const ac = new AbortController()
     const reason = new Error('stop')
     ac.abort(reason)
