@@ -298,6 +298,21 @@ describe('bad input: options', () => {
       { provider: 'native', summarizeOptions: { concurrency: 0 } },
       /^condense: options\.summarizeOptions\.concurrency: expected a whole number >= 1, got number 0$/,
     ],
+    [
+      'a timeout longer than a timer waits (it would fire after 1 ms)',
+      { provider: 'native', summarizeOptions: { timeoutMs: 2 ** 31 } },
+      /^condense: options\.summarizeOptions\.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 \(the longest a Node\.js timer waits, about 24\.8 days\), got number 2147483648$/,
+    ],
+    [
+      'more retries than allowed',
+      { provider: 'native', summarizeOptions: { retries: 40 } },
+      /^condense: options\.summarizeOptions\.retries: expected a whole number from 0 to 10, got number 40$/,
+    ],
+    [
+      'a retry delay past the cap',
+      { provider: 'native', summarizeOptions: { retryDelayMs: 60_001 } },
+      /^condense: options\.summarizeOptions\.retryDelayMs: expected a whole number from 0 to 60000, got number 60001$/,
+    ],
   ]
   for (const [what, options, error] of cases) {
     it(`${what}: rejects with an error naming the option`, async () => {
@@ -437,6 +452,91 @@ describe('bad input reaching the other entry points', () => {
   })
 })
 
+describe('bad options of the other functions: each names its place, with errorCode "invalid-argument"', () => {
+  const BAD_NUMBERS: Array<[unknown, string]> = [
+    [Number.NaN, 'number NaN'],
+    [Number.POSITIVE_INFINITY, 'number Infinity'],
+    [-1, 'number -1'],
+    [2.5, 'number 2.5'],
+    [2 ** 53 + 2, 'number 9007199254740994'],
+    [10n, 'bigint 10n'],
+    ['3', 'string "3"'],
+    [null, 'null'],
+  ]
+  const thrown = async (f: () => unknown) => {
+    try {
+      await f()
+    } catch (e) {
+      return e as Error & { errorCode?: string }
+    }
+    throw new Error('expected a throw')
+  }
+
+  it('workingSet and workingSetAsync: turns and budgetTokens are whole numbers >= 0 (NaN, Infinity, a BigInt, a string refused)', async () => {
+    const { workingSet, workingSetAsync } = await import('../lib/index.js')
+    const h = base()
+    for (const key of ['turns', 'budgetTokens'])
+      for (const [value, shown] of BAD_NUMBERS)
+        for (const [name, call] of [
+          ['workingSet', () => workingSet(h, { [key]: value } as never)],
+          ['workingSetAsync', () => workingSetAsync(h, { [key]: value } as never)],
+        ] as const) {
+          const e = await thrown(call)
+          expect(e.message, `${name} ${key} ${shown}`).toBe(`${name}: options.${key}: expected a whole number >= 0, got ${shown}`)
+          expect(e.errorCode).toBe('invalid-argument')
+        }
+    expect(workingSet(h, { turns: 2 ** 31, budgetTokens: 0 })).toEqual(workingSet(h, { turns: 1000, budgetTokens: 0 }))
+    expect((await thrown(() => workingSet(h, { text: 'yes' } as never))).message).toBe('workingSet: options.text: expected true or false, got string "yes"')
+  })
+
+  it('smartPreset and configSchema: a name that is not a string is named with the choices', async () => {
+    const { smartPreset } = await import('../lib/index.js')
+    for (const [value, shown] of BAD_NUMBERS.filter(([v]) => typeof v !== 'string')) {
+      const p = await thrown(() => smartPreset(value as never))
+      expect(p.message).toBe(`smartPreset: name: expected one of "conservative", "balanced", "aggressive", "speed", "quality", "cost", got ${shown}`)
+      expect(p.errorCode).toBe('invalid-argument')
+      const s = await thrown(() => configSchema(value as never))
+      expect(s.message).toBe(`configSchema: provider: expected one of "native", "lossless", "truncation", "smart", got ${shown}`)
+      expect(s.errorCode).toBe('invalid-argument')
+    }
+    // An unknown name (a string) is the engine's to name, with the same choices.
+    expect((await thrown(() => smartPreset('3' as never))).message).toMatch(/unknown preset "3", expected one of conservative, balanced/)
+  })
+
+  it('an encoding that is not a string is named as it is (NaN is not "null")', async () => {
+    const { analyze } = await import('../lib/index.js')
+    const e = await thrown(() => analyze(base(), { encoding: Number.NaN as never }))
+    expect(e.message).toBe('analyze: options.encoding: unknown encoding number NaN, expected "o200k_base" or "cl100k_base"')
+    expect(e.errorCode).toBe('invalid-argument')
+  })
+
+  it('previewOnHistory and summaryRequestFor: the history, the settings and the options are checked', async () => {
+    const { previewOnHistory, summaryRequestFor } = await import('../lib/settings/schemas.js')
+    const h = base()
+    const cases: Array<[() => unknown, string]> = [
+      [() => previewOnHistory(h, null as never), 'previewOnHistory: settings: expected the manager configuration, an object, got null'],
+      [() => previewOnHistory(h, 3 as never), 'previewOnHistory: settings: expected the manager configuration, an object, got number 3'],
+      [() => previewOnHistory(null as never), 'previewOnHistory: messages: expected an array of messages, got null'],
+      [
+        () => previewOnHistory(h, { providers: 3 } as never),
+        'previewOnHistory: settings.providers: expected an object of provider configs by id, got number 3',
+      ],
+      [() => previewOnHistory(h, {}, null as never), 'previewOnHistory: options: expected an object, got null'],
+      [() => previewOnHistory(h, {}, { summarize: 'gpt' } as never), 'previewOnHistory: options.summarize: expected an async function, got string "gpt"'],
+      [() => summaryRequestFor(h, null as never), 'summaryRequestFor: settings: expected the manager configuration, an object, got null'],
+      [() => summaryRequestFor({ length: 2 } as never), 'summaryRequestFor: messages: expected an array of messages, got an object'],
+    ]
+    for (const [call, message] of cases) {
+      const e = await thrown(call)
+      expect(e).toBeInstanceOf(TypeError)
+      expect(e.message).toBe(message)
+      expect(e.errorCode).toBe('invalid-argument')
+    }
+    // Good arguments still preview.
+    expect((await previewOnHistory(h, {})).rows.map((r) => r.provider)).toEqual(['native', 'lossless', 'truncation', 'smart'])
+  })
+})
+
 describe('error codes of what the library throws', () => {
   const h: ApiMessage[] = [
     { role: 'user', content: 'go' },
@@ -463,6 +563,11 @@ describe('error codes of what the library throws', () => {
     expect(await code(() => conv.append(5 as never))).toBe('invalid-argument')
     conv.close()
     expect(await code(() => new CondensationManager().shouldCondense(5 as never))).toBe('invalid-options')
+    // A RangeError of a check, and Node-API refusing an argument's type (StringExpected), are the caller's too.
+    const held = await openConversation(h)
+    expect(await code(() => held.replace(7, { role: 'user', content: 'x' }))).toBe('invalid-argument')
+    held.close()
+    expect(await code(() => new CondensationManager().getEffectiveThreshold(3 as never))).toBe('invalid-argument')
     const ac = new AbortController()
     const reason = new Error('stop')
     ac.abort(reason)

@@ -1,7 +1,9 @@
 // The command line (bin/context-condense.mjs), spawned as a user runs it: OpenAI-format histories,
 // every exit code with its message, the summarizer against a mock OpenAI-compatible server (whole
 // and streamed replies, failures, timeouts), progress, and Ctrl-C.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { constants } from 'node:buffer'
+import { spawnSync } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +13,9 @@ import { analyze, condense, smartPreset, type CondenseResult } from '../lib/inde
 import { fromAnthropic } from '../lib/openai-format.js'
 import { loadFixture, itReal } from './helpers.js'
 import { completion, sseEvents } from './mock-llm-server.js'
-import { tmp, cli, fixtureFolder, fixtureFile, out, serve } from './cli-harness.js'
+import { CLI, tmp, cli, fixtureFolder, fixtureFile, out, serve } from './cli-harness.js'
+
+const { MAX_STRING_LENGTH } = constants
 
 describe('OpenAI-format histories', () => {
   /** A generated history in OpenAI form (system prompt, tool_calls, tool messages). */
@@ -121,7 +125,34 @@ describe('exit codes and what the messages say', () => {
     [
       'a bad --timeout',
       ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', 'soon'],
-      { code: 2, stderr: 'context-condense: --timeout: expected a number of seconds > 0, got "soon"\n  see context-condense --help\n' },
+      {
+        code: 2,
+        stderr:
+          'context-condense: --timeout: expected a number of seconds from 0.001 to 2147483.647 (the longest a Node.js timer waits, about 24.8 days), got "soon"\n  see context-condense --help\n',
+      },
+    ],
+    [
+      'a --timeout longer than a timer waits (it would fire at once)',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', '2147484'],
+      {
+        code: 2,
+        stderr:
+          'context-condense: --timeout: expected a number of seconds from 0.001 to 2147483.647 (the longest a Node.js timer waits, about 24.8 days), got "2147484"\n  see context-condense --help\n',
+      },
+    ],
+    [
+      'a --timeout that rounds to no time (0 ms would mean no timeout)',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--timeout', '0.0001'],
+      {
+        code: 2,
+        stderr:
+          'context-condense: --timeout: expected a number of seconds from 0.001 to 2147483.647 (the longest a Node.js timer waits, about 24.8 days), got "0.0001"\n  see context-condense --help\n',
+      },
+    ],
+    [
+      'too many --retries',
+      ['condense', historyFile(), '-p', 'native', '--llm-url', 'http://127.0.0.1:9/v1', '--retries', '40'],
+      { code: 2, stderr: 'context-condense: --retries: expected a whole number from 0 to 10, got "40"\n  see context-condense --help\n' },
     ],
     [
       'a bad --llm-url',
@@ -269,6 +300,41 @@ describe('exit codes and what the messages say', () => {
       hint: 'see context-condense --help',
     })
   })
+
+  it('a history longer than the longest text Node.js holds (about 512 MB) is refused by its size before it is read: a file, a task folder, standard input', async () => {
+    // Sparse files of that size: no disk space is used, and the CLI must not read them.
+    const limit = MAX_STRING_LENGTH
+    const sparse = (file: string) => {
+      writeFileSync(file, '')
+      truncateSync(file, limit + 1)
+      return file
+    }
+    const tooLarge = (name: string) =>
+      `context-condense: ${name} is too large: ${(limit + 1).toLocaleString('en-US')} bytes, more than the ${limit.toLocaleString('en-US')} bytes (about 512 MB) the CLI reads as one JSON text (the longest string Node.js can hold)\n  split the history into smaller files, or condense it with the library in parts\n`
+    const big = sparse(out('too-large.json'))
+    const r = await cli(['analyze', big])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toBe(tooLarge(big))
+    const folder = out('too-large-task')
+    mkdirSync(folder)
+    const history = sparse(join(folder, 'api_conversation_history.json'))
+    const t = await cli(['condense', folder, '-p', 'lossless', '--dry-run'])
+    expect(t.code).toBe(3)
+    expect(t.stderr).toBe(tooLarge(history))
+    // Standard input that is the file itself.
+    const fd = openSync(big, 'r')
+    try {
+      const s = spawnSync(process.execPath, [CLI, 'analyze', '-'], { cwd: tmp, stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8', timeout: 60_000 })
+      expect(s.status).toBe(3)
+      expect(s.stderr).toBe(tooLarge('standard input'))
+    } finally {
+      closeSync(fd)
+    }
+    // A --config that large is refused the same way.
+    const c = await cli(['condense', historyFile(), '-p', 'lossless', '--dry-run', '--config', big])
+    expect(c.code).toBe(3)
+    expect(c.stderr).toBe(tooLarge(big))
+  }, 120_000)
 
   it('preset prints a Smart preset to edit', async () => {
     const r = await cli(['preset', 'cost'])

@@ -203,13 +203,16 @@ describe('condense: what it writes, and where', () => {
       const child = spawn(process.execPath, ['-e', ''])
       child.on('exit', () => resolve(child.pid as number))
     })
-    const stale = join(dir, `.h.json.context-condense-${dead}.tmp`)
+    // Named as temporaries are now (`<pid>-<random>`) and as they were before the random part.
+    const stale = join(dir, `.h.json.context-condense-${dead}-0123456789abcdef.tmp`)
+    const staleOld = join(dir, `.h.json.context-condense-${dead}.tmp`)
     const live = join(dir, `.h.json.context-condense-${process.pid}.tmp`)
     const other = join(dir, `.other.json.context-condense-${dead}.tmp`)
-    for (const f of [stale, live, other]) writeFileSync(f, 'half written')
+    for (const f of [stale, staleOld, live, other]) writeFileSync(f, 'half written')
     const r = await cli(['condense', fixtureFolder(name), '-p', 'lossless', '-o', file])
     expect(r.code).toBe(0)
     expect(existsSync(stale)).toBe(false)
+    expect(existsSync(staleOld)).toBe(false)
     expect(existsSync(live)).toBe(true) // its writer may still be writing
     expect(existsSync(other)).toBe(true) // another file's
     expect(readdirSync(dir).sort()).toEqual([`.h.json.context-condense-${process.pid}.tmp`, `.other.json.context-condense-${dead}.tmp`, 'h.json'])
@@ -244,7 +247,7 @@ describe('condense: what it writes, and where', () => {
     const left = readdirSync(dir)
     expect(killed.signal).toBe('SIGKILL')
     expect(left).toHaveLength(1)
-    expect(left[0]).toMatch(/^\.big\.json\.context-condense-\d+\.tmp$/)
+    expect(left[0]).toMatch(/^\.big\.json\.context-condense-\d+-[0-9a-f]{16}\.tmp$/)
     const again = await cli(['condense', big, '-p', 'truncation', '-o', file, '--force'])
     expect(again.code).toBe(0)
     expect(readdirSync(dir)).toEqual(['big.json'])

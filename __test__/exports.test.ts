@@ -3,6 +3,7 @@
 // exports by reading its source, so a name the types promise can type-check and still be missing).
 // And nothing internal is exported. Reads the .d.ts files with the TypeScript compiler; spawns Node.
 import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -58,5 +59,60 @@ describe('named exports at run time match the types', () => {
     const runtime: string[] = JSON.parse(r.stdout)
     expect(runtime.filter((n) => n.startsWith('_'))).toEqual([])
     expect(runtime).toEqual(names)
+  })
+})
+
+describe('no data shared with every caller can be changed by one of them', () => {
+  /** Paths of the objects reachable from `v` (through object keys, and a function's own keys) that are not frozen. */
+  function unfrozen(v: unknown, path: string, seen = new Set<unknown>()): string[] {
+    if (v === null || (typeof v !== 'object' && typeof v !== 'function') || seen.has(v)) return []
+    seen.add(v)
+    const out = typeof v === 'object' && !Object.isFrozen(v) ? [path] : []
+    for (const [k, x] of Object.entries(v as object)) out.push(...unfrozen(x, `${path}.${k}`, seen))
+    return out
+  }
+
+  it('every object exported by any module of the package (each is importable through "./lib/*") is deep-frozen', async () => {
+    const files = readdirSync(join(root, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(m?js)$/.test(f))
+    expect(files.length).toBeGreaterThan(40)
+    const found: string[] = []
+    for (const f of files) {
+      const m = f.endsWith('.mjs') ? await import(join(root, 'lib', f)) : require(join(root, 'lib', f))
+      for (const [name, value] of Object.entries(m)) found.push(...unfrozen(value, `lib/${f}: ${name}`))
+    }
+    expect(found).toEqual([])
+  })
+
+  it('REPLAY_POLICIES cannot be edited: what replay accepts stays the same for everyone', async () => {
+    const { REPLAY_POLICIES, replay } = require('../lib/index.js') as typeof import('../lib/index.js')
+    const before = [...REPLAY_POLICIES]
+    expect(() => (REPLAY_POLICIES as string[]).push('made-up')).toThrow(TypeError)
+    expect(() => {
+      ;(REPLAY_POLICIES as string[])[0] = 'made-up'
+    }).toThrow(TypeError)
+    expect([...REPLAY_POLICIES]).toEqual(before)
+    const history = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+    ]
+    await expect(replay(history as never, { policy: 'made-up' as never })).rejects.toThrow(/policy/)
+  })
+
+  it('catalogues and schemas come fresh from each call: one caller editing its copy changes nothing for the next', () => {
+    const cc = require('../lib/index.js') as typeof import('../lib/index.js')
+    const { settingsSchemas } = require('../lib/settings/schemas.js') as typeof import('../lib/settings/schemas.js')
+    const calls: Array<[string, () => unknown]> = [
+      ['providerCatalogue', () => cc.providerCatalogue()],
+      ['configSchema', () => cc.configSchema('smart')],
+      ['smartPreset', () => cc.smartPreset('balanced')],
+      ['managerConfigSchema', () => cc.managerConfigSchema()],
+      ['settingsSchemas', () => settingsSchemas()],
+    ]
+    for (const [name, call] of calls) {
+      const first = call() as Record<string, unknown>
+      const pristine = structuredClone(first)
+      for (const k of Object.keys(first)) delete first[k]
+      expect(call(), name).toEqual(pristine)
+    }
   })
 })

@@ -282,6 +282,29 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
     expect(r.summary).toMatch(/^third time lucky/)
   })
 
+  it('waits between attempts doubling from retryDelayMs, never more than 60 s (timers faked: no real wait)', async () => {
+    const { summarizeBatch, checkSummarizeOptions } = require('../lib/summarize.js') as {
+      summarizeBatch: (requests: unknown[], summarize: () => Promise<never>, o: unknown) => Promise<Array<{ ok: boolean; error?: string }>>
+      checkSummarizeOptions: (raw: unknown) => unknown
+    }
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    try {
+      const at: number[] = []
+      const summarize = async (): Promise<never> => {
+        at.push(Date.now())
+        throw new Error('429 rate limited')
+      }
+      const done = summarizeBatch([{}], summarize, checkSummarizeOptions({ retries: 10, retryDelayMs: 500 }))
+      while (at.length < 11) await vi.advanceTimersToNextTimerAsync()
+      const [result] = await done
+      expect(result.error).toMatch(/options\.summarize rejected \(11 attempts\): 429 rate limited/)
+      const waits = at.slice(1).map((t, i) => t - at[i])
+      expect(waits).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000])
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   itReal('rejects with an AbortError when aborted while the callback runs, and tells the callback', async () => {
     const input = loadFixture('natural-mini-uncondensed')
     const snapshot = structuredClone(input)

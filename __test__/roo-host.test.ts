@@ -42,6 +42,39 @@ describe('host calls: timeouts, the signal, endless streams', () => {
     expect(Date.now() - t0).toBeLessThan(5_000)
   })
 
+  it('a timeoutMs past the longest a timer waits (2^31-1 ms) is refused, per call and in configure, instead of firing after 1 ms', async () => {
+    const limit = '(the longest a Node.js timer waits, about 24.8 days), got number 2147483648'
+    const slow = mockHandler({ delayMs: 30 })
+    const r = await truncateConversationIfNeeded(tcinOptions({ apiHandler: slow, totalTokens: 99_000, timeoutMs: 2 ** 31 } as Partial<TruncateOptions>))
+    expect(r.error).toBe(
+      `Failed to condense context: truncateConversationIfNeeded: options.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 ${limit}`,
+    )
+    expect(slow.createMessage).not.toHaveBeenCalled()
+    const s = await today.summarizeConversation({
+      messages: guard(conversation()),
+      apiHandler: todayHandler(),
+      systemPrompt: 'S',
+      taskId: 't',
+      timeoutMs: 2 ** 31,
+    })
+    expect(s.error).toBe(
+      `Failed to condense context: summarizeConversation: options.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 ${limit}`,
+    )
+    let thrown: unknown
+    try {
+      today.configure({ timeoutMs: 2 ** 31 })
+    } catch (e) {
+      thrown = e
+    }
+    expect((thrown as Error).message).toBe(`configure: options.timeoutMs: expected a whole number of milliseconds from 1 to 2147483647 ${limit}`)
+    expect((thrown as { errorCode?: string }).errorCode).toBe('invalid-argument')
+    // The longest a timer waits is taken, and a slow answer within it is waited for.
+    const ok = await truncateConversationIfNeeded(
+      tcinOptions({ apiHandler: mockHandler({ delayMs: 30 }), totalTokens: 99_000, timeoutMs: 2 ** 31 - 1 } as Partial<TruncateOptions>),
+    )
+    expect(ok.error).toBeUndefined()
+  })
+
   it('a stream whose next() always resolves at once: timers still fire (abort works), and its size is capped', async () => {
     const endless = () => ({
       createMessage: vi.fn(() => ({
@@ -125,9 +158,6 @@ describe('bad numbers are refused, never computed with', () => {
     // The engine's rules take a global threshold of 5..100 % (Roo's settings offer no other).
     const low = await truncateConversationIfNeeded(tcinOptions({ autoCondenseContextPercent: 1 }))
     expect(low.error).toBe('Failed to condense context: truncateConversationIfNeeded: autoCondenseContextPercent: expected a percentage from 5 to 100, got 1')
-    expect((await today.summarizeConversation({ messages: 'x' } as never)).error).toBe(
-      'Failed to condense context: summarizeConversation: messages: expected an array of messages, got string "x"',
-    )
     expect(() =>
       today.willManageContext({
         totalTokens: '1' as unknown as number,
@@ -139,6 +169,85 @@ describe('bad numbers are refused, never computed with', () => {
         lastMessageTokens: 0,
       }),
     ).toThrow('willManageContext: totalTokens: expected a number >= 0, got string "1"')
+  })
+
+  it('a history that is not an array is refused with a TypeError naming `messages` (never replaced by an empty one), in every entry', async () => {
+    const jan = await import('../lib/roo-2026-01.js')
+    for (const [bad, shown] of [
+      [undefined, 'undefined'],
+      [null, 'null'],
+      [{ length: 2 }, 'an object'],
+      ['x', 'string "x"'],
+    ] as const) {
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['manageContext', () => today.manageContext({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
+        ['manageContext', () => jan.manageContext({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
+        ['truncateConversationIfNeeded', () => truncateConversationIfNeeded({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
+        ['summarizeConversation', () => today.summarizeConversation({ messages: bad, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' } as never)],
+        ['summarizeConversation', () => jan.summarizeConversation(bad as never, mockHandler() as never, 'S', 't', 10_000)],
+        ['summarizeConversation', () => summarizeConversation(bad as never, mockHandler() as never, 'S', 't', 10_000)],
+      ]
+      for (const [fn, call] of calls) {
+        const e = await call().then(
+          (r) => r,
+          (x) => x,
+        )
+        expect(e, `${fn} ${shown}`).toBeInstanceOf(TypeError)
+        expect((e as Error).message).toBe(`${fn}: messages: expected an array of messages, got ${shown}`)
+        expect((e as { errorCode?: string }).errorCode).toBe('invalid-argument')
+      }
+      // The entries' synchronous functions throw the same, with the code.
+      for (const [fn, call] of [
+        ['truncateConversation', () => today.truncateConversation(bad as never, 0.5, 't')],
+        ['getEffectiveApiHistory', () => today.getEffectiveApiHistory(bad as never)],
+      ] as const) {
+        let thrown: unknown
+        try {
+          call()
+        } catch (x) {
+          thrown = x
+        }
+        expect((thrown as Error).message).toBe(`${fn}: messages: expected an array of messages, got ${shown}`)
+        expect((thrown as { errorCode?: string }).errorCode).toBe('invalid-argument')
+      }
+    }
+  })
+
+  it('an element of the history that is not a message object is named, not blamed on the API, with the messages unchanged and no model call', async () => {
+    const jan = await import('../lib/roo-2026-01.js')
+    const withHole = (hole: unknown) => {
+      const m = conversation() as unknown[]
+      m[3] = hole
+      return guard(m) as ApiMessage[]
+    }
+    for (const [hole, shown] of [
+      [null, 'null'],
+      [7, 'number 7'],
+      [[], 'an array'],
+    ] as const) {
+      const handler = todayHandler()
+      const cases: Array<[string, ApiMessage[], () => Promise<{ messages: unknown; error?: string }>]> = []
+      const a = withHole(hole)
+      cases.push(['summarizeConversation', a, () => today.summarizeConversation({ messages: a, apiHandler: handler, systemPrompt: 'S', taskId: 't' })])
+      const b = withHole(hole)
+      cases.push(['summarizeConversation', b, () => jan.summarizeConversation(b as never, handler, 'S', 't', 10_000)])
+      const c = withHole(hole)
+      cases.push(['summarizeConversation', c, () => summarizeConversation(c, handler, 'S', 't', 10_000)])
+      const d = withHole(hole)
+      cases.push(['manageContext', d, () => today.manageContext({ ...tcinOptions({ apiHandler: handler, totalTokens: 99_000 }), messages: d } as never)])
+      const f = withHole(hole)
+      cases.push([
+        'truncateConversationIfNeeded',
+        f,
+        () => truncateConversationIfNeeded(tcinOptions({ apiHandler: handler, totalTokens: 99_000, messages: f })),
+      ])
+      for (const [fn, messages, call] of cases) {
+        const r = await call()
+        expect(r.error, `${fn} ${shown}`).toBe(`Failed to condense context: ${fn}: messages[3]: expected a message object, got ${shown}`)
+        expect(r.messages).toBe(messages)
+      }
+      expect(handler.createMessage).not.toHaveBeenCalled()
+    }
   })
 
   it('a negative, NaN or non-number totalCost / outputTokens in the usage chunk fails the summary with its name', async () => {

@@ -13,7 +13,7 @@ import { startSettingsDemo } from '../examples/settings/server.mjs'
 import { launchChromium } from '../scripts/chromium.mjs'
 import { CondensationManager, condense, configSchema, managerConfigSchema, smartPreset, type ApiMessage } from '../lib/index.js'
 import { settingsSchemas } from '../lib/settings/schemas.js'
-import { validate } from '../lib/settings/validate.mjs'
+import { childPath, parentPath, validate } from '../lib/settings/validate.mjs'
 
 const ROOT = join(__dirname, '..')
 const HISTORY = JSON.parse(readFileSync(join(ROOT, 'fixtures/examples/xml-session.json'), 'utf8')) as ApiMessage[]
@@ -131,6 +131,16 @@ describe("the panel checks settings as the engine's schemas say", () => {
     expect(validate(managerConfigSchema(), { profileThresholds: { fast: 3 } })[0].path).toBe('settings.profileThresholds.fast')
   })
 
+  it('walks a path up to its root and stops there, whatever its keys hold', () => {
+    for (const key of ['plain', 'a.b', 'x]y', 'q"]r', 'sp ace', '', '[0]']) {
+      const path = childPath(childPath(childPath('settings', 'profileThresholds'), key), 3)
+      const seen = [path]
+      for (let p = parentPath(path); p !== null; p = parentPath(p)) seen.push(p)
+      expect(seen, key).toEqual([path, childPath('settings.profileThresholds', key), 'settings.profileThresholds', 'settings'])
+    }
+    expect(parentPath('not a path')).toBe(null)
+  })
+
   it('refuses settings the engine would refuse, that the schemas now say (a Smart config with nothing to run, an unknown preset, a threshold out of 5..100)', async () => {
     const smart = configSchema('smart')
     expect(validate(smart, {}).length).toBeGreaterThan(0)
@@ -219,6 +229,85 @@ describe('the panel in Chromium', () => {
     await threshold.press('Enter')
     await settle(page)
     expect(await page.getByRole('alert').textContent()).toContain('settings.threshold: must be at most 100')
+    await page.close()
+  })
+
+  it('stays responsive when a provider that is not shown has a bad value, and names that provider in the summary', async () => {
+    // Each wait is bounded: a page whose script never returns would otherwise hold the test forever.
+    const within = <T>(what: string, p: Promise<T>) =>
+      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the page did not respond within 10 s: ${what}`)), 10_000))])
+    const alertText = (page: Page) => within('reading the summary', page.getByRole('alert').textContent({ timeout: 10_000 }))
+    // A value made invalid in Truncation's form, then another provider chosen.
+    const page = await open({ provider: 'truncation' })
+    const count = page.locator('[data-path="settings.providers.truncation.preserveRecentCount"]').getByRole('spinbutton')
+    await count.fill('-1')
+    await count.press('Enter')
+    await settle(page)
+    await within('choosing Lossless', page.getByRole('radio', { name: 'Lossless', exact: true }).check({ timeout: 10_000 }))
+    await within('settling', settle(page))
+    expect(await alertText(page)).toContain(
+      'Truncation (not the selected provider; select it to edit): settings.providers.truncation.preserveRecentCount: must be at least 0',
+    )
+    expect(await within('reading the heading', page.locator('section[data-provider] h2').textContent({ timeout: 10_000 }))).toBe('Lossless settings')
+    await page.close({ runBeforeUnload: false })
+    // Settings from the host that are invalid for another provider, then any change.
+    const hosted = await open({ provider: 'lossless', providers: { truncation: { preserveRecentCount: -1 }, smart: { passes: 3 } } })
+    await within('unchecking', hosted.getByRole('checkbox', { name: 'Deduplicate file reads' }).uncheck({ timeout: 10_000 }))
+    await within('settling', settle(hosted))
+    const text = await alertText(hosted)
+    expect(text).toContain('Truncation (not the selected provider; select it to edit): settings.providers.truncation.preserveRecentCount')
+    expect(text).toContain('Smart (not the selected provider; select it to edit): settings.providers.smart')
+    // Choosing the provider puts its problem beside its field again.
+    await within('choosing Truncation', hosted.getByRole('radio', { name: 'Truncation', exact: true }).check({ timeout: 10_000 }))
+    await within('settling', settle(hosted))
+    const field = hosted.locator('[data-path="settings.providers.truncation.preserveRecentCount"]')
+    expect(await within('reading the field', field.locator('.cc-error').first().textContent({ timeout: 10_000 }))).toContain('must be at least 0')
+    expect(await alertText(hosted)).not.toContain('Truncation (not the selected provider')
+    expect((hosted as any).pageErrors).toEqual([])
+    await hosted.close({ runBeforeUnload: false })
+  })
+
+  it('what the panel hands out (value, errors, profiles) cannot be edited behind its checks', async () => {
+    const page = await open({ provider: 'truncation', threshold: 80 })
+    const count = page.locator('[data-path="settings.providers.truncation.preserveRecentCount"]').getByRole('spinbutton')
+    await count.fill('-1')
+    await count.press('Enter')
+    await settle(page)
+    const attempts = await page.evaluate(() => {
+      'use strict'
+      const panel = document.getElementById('panel') as any
+      const refused = (edit: () => void) => {
+        try {
+          edit()
+          return false
+        } catch (e) {
+          return e instanceof TypeError
+        }
+      }
+      return {
+        threshold: refused(() => {
+          panel.value.threshold = 3
+        }),
+        nested: refused(() => {
+          panel.value.providers.truncation.preserveRecentCount = 4
+        }),
+        error: refused(() => {
+          panel.errors[0].message = 'fine'
+        }),
+        profile: refused(() => {
+          panel.profiles[0].name = 'renamed'
+        }),
+        after: { threshold: panel.settings.threshold, count: panel.settings.providers.truncation.preserveRecentCount, error: panel.errors[0].message },
+      }
+    })
+    expect(attempts).toEqual({
+      threshold: true,
+      nested: true,
+      error: true,
+      profile: true,
+      after: { threshold: 80, count: -1, error: 'must be at least 0, got -1' },
+    })
+    expect((page as any).pageErrors).toEqual([])
     await page.close()
   })
 

@@ -39,7 +39,7 @@ const { describe, wholeNumber: checkWhole } = require('./values.js')
 const { countTokens } = require('./tokens.js')
 const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
 
-const POLICY_NAMES = ['default', 'cache-aware', 'cache-aware-strict']
+const POLICY_NAMES = Object.freeze(['default', 'cache-aware', 'cache-aware-strict'])
 const POLICY_KEYS = ['name', 'cache', 'pricing', 'expectedTurns', 'workingSetTurns', 'summaryTokens', 'lookbackBlocks']
 /** Turns still to come at least, when the task's length is not known. */
 const MIN_REMAINING = 10

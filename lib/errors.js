@@ -1,17 +1,21 @@
 // The code every error the library throws carries in `errorCode`, stable where the text may
-// change: "invalid-argument" (an argument JavaScript checks refused), "invalid-options" (options
-// the engine refused: an unknown key, a wrong type or range, an unknown provider), "invalid-state"
-// (a call the object cannot take now: a closed or busy conversation, a result that no longer fits
-// it), "internal" (a bug caught at the boundary). An abort rejects with the signal's own reason,
-// untouched. Tags errors on their way out (functions, methods, getters, and constructors through
-// `tag`); never catches one for good.
+// change: "invalid-argument" (an argument JavaScript checks refused: a TypeError or RangeError, or
+// Node-API refusing an argument's type), "invalid-options" (options the engine refused: an unknown
+// key, a wrong type or range, an unknown provider), "invalid-state" (a call the object cannot take
+// now: a closed or busy conversation, a result that no longer fits it), "closed" (a call stopped
+// because its conversation was closed), "internal" (a bug caught at the boundary). An abort
+// rejects with the signal's own reason, untouched. Tags errors on their way out (functions,
+// methods, getters, and constructors through `tag`); never catches one for good.
 'use strict'
 
 /** The code of an error the library made, or undefined for one it did not (a host's). */
 function codeOf(e) {
   if (e.code === 'InvalidArg') return 'invalid-options'
   if (e.code === 'GenericFailure') return 'internal'
-  if (e instanceof TypeError) return 'invalid-argument'
+  if (e instanceof TypeError || e instanceof RangeError) return 'invalid-argument'
+  // Node-API refusing an argument of the wrong type (StringExpected, NumberExpected, …): a check
+  // in JavaScript should have named it first; the code still says whose mistake it is.
+  if (typeof e.code === 'string' && /^[A-Z][a-z]+Expected$/.test(e.code)) return 'invalid-argument'
   return undefined
 }
 

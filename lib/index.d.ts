@@ -243,11 +243,13 @@ interface CommonOptions {
   summarizeOptions?: {
     /** Calls at once. @default 4 */
     concurrency?: number
-    /** Per attempt. @default 120000 */
+    /** Per attempt, whole milliseconds from 1 to 2147483647 (the longest a Node.js timer waits,
+     * about 24.8 days; a longer one is refused). @default 120000 */
     timeoutMs?: number
-    /** Retries after a rejection or a throw, with exponential backoff. @default 2 */
+    /** Retries after a rejection or a throw, 0 to 10, with exponential backoff. @default 2 */
     retries?: number
-    /** @default 500 */
+    /** The wait before the first retry, 0 to 60000 ms; it doubles after each failure, at most
+     * 60000 ms. @default 500 */
     retryDelayMs?: number
   }
 }

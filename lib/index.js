@@ -11,7 +11,8 @@ const { repairConversation: repairUncoded, repairPushed } = require('./repair.js
 const { coded, codeMethods } = require('./errors.js')
 const openaiFormat = require('./openai-format.js')
 const { unescapeValue, fromEngine, pushAll } = require('./crossing.js')
-const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
+const { checkMessagesArray, checkEncoding, checkOptionsObject, checkName } = require('./checks.js')
+const { describe, wholeNumber } = require('./values.js')
 const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache } = require('./tokens.js')
 const { applyChanges } = require('./apply.js')
 const { pushInChunks, abortError } = require('./intake.js')
@@ -88,9 +89,12 @@ function workingSetArgs(messages, options, name) {
   checkMessagesArray(messages, name)
   const opts = checkOptionsObject(options, name)
   const encoding = checkEncoding(opts.encoding, `${name}: options.encoding`)
-  if (opts.text !== undefined && typeof opts.text !== 'boolean') throw new TypeError(`${name}: options.text: expected true or false`)
+  if (opts.text !== undefined && typeof opts.text !== 'boolean')
+    throw new TypeError(`${name}: options.text: expected true or false, got ${describe(opts.text)}`)
   const config = {}
-  for (const k of ['turns', 'budgetTokens']) if (opts[k] !== undefined) config[k] = opts[k]
+  // Checked here, where the place can be named: the engine's conversion refuses NaN and
+  // Infinity without saying where, and would take a BigInt as a number.
+  for (const k of ['turns', 'budgetTokens']) if (opts[k] !== undefined) config[k] = wholeNumber(opts[k], `${name}: options.${k}`, 0)
   return { config, text: opts.text === true, encoding }
 }
 
@@ -117,11 +121,17 @@ function providerCatalogueUncoded() {
 }
 
 function configSchemaUncoded(provider) {
+  checkName(
+    provider,
+    'configSchema: provider',
+    native.providerCatalogue().providers.map((p) => p.id),
+  )
   return native.configSchema(provider)
 }
 
 /** A Smart preset's configuration, as JSON: a starting point to edit and pass back as `config`. */
 function smartPresetUncoded(name) {
+  checkName(name, 'smartPreset: name', native.providerCatalogue().presets)
   return native.smartPreset(name)
 }
 

@@ -11,7 +11,8 @@ export interface OpenAISummarizerOptions {
   apiKey?: string
   /** Ask for server-sent events (`stream: true`, with `stream_options.include_usage`). @default false */
   stream?: boolean
-  /** Per request, body included; 0: none (the library's `summarizeOptions.timeoutMs` still applies). @default 120000 */
+  /** Per request, body included, whole milliseconds up to 2147483647 (the longest a Node.js timer
+   * waits); 0: none (the library's `summarizeOptions.timeoutMs` still applies). @default 120000 */
   timeoutMs?: number
   /** Added to each request's headers. */
   headers?: Record<string, string>

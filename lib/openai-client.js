@@ -5,7 +5,7 @@
 // an abort). Node's global fetch only; no dependencies.
 'use strict'
 
-const { describe } = require('./values.js')
+const { describe, checkTimeoutMs } = require('./values.js')
 
 const DEFAULT_TIMEOUT_MS = 120_000
 
@@ -49,9 +49,7 @@ function checkOptions(options) {
   if (apiKey !== undefined && typeof apiKey !== 'string') throw new TypeError(`createOpenAISummarizer: apiKey: expected a string, got ${describe(apiKey)}`)
   if (stream !== undefined && typeof stream !== 'boolean')
     throw new TypeError(`createOpenAISummarizer: stream: expected true or false, got ${describe(stream)}`)
-  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs))) {
-    throw new TypeError(`createOpenAISummarizer: timeoutMs: expected a number of milliseconds >= 0 (0: no timeout), got ${describe(timeoutMs)}`)
-  }
+  if (timeoutMs !== undefined) checkTimeoutMs(timeoutMs, 'createOpenAISummarizer: timeoutMs', 0)
   for (const [name, value] of [
     ['headers', headers],
     ['body', body],
@@ -216,8 +214,8 @@ async function readStream(body, endpoint) {
  * A summarize callback for `condense` (and the manager) backed by an OpenAI-compatible
  * chat-completions endpoint. `url` is the base (`http://127.0.0.1:11434/v1`) or the full
  * `…/chat/completions` URL; `apiKey` is sent as a Bearer token; `stream` asks for server-sent
- * events; `timeoutMs` bounds each request (120 s; 0: none, the library's own timeout still
- * applies); `headers` are added to each request, `body` merged into each request body (e.g.
+ * events; `timeoutMs` bounds each request (120 s; at most 2^31-1 ms, the longest a timer waits;
+ * 0: none, the library's own timeout still applies); `headers` are added to each request, `body` merged into each request body (e.g.
  * `{ temperature: 0 }`).
  */
 function createOpenAISummarizer(options) {

@@ -10,14 +10,14 @@
 'use strict'
 
 const { countTokens } = require('./tokens.js')
-const { describe } = require('./values.js')
+const { describe, deepFreeze } = require('./values.js')
 
 /** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
  * Anthropic model (write 1.25x, read 0.1x of input), GPT-4o's for the OpenAI model (read 0.5x). */
-const DEFAULT_PRICING = {
+const DEFAULT_PRICING = deepFreeze({
   anthropic: { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 },
   openai: { inputPrice: 2.5, outputPrice: 10, cacheWritesPrice: 2.5, cacheReadsPrice: 1.25 },
-}
+})
 
 /**
  * A price list (the `Pricing` fields the cost estimate takes) filled in for a cache model: missing

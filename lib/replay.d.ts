@@ -16,7 +16,8 @@ export type ReplayPolicyName =
   | 'cache-aware'
   | 'cache-aware-strict'
 
-export const REPLAY_POLICIES: ReplayPolicyName[]
+/** Every policy `replay` takes, by name (frozen: shared by every caller). */
+export const REPLAY_POLICIES: readonly ReplayPolicyName[]
 
 export interface ReplayOptions {
   /** @default "roo-default" */

@@ -24,7 +24,9 @@ import type { TruncateConversationIfNeeded, ApiHandler, ApiMessage, RooCallOptio
  * Roo Code's 2025 summarizeConversation: keeps the first message and the last N_MESSAGES_TO_KEEP,
  * summarizes what lies between since the last summary with `condensingApiHandler` (when its
  * createMessage is a function, else `apiHandler` after Roo's console.warn), and inserts
- * `{ role: "assistant", content: summary, ts: keptMessages[0].ts, isSummary: true }`. Never throws.
+ * `{ role: "assistant", content: summary, ts: keptMessages[0].ts, isSummary: true }`. Problems are
+ * an `error` result; only a `messages` that is not an array rejects (a TypeError, `errorCode`
+ * "invalid-argument").
  * The ninth argument is this package's options.
  */
 export function summarizeConversation(

@@ -25,8 +25,9 @@ import type { GetKeepMessagesWithToolBlocks, ApiHandler, ApiMessage, ManageConte
  * January 2026's summarizeConversation: keeps the first message and the last N_MESSAGES_TO_KEEP,
  * summarizes what lies between since the last summary and inserts an assistant summary whose
  * content is an array (a reasoning block, the text, the tool_use blocks a kept tool_result needs);
- * the replaced messages are tagged `condenseParent`. Never throws. The last argument is this
- * package's options.
+ * the replaced messages are tagged `condenseParent`. Problems are an `error` result; only a
+ * `messages` that is not an array rejects (a TypeError, `errorCode` "invalid-argument"). The last
+ * argument is this package's options.
  */
 export function summarizeConversation(
   messages: ApiMessage[],

@@ -18,10 +18,12 @@
 // Every host call (createMessage and its stream, countTokens) is bounded by `timeoutMs` and the
 // abort signal; a stream yields to the event loop as it is read and is capped in size. Numbers the
 // host gives (token totals, usage chunks, counts) are checked before any use. Nothing here throws
-// for a call that can fail: problems come back in `error`, with the messages unchanged. It never
-// mutates the caller's messages and never touches the host's files.
+// for a call that can fail: problems come back in `error`, with the messages unchanged (a `messages`
+// that is not an array throws: there is nothing to give back unchanged). It never mutates the
+// caller's messages and never touches the host's files.
 'use strict'
 
+const { coded } = require('./errors.js')
 const { isObject } = require('./values.js')
 const {
   N_MESSAGES_TO_KEEP,
@@ -111,14 +113,14 @@ function createEntry(eraName) {
   if (eraName === '2025') {
     api.summarizeConversation = (...args) => positional(state, args, false)
     api.truncateConversationIfNeeded = (params) => manage(state, params, 'truncateConversationIfNeeded', summaryFor(isObject(params) ? params : {}))
-    return api
+    return withCodes(api)
   }
   api.willManageContext = willManageContext
   if (eraName === '2026-01') {
     api.getKeepMessagesWithToolBlocks = getKeepMessagesWithToolBlocks
     api.summarizeConversation = (...args) => positional(state, args, false)
     api.manageContext = (params) => manage(state, params, 'manageContext', summaryFor(isObject(params) ? params : {}))
-    return api
+    return withCodes(api)
   }
   // Today's: an options object; positional calls are those of the first fresh-start Roo
   // (…, customCondensingPrompt, metadata), with this package's options after them.
@@ -168,7 +170,18 @@ function createEntry(eraName) {
   api.injectSyntheticToolResults = injectSyntheticToolResults
   api.extractCommandBlocks = extractCommandBlocks
   api.generateFoldedFileContext = generateFoldedFileContext
-  return api
+  return withCodes(api)
+}
+
+/**
+ * The entry's functions with `errorCode` on what they throw or reject with (lib/errors.js): a
+ * `messages` that is not an array, a bad option given to `configure`, bad numbers given to
+ * `willManageContext` are TypeErrors, "invalid-argument".
+ */
+function withCodes(api) {
+  const out = {}
+  for (const [name, value] of Object.entries(api)) out[name] = typeof value === 'function' ? coded(value) : value
+  return out
 }
 
 module.exports = { createEntry }

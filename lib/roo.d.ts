@@ -129,7 +129,8 @@ export interface RooOptions {
   /** Also refuses a summary whose own tokens are not fewer than those of what it replaces. Roo's
    * rule alone (the new context under prevContextTokens) by default. @default false */
   strictGrowth?: boolean
-  /** Bounds every host call (createMessage, its stream, countTokens, foldedFileContext). @default 600000 */
+  /** Bounds every host call (createMessage, its stream, countTokens, foldedFileContext): whole
+   * milliseconds from 1 to 2147483647 (the longest a Node.js timer waits). @default 600000 */
   timeoutMs?: number
   /** A stream with more text than this is refused. @default 4000000 */
   maxStreamChars?: number
@@ -205,7 +206,9 @@ export interface SummarizeConversationOptions extends RooCallOptions {
  * Today's summarizeConversation (fresh start): summarizes every message since the last summary
  * (orphan tool calls answered, tool blocks as text, the instructions as the final user message),
  * tags every message `condenseParent` and appends one user summary: "## Conversation Summary",
- * the <command> blocks of the first message, folded file context, environment details. Never throws.
+ * the <command> blocks of the first message, folded file context, environment details. Problems
+ * are an `error` result; only a `messages` that is not an array rejects (a TypeError, `errorCode`
+ * "invalid-argument").
  */
 export function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
 /**
@@ -291,7 +294,9 @@ export interface TruncateResponse extends SummarizeResponse {
  * 0.9 - reserved), with the positional summary, and falls back to `truncateConversation(messages,
  * 0.5, taskId)` when condensing fails or is off and prev is past the allowed size. The rules are
  * the engine's (ManagerRules.decide). Bad numbers (totalTokens, contextWindow, …), a countTokens that
- * throws, answers garbage or never answers: an `error` result, never a throw or a hang.
+ * throws, answers garbage or never answers, an element of `messages` that is not a message object:
+ * an `error` result, never a throw or a hang. A `messages` that is not an array rejects (a
+ * TypeError, `errorCode` "invalid-argument"): there is no history to give back.
  */
 export type TruncateConversationIfNeeded = (options: TruncateOptions) => Promise<TruncateResponse>
 

@@ -2,7 +2,7 @@
 // read and checked, and the engine's requests parsed a slice at a time.
 'use strict'
 
-const { describe, wholeNumber } = require('./values.js')
+const { describe, wholeNumber, checkTimeoutMs } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const { fromEngine, PART_BYTES } = require('./crossing.js')
 
@@ -10,6 +10,13 @@ const { fromEngine, PART_BYTES } = require('./crossing.js')
 // The host's summarize callback: concurrency cap, timeout, bounded retry, cancellation.
 
 const SUMMARIZE_DEFAULTS = { concurrency: 4, timeoutMs: 120_000, retries: 2, retryDelayMs: 500 }
+/** At most this many retries of a request after its first attempt. */
+const MAX_RETRIES = 10
+/** The wait between attempts doubles from `retryDelayMs` after each failure, up to this (ms). */
+const MAX_RETRY_DELAY_MS = 60_000
+
+/** The wait before retry number `attempt + 1`: `retryDelayMs` doubled per failure, at most MAX_RETRY_DELAY_MS. */
+const retryDelay = (o, attempt) => Math.min(o.retryDelayMs * 2 ** attempt, MAX_RETRY_DELAY_MS)
 
 function checkSummarizeOptions(raw, at = 'condense: options.summarizeOptions') {
   const o = { ...SUMMARIZE_DEFAULTS }
@@ -21,8 +28,11 @@ function checkSummarizeOptions(raw, at = 'condense: options.summarizeOptions') {
     if (!(key in SUMMARIZE_DEFAULTS)) {
       throw new TypeError(`${at}.${key}: unknown key, expected one of ${Object.keys(SUMMARIZE_DEFAULTS).join(', ')}`)
     }
-    const min = key === 'concurrency' || key === 'timeoutMs' ? 1 : 0
-    o[key] = wholeNumber(value, `${at}.${key}`, min)
+    const where = `${at}.${key}`
+    if (key === 'timeoutMs') o[key] = checkTimeoutMs(value, where)
+    else if (key === 'concurrency') o[key] = wholeNumber(value, where, 1)
+    else if (key === 'retries') o[key] = wholeNumber(value, where, 0, MAX_RETRIES)
+    else o[key] = wholeNumber(value, where, 0, MAX_RETRY_DELAY_MS)
   }
   return o
 }
@@ -109,7 +119,7 @@ async function summarizeOne(request, summarize, o, signal) {
         if (attempt >= o.retries) {
           return { ok: false, error: `options.summarize ${how} (${attempt + 1} ${attempt === 0 ? 'attempt' : 'attempts'}): ${errorText(outcome.error)}` }
         }
-        await new Promise((r) => setTimeout(r, o.retryDelayMs * 2 ** attempt))
+        await new Promise((r) => setTimeout(r, retryDelay(o, attempt)))
       }
     }
   }
@@ -198,4 +208,4 @@ async function readRequests(readPart, signal, held) {
   return heads
 }
 
-module.exports = { checkSummarizeOptions, summarizeBatch, readRequests }
+module.exports = { checkSummarizeOptions, summarizeBatch, readRequests, MAX_RETRIES, MAX_RETRY_DELAY_MS }

@@ -1,5 +1,6 @@
-// How the JavaScript side names a value in its error messages, the one object test it uses, and
-// the whole-number check of options.
+// How the JavaScript side names a value in its error messages, the one object test it uses, the
+// whole-number check of options, the check of every timeout a caller gives (the longest a timer
+// can wait), and the freezing of data handed out to every caller.
 // Internal to the package (no exports entry of its own); touches nothing it is given.
 'use strict'
 
@@ -27,7 +28,43 @@ function wholeNumber(value, where, min, max = Number.MAX_SAFE_INTEGER) {
   return value
 }
 
+/**
+ * The longest delay a Node.js timer waits: 2^31-1 ms, about 24.8 days. `setTimeout` fires a longer
+ * one after 1 ms (with only a warning), so a timeout past it would end every call at once.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * `value` when it is a timeout a timer can keep: a whole number of milliseconds from `min` to
+ * MAX_TIMER_MS (`min` 0 where 0 means "no timeout"); else a TypeError naming `where`:
+ * `<where>: expected a whole number of milliseconds from 1 to 2147483647 (the longest a Node.js
+ * timer waits, about 24.8 days), got number 2147483648`. Every timeout of the package that a caller
+ * sets is checked here.
+ */
+function checkTimeoutMs(value, where, min = 1) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
+    const from = min === 0 ? '0 (no timeout)' : String(min)
+    throw new TypeError(
+      `${where}: expected a whole number of milliseconds from ${from} to ${MAX_TIMER_MS} (the longest a Node.js timer waits, about 24.8 days), got ${describe(value)}`,
+    )
+  }
+  return value
+}
+
+/**
+ * `value` with it and every object and array reachable from it frozen: data the package hands out
+ * to every caller (exported constants, catalogues kept for reuse) cannot be changed by one of
+ * them for the others (an edit throws a TypeError in strict code and changes nothing otherwise).
+ */
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}
+
 /** A plain object: not null, not an array. */
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-module.exports = { describe, isObject, wholeNumber }
+module.exports = { describe, isObject, wholeNumber, checkTimeoutMs, MAX_TIMER_MS, deepFreeze }

@@ -7,7 +7,8 @@ const require = createRequire(import.meta.url)
 const lib = require('../../lib/index.js')
 const { createOpenAISummarizer } = require('../../lib/openai-client.js')
 const openaiFormat = require('../../lib/openai-format.js')
-const { describe } = require('../../lib/values.js')
+const { describe, MAX_TIMER_MS } = require('../../lib/values.js')
+const { MAX_RETRIES } = require('../../lib/summarize.js')
 const htmlReport = require('../../lib/report-html.js')
 const { version } = require('../../package.json')
 
@@ -86,8 +87,9 @@ library does: Smart truncates instead, native cannot run):
       --api-key-env VAR   the environment variable holding the API key
                           (default: CONTEXT_CONDENSE_API_KEY, else OPENAI_API_KEY; local servers need none)
       --stream            ask for streamed replies (server-sent events)
-      --timeout SECONDS   per request (default 120)
-      --retries N         retries after a failed request (default 2)
+      --timeout SECONDS   per request (default 120, at most 2147483.647: about 24.8 days)
+      --retries N         retries after a failed request (default 2, at most 10; the wait between
+                          attempts doubles from 0.5 s, at most 60 s)
       --concurrency N     requests at once (default 4)
 
 Exit codes:
@@ -95,7 +97,8 @@ Exit codes:
   1  the engine did not condense (its reason is printed; nothing was written)
   2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force
      or is a folder (report: no --html, or --html exists without --force or is a folder)
-  3  the history cannot be read: no such file or folder, not JSON, not a list of messages
+  3  the history cannot be read: no such file or folder, not JSON, not a list of messages, larger
+     than the longest text Node.js holds (about 512 MB)
      (also: the output file cannot be written)
   4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)
   5  internal error (a bug: please report it)
@@ -236,10 +239,13 @@ function oneOf(name, value, allowed, fallback) {
   return value
 }
 
-function wholeNumber(name, value, min) {
+function wholeNumber(name, value, min, max = Number.MAX_SAFE_INTEGER) {
   if (value === undefined) return undefined
   const n = Number(value)
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) throw usageError(`--${name}: expected a whole number >= ${min}, got "${value}"`)
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`
+    throw usageError(`--${name}: expected a whole number ${range}, got "${value}"`)
+  }
   return n
 }
 
@@ -276,6 +282,8 @@ export {
   parse,
   oneOf,
   wholeNumber,
+  MAX_TIMER_MS,
+  MAX_RETRIES,
   commandHelp,
   createOpenAISummarizer,
   describe,

@@ -1,6 +1,7 @@
 // `context-condense condense`: runs one provider and writes the condensed history, atomically (a
 // temporary file renamed over the target; never a half-written file).
-import { chmodSync, lstatSync, readdirSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { closeSync, fchmodSync, lstatSync, openSync, readdirSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import {
   PROVIDERS,
@@ -32,11 +33,15 @@ function serialize(input, messages) {
 // Writing --out / --html. A symbolic link at the path is written through: the link stays, its
 // target gets the new content (as any editor that saves through a link does). An existing file
 // keeps its permission bits. The content goes to a temporary file beside the target, named
-// `.<name>.context-condense-<pid>.tmp`, then is renamed over it, so the target is never half
-// written; a temporary left by a process that died mid-write (kill -9) is removed by the next write
-// to the same target.
+// `.<name>.context-condense-<pid>-<16 random hex digits>.tmp` and created exclusively (O_CREAT |
+// O_EXCL: if anything is at that name already, a file or a symbolic link someone planted, it is
+// neither opened nor followed, and another random name is tried), then renamed over the target, so
+// the target is never half written and a shared folder is safe. A temporary left by a process that
+// died mid-write (kill -9) is removed by the next write to the same target.
 
 const TMP_INFIX = '.context-condense-'
+/** Names tried for a temporary before giving up (each collision is a file someone else made). */
+const TMP_ATTEMPTS = 16
 
 /** Whether `flag`'s path may be written: not a folder (through links), not existing unless --force. */
 function checkOutPath(flag, file, force) {
@@ -100,7 +105,8 @@ function removeStaleTemporaries(target) {
   }
   for (const name of names) {
     if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
-    const pid = Number(name.slice(prefix.length, -'.tmp'.length))
+    // `<pid>-<random>` (or `<pid>` alone, as versions before the random part named them).
+    const pid = Number(name.slice(prefix.length, -'.tmp'.length).split('-')[0])
     if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isAlive(pid)) continue
     try {
       unlinkSync(join(dirname(target), name))
@@ -121,6 +127,22 @@ const WRITE_ERRORS = {
   EROFS: 'the file system is read-only',
 }
 
+/**
+ * A new, empty temporary file beside `target`, opened for writing: `{ path, fd }`. Created
+ * exclusively under an unpredictable name, so nothing already there (a symbolic link planted at a
+ * guessed name) is opened or followed.
+ */
+function createTemporary(target, mode) {
+  for (let attempt = 1; ; attempt++) {
+    const path = join(dirname(target), `.${basename(target)}${TMP_INFIX}${process.pid}-${randomBytes(8).toString('hex')}.tmp`)
+    try {
+      return { path, fd: openSync(path, 'wx', mode) }
+    } catch (e) {
+      if (e.code !== 'EEXIST' || attempt >= TMP_ATTEMPTS) throw e
+    }
+  }
+}
+
 function writeAtomically(file, text) {
   let tmp
   try {
@@ -134,10 +156,15 @@ function writeAtomically(file, text) {
     } catch (e) {
       if (e.code !== 'ENOENT') throw e
     }
-    tmp = join(dirname(target), `.${basename(target)}${TMP_INFIX}${process.pid}.tmp`)
-    writeFileSync(tmp, text, { mode: mode ?? 0o666 })
-    // The mode given at creation is narrowed by the umask; an existing file's bits are kept exactly.
-    if (mode !== undefined) chmodSync(tmp, mode)
+    const created = createTemporary(target, mode ?? 0o666)
+    tmp = created.path
+    try {
+      writeFileSync(created.fd, text)
+      // The mode given at creation is narrowed by the umask; an existing file's bits are kept exactly.
+      if (mode !== undefined) fchmodSync(created.fd, mode)
+    } finally {
+      closeSync(created.fd)
+    }
     renameSync(tmp, target)
   } catch (e) {
     if (tmp !== undefined) {

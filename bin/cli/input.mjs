@@ -1,16 +1,79 @@
 // Reading a history: a JSON file, a Roo Code task folder or standard input, in either format, checked
 // before use with the line and column of a JSON error. Reads files only.
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { constants as bufferConstants } from 'node:buffer'
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { lib, openaiFormat, FATAL_PROBLEMS, HISTORY_FILE, METADATA_FILE, usageError, inputError, fmt, warn, describe } from './common.mjs'
+import { lib, openaiFormat, FATAL_PROBLEMS, HISTORY_FILE, METADATA_FILE, CliError, usageError, inputError, fmt, warn, describe } from './common.mjs'
 
 // ---------------------------------------------------------------------------------------------
 // Input: a file, a Roo Code task folder, or standard input.
 
-async function readStdin() {
+/**
+ * The most bytes of JSON the CLI reads as one text: the longest string Node.js makes
+ * (536,870,888 characters on 64-bit systems), which UTF-8 text of that many bytes never exceeds.
+ * A longer file is refused before it is read.
+ */
+const MAX_TEXT_BYTES = bufferConstants.MAX_STRING_LENGTH
+
+/** The error for a text past `limit` bytes: its size, the limit, and why there is one. */
+function tooLarge(name, bytes, limit) {
+  const about = limit >= 2 ** 20 ? ` (about ${Math.round(limit / 2 ** 20)} MB)` : ''
+  return inputError(
+    `${name} is too large: ${bytes === undefined ? 'more than' : `${fmt(bytes)} bytes, more than`} the ${fmt(limit)} bytes${about} the CLI reads as one JSON text (the longest string Node.js can hold)`,
+    'split the history into smaller files, or condense it with the library in parts',
+  )
+}
+
+/** Whether `e` is V8 refusing to make a string that long (a file grown since its size was read). */
+const isStringTooLong = (e) => e && e.code === 'ERR_STRING_TOO_LONG'
+
+/**
+ * A file's text (UTF-8), refused with `tooLarge` when it has more than `limit` bytes (checked on
+ * the open file, before reading). Other failures (no such file, permissions) are thrown as they
+ * come, for the caller to word.
+ */
+function readTextFile(file, name = file, limit = MAX_TEXT_BYTES) {
+  const fd = openSync(file, 'r')
+  try {
+    const size = fstatSync(fd).size
+    if (size > limit) throw tooLarge(name, size, limit)
+    return readFileSync(fd, 'utf8')
+  } catch (e) {
+    if (isStringTooLong(e)) throw tooLarge(name, undefined, limit)
+    throw e
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * All of a stream's text (standard input), refused with `tooLarge` once more than `limit` bytes
+ * have come (a regular file given as standard input is refused by its size before reading).
+ */
+async function readStdin(stream = process.stdin, limit = MAX_TEXT_BYTES) {
+  const name = 'standard input'
+  if (typeof stream.fd === 'number') {
+    let st
+    try {
+      st = fstatSync(stream.fd)
+    } catch {
+      // Not a descriptor that can be inspected: counted as it is read.
+    }
+    if (st && st.isFile() && st.size > limit) throw tooLarge(name, st.size, limit)
+  }
   const chunks = []
-  for await (const chunk of process.stdin) chunks.push(chunk)
-  return Buffer.concat(chunks).toString('utf8')
+  let bytes = 0
+  for await (const chunk of stream) {
+    bytes += chunk.length
+    if (bytes > limit) throw tooLarge(name, undefined, limit)
+    chunks.push(chunk)
+  }
+  try {
+    return Buffer.concat(chunks).toString('utf8')
+  } catch (e) {
+    if (isStringTooLong(e)) throw tooLarge(name, bytes, limit)
+    throw e
+  }
 }
 
 /** The place of a character offset in a text, as "line L, column C". */
@@ -41,7 +104,7 @@ function parseJson(text, name) {
 function readTaskMetadata(file, state) {
   if (!existsSync(file)) return undefined
   try {
-    const meta = JSON.parse(readFileSync(file, 'utf8'))
+    const meta = JSON.parse(readTextFile(file))
     const files = Array.isArray(meta && meta.files_in_context) ? meta.files_in_context : []
     const states = {}
     for (const f of files) {
@@ -86,8 +149,9 @@ async function readHistory(arg, state) {
     }
     state.progress.step(`reading ${file}`)
     try {
-      text = readFileSync(file, 'utf8')
+      text = readTextFile(file, source.file)
     } catch (e) {
+      if (e instanceof CliError) throw e
       throw inputError(`cannot read ${file}: ${e.code === 'EACCES' ? 'permission denied' : e.message}`, 'check the file and its permissions')
     }
     if (basename(file) === HISTORY_FILE) {
@@ -155,4 +219,4 @@ function describeInput(input, format) {
   return out
 }
 
-export { NotJson, parseJson, readHistory, checkHistory, describeInput }
+export { NotJson, parseJson, readTextFile, readStdin, readHistory, checkHistory, describeInput, MAX_TEXT_BYTES }

@@ -1,8 +1,7 @@
 // Running the library for a command: the OpenAI-compatible summarizer (counted, for exit code 4), an
 // interruptible run, the --config file and the library's options. Never writes files.
-import { readFileSync } from 'node:fs'
-import { lib, EXIT, CliError, usageError, wholeNumber, createOpenAISummarizer, describe } from './common.mjs'
-import { NotJson, parseJson } from './input.mjs'
+import { lib, EXIT, CliError, usageError, wholeNumber, createOpenAISummarizer, describe, MAX_TIMER_MS, MAX_RETRIES } from './common.mjs'
+import { NotJson, parseJson, readTextFile } from './input.mjs'
 
 // ---------------------------------------------------------------------------------------------
 // The summarizer: the OpenAI-compatible client, counted for progress and for exit code 4.
@@ -14,13 +13,16 @@ function makeSummarizer(values, state) {
     if (given.length > 0) throw usageError(`--${given[0]} needs --llm-url`, 'pass --llm-url URL (an OpenAI-compatible endpoint), or drop it')
     return undefined
   }
-  let timeoutSeconds = 120
+  // Whole milliseconds from 1 to the longest a Node.js timer waits (a longer one would fire at once).
+  let timeoutMs = 120_000
   if (values.timeout !== undefined) {
-    timeoutSeconds = Number(values.timeout)
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || values.timeout.trim() === '')
-      throw usageError(`--timeout: expected a number of seconds > 0, got "${values.timeout}"`)
+    timeoutMs = values.timeout.trim() === '' ? Number.NaN : Math.round(Number(values.timeout) * 1000)
+    if (!(timeoutMs >= 1 && timeoutMs <= MAX_TIMER_MS))
+      throw usageError(
+        `--timeout: expected a number of seconds from 0.001 to ${MAX_TIMER_MS / 1000} (the longest a Node.js timer waits, about 24.8 days), got "${values.timeout}"`,
+      )
   }
-  const retries = wholeNumber('retries', values.retries, 0) ?? 2
+  const retries = wholeNumber('retries', values.retries, 0, MAX_RETRIES) ?? 2
   const concurrency = wholeNumber('concurrency', values.concurrency, 1) ?? 4
   let keyVar = values['api-key-env']
   let apiKey
@@ -35,7 +37,6 @@ function makeSummarizer(values, state) {
     keyVar = ['CONTEXT_CONDENSE_API_KEY', 'OPENAI_API_KEY'].find((k) => process.env[k]) ?? null
     apiKey = keyVar ? process.env[keyVar] : undefined
   }
-  const timeoutMs = Math.round(timeoutSeconds * 1000)
   let client
   try {
     client = createOpenAISummarizer({ url, model: values.model, apiKey, stream: Boolean(values.stream), timeoutMs })
@@ -83,7 +84,7 @@ function makeSummarizer(values, state) {
     summarize,
     stats,
     // The client's own timeout answers first; the library's is a backstop.
-    summarizeOptions: { timeoutMs: timeoutMs + 2000, retries, concurrency },
+    summarizeOptions: { timeoutMs: Math.min(timeoutMs + 2000, MAX_TIMER_MS), retries, concurrency },
     /** Requests whose last attempt failed, since `reset`. */
     failures: () => [...outcome.values()].filter((e) => e),
     reset: () => outcome.clear(),
@@ -144,8 +145,9 @@ function readConfig(values) {
   if (values.config !== undefined) {
     let text
     try {
-      text = readFileSync(values.config, 'utf8')
+      text = readTextFile(values.config)
     } catch (e) {
+      if (e instanceof CliError) throw e
       throw usageError(`--config ${values.config}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, 'pass a JSON file holding the provider config')
     }
     const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, values.config)

@@ -10,7 +10,7 @@ const { checkMessagesArray } = require('../checks.js')
 const { coded } = require('../errors.js')
 const { readOptions } = require('./options.js')
 const { splitTurns } = require('./messages.js')
-const { REPLAY_POLICIES, BY_NAME } = require('./policies.js')
+const { REPLAY_POLICIES, policyNamed } = require('./policies.js')
 const { runReplay } = require('./run.js')
 
 async function replayUncoded(history, options) {
@@ -22,7 +22,7 @@ async function replayUncoded(history, options) {
   })
   const settings = readOptions(options, REPLAY_POLICIES)
   const turns = splitTurns(history)
-  return runReplay(history, turns, BY_NAME.get(settings.policy), settings)
+  return runReplay(history, turns, policyNamed(settings.policy), settings)
 }
 
 // Its errors carry `errorCode` as the main entry's do (lib/errors.js).

@@ -3,10 +3,10 @@
 // changes the caller's object.
 'use strict'
 
-const { describe, wholeNumber: checkWhole } = require('../values.js')
+const { describe, wholeNumber: checkWhole, deepFreeze } = require('../values.js')
 const { DEFAULT_PRICING, readPricing } = require('../prompt-cache.js')
 
-const DEFAULTS = {
+const DEFAULTS = deepFreeze({
   contextWindow: 200_000,
   threshold: 100,
   maxTokens: 8192,
@@ -14,7 +14,7 @@ const DEFAULTS = {
   summaryTokens: 2_000,
   cache: 'anthropic',
   workingSetTurns: 10,
-}
+})
 
 const KNOWN = new Set([
   'policy',

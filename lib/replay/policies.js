@@ -7,6 +7,7 @@
 'use strict'
 
 const native = require('../native.js')
+const { deepFreeze } = require('../values.js')
 
 const PRESETS = native.providerCatalogue().presets
 
@@ -75,8 +76,12 @@ const cacheAware = (strict) => ({
   }),
 })
 
-const ALL = [rooDefault, losslessThenSummary, losslessEveryTurn, ...PRESETS.map(smartPolicy), cacheAware(false), cacheAware(true)]
-const REPLAY_POLICIES = ALL.map((p) => p.name)
-const BY_NAME = new Map(ALL.map((p) => [p.name, p]))
+// Frozen: the names are exported (`REPLAY_POLICIES`) and the policies shared by every replay, so
+// no caller can change what `replay` accepts or does for the others.
+const ALL = deepFreeze([rooDefault, losslessThenSummary, losslessEveryTurn, ...PRESETS.map(smartPolicy), cacheAware(false), cacheAware(true)])
+const REPLAY_POLICIES = deepFreeze(ALL.map((p) => p.name))
 
-module.exports = { REPLAY_POLICIES, BY_NAME }
+/** The policy named `name` (one of REPLAY_POLICIES), or undefined. */
+const policyNamed = (name) => ALL.find((p) => p.name === name)
+
+module.exports = { REPLAY_POLICIES, policyNamed }

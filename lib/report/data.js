@@ -5,7 +5,7 @@
 const { CONTENT_TYPES, partsOf, preview, measure } = require('./messages.js')
 
 /** The engine's actions, in the order of its metrics. */
-const ACTIONS = ['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized']
+const ACTIONS = Object.freeze(['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized'])
 
 /** Messages with at least one action `keep` accepts. */
 const beforeMessages = (actions, keep) => actions.filter((list) => list.some(keep)).length

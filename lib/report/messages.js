@@ -3,9 +3,10 @@
 'use strict'
 
 const lib = require('../index.js')
+const { deepFreeze } = require('../values.js')
 
 /** Content types, in the order of `analyze().byContentType`, with their colors (Tableau 10). */
-const CONTENT_TYPES = [
+const CONTENT_TYPES = deepFreeze([
   ['userText', 'user text', '#4c78a8'],
   ['assistantText', 'assistant text', '#54a24b'],
   ['thinking', 'thinking', '#b279a2'],
@@ -15,10 +16,10 @@ const CONTENT_TYPES = [
   ['images', 'images', '#eeca3b'],
   ['summaries', 'summaries', '#ff9da6'],
   ['other', 'other', '#bab0ac'],
-]
+])
 
 /** What can happen to a message, with the label of its badge. */
-const KINDS = {
+const KINDS = Object.freeze({
   kept: 'kept',
   deduplicated: 'deduplicated',
   superseded: 'superseded',
@@ -28,7 +29,7 @@ const KINDS = {
   summarized: 'summarized',
   removed: 'removed',
   changed: 'changed',
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Reading messages

@@ -7,7 +7,19 @@ const path = require('node:path')
 const lib = require('../index.js')
 const { isObject } = require('../values.js')
 const { ROO_ERROR_MESSAGES, FRESH_START_SYSTEM_PROMPT, resolveOptions, capture, message } = require('./options.js')
-const { finite, isHandler, HostError, bounded, callHandler, engineDefaultPrompt, countWith, toBlocks, failure, checkArray } = require('./host.js')
+const {
+  finite,
+  isHandler,
+  HostError,
+  bounded,
+  callHandler,
+  engineDefaultPrompt,
+  countWith,
+  toBlocks,
+  failure,
+  checkArray,
+  checkMessageObjects,
+} = require('./host.js')
 const { tagStates, afterSummary, SENT, TRUNCATION_PARENT_LIVE, writeNonDestructive } = require('./history.js')
 const { transformMessagesForCondensing, injectSyntheticToolResults, extractCommandBlocks, getMessagesSinceLastSummary } = require('./tools.js')
 const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.js')
@@ -120,6 +132,7 @@ async function freshStart(state, params, legacy) {
     cwd,
     rooIgnoreController,
   } = p
+  checkArray(messages, 'summarizeConversation')
   const extra = {}
   for (const [k, v] of Object.entries(p)) if (!FRESH_KEYS.includes(k)) extra[k] = v
   const telemetry = isObject(extra.telemetry) ? extra.telemetry : state.defaults.telemetry
@@ -128,9 +141,13 @@ async function freshStart(state, params, legacy) {
   let o
   try {
     o = resolveOptions(state, extra, 'summarizeConversation: options')
-    checkArray(messages, 'summarizeConversation')
   } catch (e) {
     return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
+  }
+  try {
+    checkMessageObjects(messages, 'summarizeConversation')
+  } catch (e) {
+    return { ...response, error: failure(e, o) }
   }
   const toSummarize = getMessagesSinceLastSummary(messages)
   if (toSummarize.length <= 1) return { ...response, error: message(o, messages.length <= 1 ? 'condense_not_enough_messages' : 'condensed_recently') }

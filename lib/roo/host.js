@@ -6,6 +6,7 @@
 const native = require('../../index.js')
 const lib = require('../index.js')
 const { describe, isObject } = require('../values.js')
+const { checkMessagesArray } = require('../checks.js')
 const { YIELD_EVERY_MS, YIELD_EVERY_CHUNKS, message } = require('./options.js')
 
 // ---------------------------------------------------------------------------------------------
@@ -211,8 +212,23 @@ function failure(e, o) {
   return `${message(o, 'condense_failed')}: the API handler failed: ${e && e.message ? e.message : String(e)}`
 }
 
+/**
+ * `messages` must be an array: else a TypeError naming it, which every entry function throws (a
+ * call has no history to give back unchanged, and Roo itself throws there).
+ */
 function checkArray(messages, fn) {
-  if (!Array.isArray(messages)) throw new TypeError(`${fn}: messages: expected an array of messages, got ${shown(messages)}`)
+  checkMessagesArray(messages, fn)
+}
+
+/**
+ * Every element of the history a summary or context-management call works on must be a message
+ * object: else a HostError naming the first that is not (`manageContext: messages[3]: expected a
+ * message object, got null`), which the call returns as its `error` with the messages unchanged.
+ */
+function checkMessageObjects(messages, fn) {
+  for (let i = 0; i < messages.length; i++) {
+    if (!isObject(messages[i])) throw new HostError('invalid', `${fn}: messages[${i}]: expected a message object, got ${shown(messages[i])}`)
+  }
 }
 
 module.exports = {
@@ -230,4 +246,5 @@ module.exports = {
   toBlocks,
   failure,
   checkArray,
+  checkMessageObjects,
 }

@@ -8,7 +8,7 @@ const native = require('../../index.js')
 const { slidingWindow } = require('../manager.js')
 const { isObject } = require('../values.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
-const { finite, HostError, shown, countWith, failure, checkArray } = require('./host.js')
+const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects } = require('./host.js')
 
 // ---------------------------------------------------------------------------------------------
 // The sliding window.
@@ -129,10 +129,11 @@ async function lastMessageTokens(messages, apiHandler, o) {
 async function manage(state, params, fn, summarize) {
   const p = isObject(params) ? params : {}
   let messages = p.messages
+  checkArray(messages, fn)
   const extra = {}
   for (const k of Object.keys(p)) if (!MANAGE_KEYS.has(k)) extra[k] = p[k]
-  const fail = (error, prevContextTokens = 0) => ({ messages: Array.isArray(messages) ? messages : [], summary: '', cost: 0, prevContextTokens, error })
-  if (!Array.isArray(messages) || messages.length === 0) return fail(undefined)
+  const fail = (error, prevContextTokens = 0) => ({ messages, summary: '', cost: 0, prevContextTokens, error })
+  if (messages.length === 0) return fail(undefined)
   let o
   try {
     o = resolveOptions(state, extra, `${fn}: options`)
@@ -141,6 +142,7 @@ async function manage(state, params, fn, summarize) {
   }
   let d
   try {
+    checkMessageObjects(messages, fn)
     checkNumbers(fn, p)
     // Counted even when the signal has fired already: the caller still learns the context's size.
     const last = await lastMessageTokens(messages, p.apiHandler, { ...o, signal: undefined })

@@ -5,7 +5,7 @@
 
 const { randomUUID } = require('node:crypto')
 const native = require('../../index.js')
-const { describe, isObject } = require('../values.js')
+const { describe, isObject, checkTimeoutMs } = require('../values.js')
 
 const N_MESSAGES_TO_KEEP = 3
 /** The engine's thresholds, as Roo names them; ANTHROPIC_DEFAULT_MAX_TOKENS is reserved for the model's answer when the host gives no maxTokens. */
@@ -85,7 +85,7 @@ const YIELD_EVERY_CHUNKS = 256
 // Options: per call, over the defaults `configure` sets (each entry has its own).
 
 const PROVIDERS = native.providerCatalogue().providers.map((p) => p.id)
-const CONFIG_KEYS = [
+const CONFIG_KEYS = Object.freeze([
   'provider',
   'providerConfig',
   'nonDestructive',
@@ -104,8 +104,8 @@ const CONFIG_KEYS = [
   'foldedFileContext',
   'requestSystemPrompt',
   'outlineFile',
-]
-const CALL_KEYS = [...CONFIG_KEYS, 'signal', 'targetTokens']
+])
+const CALL_KEYS = Object.freeze([...CONFIG_KEYS, 'signal', 'targetTokens'])
 
 function checkKey(key, value, at) {
   const bad = (expected) => new TypeError(`${at}.${key}: expected ${expected}, got ${describe(value)}`)
@@ -139,6 +139,8 @@ function checkKey(key, value, at) {
       if (typeof value !== 'string') throw bad('a string')
       break
     case 'timeoutMs':
+      checkTimeoutMs(value, `${at}.${key}`)
+      break
     case 'maxStreamChars':
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw bad('a number > 0')
       break

@@ -6,7 +6,19 @@
 const lib = require('../index.js')
 const { describe, isObject } = require('../values.js')
 const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONING, resolveOptions, capture, message } = require('./options.js')
-const { isHandler, HostError, hostNumber, callHandler, engineDefaultPrompt, engineCount, countWith, toBlocks, failure, checkArray } = require('./host.js')
+const {
+  isHandler,
+  HostError,
+  hostNumber,
+  callHandler,
+  engineDefaultPrompt,
+  engineCount,
+  countWith,
+  toBlocks,
+  failure,
+  checkArray,
+  checkMessageObjects,
+} = require('./host.js')
 const { project, originsOf, compose, fixReferences, writeNonDestructive, summaryMessage } = require('./history.js')
 const { getKeepMessagesWithToolBlocks, getMessagesSinceLastSummary } = require('./tools.js')
 
@@ -123,6 +135,7 @@ function firstStepCallback(handler, o, spent) {
  */
 async function positional(state, args, keepFirstStep) {
   const [messages, apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt] = args
+  checkArray(messages, 'summarizeConversation')
   const condensingApiHandler = state.era.condensingHandler ? args[7] : undefined
   let options = state.era.condensingHandler ? args[8] : args[7]
   // Newer Roo passed a useNativeTools boolean last: accepted and ignored (tool pairs stay whole).
@@ -137,11 +150,11 @@ async function positional(state, args, keepFirstStep) {
   let o
   try {
     o = resolveOptions(state, options, 'summarizeConversation: options')
-    checkArray(messages, 'summarizeConversation')
   } catch (e) {
     return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
   }
   try {
+    checkMessageObjects(messages, 'summarizeConversation')
     const prev =
       prevContextTokens === undefined || prevContextTokens === null ? undefined : hostNumber(prevContextTokens, 'summarizeConversation: prevContextTokens')
     const c = {

@@ -8,12 +8,26 @@
 import { el, field } from './form.mjs'
 import { STYLE } from './style.mjs'
 import { condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice } from './sections.mjs'
-import { validate } from './validate.mjs'
+import { childPath, parentPath, validate } from './validate.mjs'
 
 /** Manager settings under "Advanced", in this order. */
 const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallback', 'loopGuard']
 
 const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
+
+/**
+ * `v` with every object and array in it frozen (as lib/values.js's deepFreeze, which the browser
+ * cannot load): what the panel holds and hands out (`value`, `errors`, `profiles`) is never
+ * changed in place, so a host that edits what it was handed changes nothing behind the checks.
+ */
+function deepFreeze(v) {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v)
+    for (const x of Object.values(v)) deepFreeze(x)
+  }
+  return v
+}
+const frozenCopy = (v) => deepFreeze(clone(v))
 
 // Outside a browser (Node loading the package's entries) there is no HTMLElement: the class still
 // loads, so the module can be imported anywhere, but only a browser can define and use it.
@@ -24,9 +38,9 @@ export class ContextCondenseSettings extends Base {
     super()
     this.attachShadow({ mode: 'open' })
     this._schemas = null
-    this._value = {}
+    this._value = deepFreeze({})
     this._profiles = []
-    this._errors = []
+    this._errors = deepFreeze([])
     this._preview = null
     this.previewRequest = null
   }
@@ -54,9 +68,10 @@ export class ContextCondenseSettings extends Base {
     return clone(this._value)
   }
   set settings(v) {
-    this._value = clone(v ?? {})
+    this._value = frozenCopy(v ?? {})
     this.render()
   }
+  /** The current settings as the panel holds them (frozen: edit them through `settings` or `update`). */
   get value() {
     return this._value
   }
@@ -66,7 +81,7 @@ export class ContextCondenseSettings extends Base {
     return this._profiles
   }
   set profiles(v) {
-    this._profiles = Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : []
+    this._profiles = deepFreeze(Array.isArray(v) ? v.map((p) => ({ id: String(p.id), name: String(p.name ?? p.id) })) : [])
     this.render()
   }
 
@@ -95,10 +110,10 @@ export class ContextCondenseSettings extends Base {
 
   /** Takes new settings: shown at once; `change` only when they are valid, `invalid` otherwise. */
   update(next) {
-    this._value = next
-    this._errors = this.check(next)
+    this._value = frozenCopy(next)
+    this._errors = deepFreeze(this.check(this._value))
     this.scheduleRender()
-    if (this._errors.length === 0) this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(next) }, bubbles: true, composed: true }))
+    if (this._errors.length === 0) this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(this._value) }, bubbles: true, composed: true }))
     else this.dispatchEvent(new CustomEvent('invalid', { detail: { errors: this._errors.slice() }, bubbles: true, composed: true }))
   }
 
@@ -160,7 +175,7 @@ export class ContextCondenseSettings extends Base {
             el(
               'ul',
               {},
-              this._errors.map((e) => el('li', { text: `${e.path}: ${e.message}` })),
+              this._errors.map((e) => el('li', { text: this.describeError(e) })),
             ),
           ]
         : [],
@@ -232,13 +247,25 @@ export class ContextCondenseSettings extends Base {
     )
   }
 
+  /**
+   * A problem as the summary at the top lists it: `path: message`, and for a provider whose form
+   * is not shown (its settings are kept while another provider is selected) the provider's name
+   * first, so the problem can be found: `Truncation (not the selected provider): settings.providers.truncation...`.
+   */
+  describeError(e) {
+    const text = `${e.path}: ${e.message}`
+    const shown = this._value.provider ?? 'native'
+    const within = (path, base) => path === base || path.startsWith(`${base}.`) || path.startsWith(`${base}[`)
+    const hidden = this._schemas.providers.find((p) => p.id !== shown && within(e.path, childPath('settings.providers', p.id)))
+    return hidden ? `${hidden.name} (not the selected provider; select it to edit): ${text}` : text
+  }
+
   /** Puts each problem beside its field (the nearest one that exists for its path). */
   showErrors() {
     const root = this.shadowRoot
     for (const e of this._errors) {
-      let path = e.path
       let slot = null
-      while (path && !(slot = root.querySelector(`[data-error-for="${CSS.escape(path)}"]`))) path = path.replace(/(\.[^.[\]]+|\[[^\]]*\])$/, '') || ''
+      for (let path = e.path; path && !slot; path = parentPath(path)) slot = root.querySelector(`[data-error-for="${CSS.escape(path)}"]`)
       if (!slot) continue
       slot.textContent = slot.textContent ? `${slot.textContent}\n${e.path}: ${e.message}` : `${e.path}: ${e.message}`
       slot.parentElement?.classList.add('cc-invalid')

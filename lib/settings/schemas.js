@@ -6,6 +6,9 @@
 
 const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
 const native = require('../native.js')
+const { checkMessagesArray } = require('../checks.js')
+const { coded } = require('../errors.js')
+const { describe, isObject } = require('../values.js')
 
 /** The presets the panel offers as starting points (the engine knows more use-case presets). */
 const PRESETS = ['conservative', 'balanced', 'aggressive']
@@ -15,7 +18,7 @@ const providers = () =>
   providerCatalogue().providers.map((p) => ({ id: p.id, name: p.name, description: p.description, summarizes: p.capabilities.supportsLLMSummarization }))
 
 /** Everything the panel renders from, as plain JSON. */
-function settingsSchemas() {
+function settingsSchemasUncoded() {
   return {
     providers: providers().map((p) => ({ ...p, schema: configSchema(p.id) })),
     manager: managerConfigSchema(),
@@ -25,11 +28,28 @@ function settingsSchemas() {
 }
 
 /**
+ * The arguments of a preview, checked (a TypeError naming the bad one): the history, the settings
+ * (the manager configuration: an object, its `providers` an object of configs) and, for
+ * previewOnHistory, its options (`summarize` a function).
+ */
+function checkPreviewArgs(fn, messages, settings, options) {
+  checkMessagesArray(messages, fn)
+  if (!isObject(settings)) throw new TypeError(`${fn}: settings: expected the manager configuration, an object, got ${describe(settings)}`)
+  if (settings.providers !== undefined && !isObject(settings.providers))
+    throw new TypeError(`${fn}: settings.providers: expected an object of provider configs by id, got ${describe(settings.providers)}`)
+  if (options === undefined) return
+  if (!isObject(options)) throw new TypeError(`${fn}: options: expected an object, got ${describe(options)}`)
+  if (options.summarize !== undefined && typeof options.summarize !== 'function')
+    throw new TypeError(`${fn}: options.summarize: expected an async function, got ${describe(options.summarize)}`)
+}
+
+/**
  * What each provider would do to `messages` under `settings` (the manager configuration):
  * `{ tokensBefore, rows: [{ provider, name, tokensAfter, messagesChanged, note? }] }`. Native runs
  * only when `options.summarize` is given (it calls the model); otherwise its row says so.
  */
-async function previewOnHistory(messages, settings = {}, options = {}) {
+async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
+  checkPreviewArgs('previewOnHistory', messages, settings, options)
   const rows = []
   let tokensBefore
   for (const p of providers()) {
@@ -60,7 +80,8 @@ async function previewOnHistory(messages, settings = {}, options = {}) {
  * builds it and this captures it (the stand-in answer is discarded). Null when Native would not
  * summarize (too few messages).
  */
-async function summaryRequestFor(messages, settings = {}) {
+async function summaryRequestForUncoded(messages, settings = {}) {
+  checkPreviewArgs('summaryRequestFor', messages, settings)
   let request = null
   const config = settings.providers?.native
   await condense(messages, {
@@ -73,5 +94,10 @@ async function summaryRequestFor(messages, settings = {}) {
   })
   return request
 }
+
+// Their errors carry `errorCode` as the main entry's do (lib/errors.js).
+const settingsSchemas = coded(settingsSchemasUncoded)
+const previewOnHistory = coded(previewOnHistoryUncoded)
+const summaryRequestFor = coded(summaryRequestForUncoded)
 
 module.exports = { settingsSchemas, previewOnHistory, summaryRequestFor }

@@ -8,4 +8,6 @@ export interface SettingsProblem {
 }
 export function validate(schema: unknown, value: unknown, path?: string): SettingsProblem[]
 export function childPath(path: string, key: string | number): string
+/** The path `childPath` made `path` from; null at the root or for text that is not such a path. */
+export function parentPath(path: string): string | null
 export function resolve(schema: unknown, root: unknown): Record<string, unknown>

@@ -41,6 +41,16 @@ export function childPath(path, key) {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`
 }
 
+/**
+ * The path `childPath` made `path` from: `settings.a[0]["b c"]` → `settings.a[0]`; null when
+ * `path` has no parent (`settings`) or is not a path `childPath` writes. Each call is strictly
+ * shorter, so a walk up from any path ends.
+ */
+export function parentPath(path) {
+  const m = /(?:\.[A-Za-z_$][\w$]*|\[\d+\]|\["(?:[^"\\]|\\.)*"\])$/.exec(path)
+  return m && m.index > 0 ? path.slice(0, m.index) : null
+}
+
 /** The schema a local `$ref` names (`#/$defs/Name`). */
 export function resolve(schema, root) {
   let s = schema
