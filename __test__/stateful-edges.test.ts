@@ -237,7 +237,7 @@ describe('the manager refuses what it cannot use, at once', () => {
     [{ confg: { provider: 'smart' } }, /options\.confg: unknown option/],
     [{ now: 5 }, /options\.now: expected a function/],
     [{ summarize: 5 }, /options\.summarize: expected an async function, got number 5/],
-    [{ summarizeOptions: { timeoutMs: -1 } }, /options\.summarizeOptions\.timeoutMs: expected a whole number >= 1/],
+    [{ summarizeOptions: { timeoutMs: -1 } }, /options\.summarizeOptions\.timeoutMs: expected a whole number of milliseconds from 1/],
     [{ summarizeOptions: { retry: 1 } }, /options\.summarizeOptions\.retry: unknown key/],
     [{ telemetry: 5 }, /options\.telemetry: expected an object/],
     [null, /CondensationManager: options: expected an object, got null/],
