@@ -245,6 +245,19 @@ describe('the manager refuses what it cannot use, at once', () => {
     expect(made(options)).toEqual({ message: expect.stringMatching(message), errorCode: 'invalid-argument' })
   })
 
+  it('a config value JSON has no form for is named by its path, everywhere a config is taken', () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    expect(made({ config: { threshold: Number.NaN } })).toEqual({
+      message: 'CondensationManager: config.threshold: NaN is not a JSON number',
+      errorCode: 'invalid-argument',
+    })
+    const m = new CondensationManager({})
+    expect(m.validateConfig({ threshold: Number.NaN })).toEqual([{ path: 'config.threshold', code: 'unsupported_value', message: 'NaN is not a JSON number' }])
+    expect(() => m.setConfig(cyclic as any)).toThrow('config.self: the value contains itself (a cycle)')
+    expect(() => m.getEffectiveThreshold(3 as any)).toThrow('getEffectiveThreshold: profileId: expected a string, got number 3')
+  })
+
   it("condenseIfNeeded names its context's fields as the caller passed them", async () => {
     const m = new CondensationManager({ config: { provider: 'lossless' } })
     const h = history(5_000)

@@ -14,6 +14,7 @@
 const { coded, codeMethods, tag } = require('./errors.js')
 const { isObject, describe } = require('./values.js')
 const { checkSummarizeOptions } = require('./summarize.js')
+const { findUnsupported, pathText } = require('./crossing.js')
 const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
@@ -182,6 +183,9 @@ class CondensationManager {
 
   /** Every problem of a manager config (legacy Roo keys accepted), each with its path. */
   validateConfig(config) {
+    // A value JSON has no form for (NaN, a cycle, a BigInt) is named by its path, not by the conversion that failed.
+    const unsupported = findUnsupported(config, ['config'])
+    if (unsupported) return [{ path: pathText(unsupported.path), code: 'unsupported_value', message: unsupported.message }]
     const problems = native.managerValidateConfig(config)
     const given = config && typeof config === 'object' ? config.providers : undefined
     const provider = config && typeof config === 'object' ? config.provider : undefined
@@ -213,6 +217,8 @@ class CondensationManager {
 
   /** Reads the config once: `rules` answers thresholds, triggers and the loop guard from it. */
   useConfig(config) {
+    const unsupported = findUnsupported(config, ['config'])
+    if (unsupported) throw new TypeError(`CondensationManager: ${pathText(unsupported.path)}: ${unsupported.message}`)
     const rules = new native.ManagerRules(config)
     const checked = rules.config()
     if (this._policy) {
@@ -264,6 +270,12 @@ class CondensationManager {
 
   /** The trigger threshold for a profile, % of the window. */
   getEffectiveThreshold(profileId, provider) {
+    for (const [name, v] of [
+      ['profileId', profileId],
+      ['provider', provider],
+    ]) {
+      if (v !== undefined && v !== null && typeof v !== 'string') throw new TypeError(`getEffectiveThreshold: ${name}: expected a string, got ${describe(v)}`)
+    }
     const t = this.rules.threshold(provider, profileId)
     if (t.warning) console.warn(t.warning)
     return t.percent
