@@ -174,6 +174,13 @@ pub fn resolve(messages: &[Value], own: usize, r: &ParsedRef) -> Option<String> 
 
 /// The bytes a reference found in message `own` stands for, looked for in its target `m`.
 pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
+    locate_in(m, own, r).map(|(_, _, bytes)| bytes)
+}
+
+/// Where in its target `m` the bytes a reference found in message `own` stands for are: the
+/// text slot, the byte range holding them (for some lines of a file, the read showing them) and
+/// the bytes.
+fn locate_in(m: &Value, own: usize, r: &ParsedRef) -> Option<(Slot, Range<usize>, String)> {
     let short_hash = |bytes: &str| seal(own, r.msg, bytes);
     for slot in text_slots(m) {
         let text = slot_text(m, slot)?;
@@ -182,7 +189,7 @@ pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
                 for layout in [Layout::Padded, Layout::Plain] {
                     if let Some(lines) = render_lines(text, read, *first, *last, layout) {
                         if short_hash(&lines) == r.hash {
-                            return Some(lines);
+                            return Some((slot, read.region.clone(), lines));
                         }
                     }
                 }
@@ -190,16 +197,38 @@ pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
             continue;
         }
         if short_hash(text) == r.hash {
-            return Some(text.to_string());
+            return Some((slot, 0..text.len(), text.to_string()));
         }
         for read in find_reads(text) {
             let region = &text[read.region.clone()];
             if short_hash(region) == r.hash {
-                return Some(region.to_string());
+                return Some((slot, read.region.clone(), region.to_string()));
             }
         }
     }
     None
+}
+
+/// The places holding what the references already in `messages` stand for (an earlier
+/// condensing's markers): a run that edits one of them would leave its reference pointing at
+/// nothing, so the edit set keeps them as they are, as it keeps the targets of the references
+/// the run itself writes.
+pub fn targets(messages: &[Value]) -> Vec<crate::model::Span> {
+    let open = memchr::memmem::Finder::new(OPEN);
+    let mut out = Vec::new();
+    for (own, m) in messages.iter().enumerate() {
+        for (_, text) in crate::model::slot_texts(m) {
+            if open.find(text.as_bytes()).is_none() {
+                continue;
+            }
+            for r in find_references(text) {
+                if let Some((slot, range, _)) = messages.get(r.msg).and_then(|t| locate_in(t, own, &r)) {
+                    out.push(crate::model::Span { at: TextRef { msg: r.msg, slot }, range });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What expanding a history did.
@@ -314,22 +343,56 @@ pub fn follow_summary(messages: &[Value], keep_start: usize, only: &[bool]) -> V
     out
 }
 
-/// After a lossy pass or a summary, a reference may point at content that was since shortened,
-/// summarized or moved. Each reference that may be affected (in a changed text, or in any text
-/// after the first message changed or dropped: references point back) is checked against the
-/// message it names (by its position now): renumbered when the message moved; when its bytes are
-/// gone there, replaced by those bytes (what it stood for moves to it, the newer place, and is
-/// not lost) if an earlier condensing wrote it, or if this run wrote it in a message no pass of
-/// the run selected to shorten (the run kept that message; the copy it pointed at is what the
-/// run shortened: this run's deduplication is then undone, and its act removed and returned),
-/// once: a later reference to the same bytes then points at the message they came back to;
-/// else turned into a plain `⟨ Omitted: … ⟩` note, so no marker claims what cannot be expanded
-/// (a reference in a message the run selected was part of what it chose to shorten, whether or
-/// not the reference was short enough to be left as it was).
+/// `marker`, a reference found in message `own`, naming message `target` instead and sealed with
+/// `hash`; a reference to some lines says whether they are shown again later or unchanged from
+/// earlier by where its target now is.
+fn retarget(marker: &str, own: usize, target: usize, hash: &str) -> String {
+    let Some(h) = marker.rfind(HASH_TAG) else { return marker.to_string() };
+    let Some(m) = marker[..h].rfind("message #") else { return marker.to_string() };
+    let mut head = &marker[..m];
+    let mut relation = "";
+    if marker.starts_with(&format!("{OPEN}lines ")) {
+        for r in ["shown again in ", "unchanged from "] {
+            if let Some(rest) = head.strip_suffix(r) {
+                head = rest;
+                relation = if target > own { "shown again in " } else { "unchanged from " };
+            }
+        }
+    }
+    let tail = marker.get(h + HASH_TAG.len() + HASH_LEN..).unwrap_or(CLOSE);
+    format!("{head}{relation}message #{target}{HASH_TAG}{hash}{tail}")
+}
+
+/// After a lossy run (a pass that shortened, suppressed or summarized, a summary that replaced
+/// messages), every reference marker in the result still expands to exactly the bytes it stood
+/// for, or says they were omitted. The rule holds for every marker in every message the result
+/// keeps: those this run wrote and those earlier condensings left in the history, pointing back
+/// (the newer copy is the marker) or forward (`keep: latest`: the older copy is), in messages the
+/// run changed and in messages it left alone (a message the run kept may point at one it
+/// shortened, summarized away or moved). Each marker is checked against the message it names:
+/// - a marker whose seal names no bytes in the history's message (text that only looks like a
+///   reference: a user pasting one, a file showing one) is left as it is;
+/// - when the bytes are still in the message named: the marker names it by its position now,
+///   sealed again when the distance between them changed;
+/// - when they are gone from it (shortened, summarized away): the bytes the history held come
+///   back in place of the marker when the run did not select the marker's message to shorten
+///   (the run kept that message, and so what it stands for) or when an earlier condensing wrote
+///   it pointing back (its message is the newer copy: the latest state of a file is not lost),
+///   once: a later reference to the same bytes then points at the message they came back to;
+///   otherwise it becomes a plain `⟨ Omitted: … ⟩` note (a marker in a message the run selected
+///   was part of what it chose to shorten, whether or not the marker was short enough to be left).
+///
+/// A deduplication of this run whose bytes came back is undone (its act removed and returned: the
+/// caller gives its saving back to the passes); one whose marker was omitted is recorded as omitted.
 pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenance::Act> {
     use crate::draft::Item;
     use crate::provenance::Action;
     use std::collections::{HashMap, HashSet};
+    let identity = draft.layout.len() == draft.original.len()
+        && draft.layout.iter().enumerate().all(|(i, it)| *it == Item::Keep(i));
+    if identity && draft.changed_texts().next().is_none() && draft.first_changed_input().is_none() {
+        return Vec::new();
+    }
     // Messages this run selected to shorten, or shortened.
     let shortened: HashSet<usize> = draft
         .acts
@@ -344,31 +407,23 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
         .enumerate()
         .filter_map(|(p, it)| if let Item::Keep(k) = it { Some((*k, p)) } else { None })
         .collect();
+    // Every text of a kept message that holds a marker, in the history's order.
     let open = memchr::memmem::Finder::new(OPEN);
-    let mut slots: Vec<TextRef> = draft
-        .changed_texts()
-        .filter(|(at, t)| position.contains_key(&at.msg) && open.find(t.as_bytes()).is_some())
-        .map(|(at, _)| at)
-        .collect();
-    let first_changed = draft.changed_texts().next().map(|(at, _)| at.msg);
-    let first_dropped = (0..draft.original.len()).find(|i| !position.contains_key(i));
-    let first_input = draft.first_changed_input();
-    if let Some(first) = [first_changed, first_dropped, first_input].into_iter().flatten().min() {
-        let original = draft.original;
-        for (msg, m) in original.iter().enumerate().skip(first + 1).filter(|(i, _)| position.contains_key(i)) {
-            for slot in text_slots(m) {
-                let at = TextRef { msg, slot };
-                if !draft.is_text_changed(at) && slot_text(m, slot).is_some_and(|t| open.find(t.as_bytes()).is_some()) {
-                    slots.push(at);
-                }
+    let mut kept: Vec<usize> = position.keys().copied().collect();
+    kept.sort_unstable();
+    let mut slots: Vec<TextRef> = Vec::new();
+    for &msg in &kept {
+        for (slot, t) in draft.texts_of(msg) {
+            if open.find(t.as_bytes()).is_some() {
+                slots.push(TextRef { msg, slot });
             }
         }
-        slots.sort_unstable();
     }
-    // The bytes each (own message, target, seal, lines) stands for, if they are still there:
-    // several references often share a target.
+    // What each (own message, target, seal, lines) stands for in the history, and whether its
+    // target still holds it: several references often share a target.
     type Target = (usize, usize, String, Option<(u32, u32, String)>);
-    let mut found: HashMap<Target, Option<String>> = HashMap::new();
+    let mut stood: HashMap<Target, Option<String>> = HashMap::new();
+    let mut there: HashMap<Target, bool> = HashMap::new();
     let mut omitted: Vec<(usize, usize)> = Vec::new();
     let mut undone: Vec<(usize, usize)> = Vec::new();
     // Where the bytes of a shortened copy were put back (by target and bytes): a later reference
@@ -377,70 +432,46 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
     let mut repointed: Vec<(usize, usize, usize)> = Vec::new();
     for at in slots {
         let Some(text) = draft.text(at).map(str::to_string) else { continue };
+        let written = draft.is_text_changed(at);
         let own_now = position.get(&at.msg).copied().unwrap_or(at.msg);
         let mut out = String::with_capacity(text.len());
         let mut pos = 0;
         for r in find_references(&text) {
             let now = position.get(&r.msg).copied();
             let moved = now.is_some_and(|p| p as i64 - own_now as i64 != r.msg as i64 - at.msg as i64);
-            // A target nothing changed still holds the bytes the reference was made against;
-            // they are looked up only when needed (a changed target, or a new seal to make).
-            let bytes = match now {
-                None => None,
-                Some(_) if !moved && !draft.is_message_changed(r.msg) => Some(None),
-                Some(_) => {
-                    let key = (at.msg, r.msg, r.hash.clone(), r.lines.clone());
-                    let b = found.entry(key).or_insert_with(|| resolve_in(&draft.message(r.msg), at.msg, &r));
-                    b.clone().map(Some)
-                }
-            };
-            // In a text this draft did not write, a marker whose target neither moved nor changed stays.
-            let written = draft.is_text_changed(at);
-            if !written && matches!(bytes, Some(None)) {
+            let target_changed = draft.is_message_changed(r.msg);
+            // A target that neither moved nor changed still holds whatever the marker was made
+            // against, and it names it rightly.
+            if now == Some(r.msg) && !moved && !target_changed {
                 continue;
             }
-            // When its bytes are gone from where it points now: those the history held, for a
-            // reference an earlier condensing wrote (in the history's text already); one this run
-            // wrote was its choice against them.
-            let earlier = || {
-                !written
-                    || draft
-                        .original
-                        .get(at.msg)
-                        .and_then(|m| slot_text(m, at.slot))
-                        .is_some_and(|t| t.contains(&text[r.range.clone()]))
+            // The bytes it stands for: both this run's passes and earlier condensings sealed
+            // their markers against the history's bytes.
+            let key = (at.msg, r.msg, r.hash.clone(), r.lines.clone());
+            let bytes = stood
+                .entry(key.clone())
+                .or_insert_with(|| draft.original.get(r.msg).and_then(|m| resolve_in(m, at.msg, &r)))
+                .clone();
+            let Some(bytes) = bytes else { continue };
+            let still = match now {
+                None => false,
+                Some(_) if !target_changed => true,
+                Some(_) => *there
+                    .entry(key)
+                    .or_insert_with(|| resolve_in(&draft.message(r.msg), at.msg, &r).is_some_and(|b| b == bytes)),
             };
-            let from_earlier = bytes.is_none() && earlier();
-            let restored = match bytes {
-                None if r.msg < at.msg && (from_earlier || !shortened.contains(&at.msg)) => {
-                    draft.original.get(r.msg).and_then(|m| resolve_in(m, at.msg, &r))
-                }
-                _ => None,
-            };
-            // In a text this draft did not write, a marker that was no reference in the history
-            // (text that looks like one) stays.
-            if !written && bytes.is_none() && restored.is_none() {
-                continue;
-            }
-            let mut end = r.range.end;
             out.push_str(&text[pos..r.range.start]);
             let marker = &text[r.range.clone()];
-            match (bytes, now) {
-                (Some(_), Some(p)) if !moved && p == r.msg => out.push_str(marker),
-                (Some(bytes), Some(p)) => {
-                    let mut m = marker.replace(&format!("message #{}", r.msg), &format!("message #{p}"));
-                    if let Some(bytes) = bytes.filter(|_| moved) {
-                        m = m.replace(
-                            &format!("{HASH_TAG}{}", r.hash),
-                            &format!("{HASH_TAG}{}", seal(own_now, p, &bytes)),
-                        );
-                    }
-                    out.push_str(&m);
+            let mut end = r.range.end;
+            // An earlier condensing's marker is in the history's text already.
+            let earlier = !written
+                || draft.original.get(at.msg).and_then(|m| slot_text(m, at.slot)).is_some_and(|t| t.contains(marker));
+            match now {
+                Some(p) if still => {
+                    let hash = if moved { seal(own_now, p, &bytes) } else { r.hash.clone() };
+                    out.push_str(&retarget(marker, own_now, p, &hash));
                 }
-                // The bytes are gone from the message named: those the history held come back here
-                // (the newline after the marker standing for their last line ending, as `expand` reads it).
-                _ if restored.is_some() => {
-                    let bytes = restored.unwrap_or_default();
+                _ if !shortened.contains(&at.msg) || (earlier && r.msg < at.msg) => {
                     // Already put back in an earlier message: a reference to them there, when it
                     // finds them (checked, as `expandReferences` would look).
                     let again = homes.get(&(r.msg, bytes.clone())).copied().filter(|h| *h < at.msg).and_then(|h| {
@@ -448,22 +479,18 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
                         let hash = seal(own_now, p, &bytes);
                         let probe = ParsedRef { range: 0..0, msg: p, hash: hash.clone(), lines: r.lines.clone() };
                         let found = resolve_in(&draft.message(h), own_now, &probe);
-                        (found.as_deref() == Some(bytes.as_str())).then(|| {
-                            let m = marker.replace(
-                                &format!("message #{}{HASH_TAG}{}", r.msg, r.hash),
-                                &format!("message #{p}{HASH_TAG}{hash}"),
-                            );
-                            (h, m)
-                        })
+                        (found.as_deref() == Some(bytes.as_str())).then(|| (h, retarget(marker, own_now, p, &hash)))
                     });
                     if let Some((h, m)) = again {
                         out.push_str(&m);
                         repointed.push((at.msg, r.msg, h));
                     } else {
                         homes.entry((r.msg, bytes.clone())).or_insert(at.msg);
-                        if !from_earlier {
+                        if !earlier {
                             undone.push((at.msg, r.msg));
                         }
+                        // The newline after the marker stands for the bytes' last line ending, as
+                        // `expand` reads it.
                         if bytes.ends_with('\n') && text[end..].starts_with('\n') {
                             end += 1;
                         }
