@@ -6,8 +6,18 @@
 // caller's own object; a changed one is the original with its new content; a tool call whose input
 // did not change keeps its original `arguments` string byte for byte. System and developer messages
 // are kept aside and put back in place.
+//
+// Reference markers (`⟨ Reference: … message #n · sha256:… ⟩`) name a message by its position in
+// the array they are in, so an OpenAI history and its Anthropic form number them differently
+// (several `tool` messages are one user message there). The conversion rewrites them for the
+// form it hands over, and the way back for the OpenAI history it returns, through the engine
+// (`reference::renumber`, which finds each marker's bytes and seals it again): a condensed OpenAI
+// history expands as it is, with `expandReferences(messages, { format: 'openai' })`.
 'use strict'
 
+const native = require('./native.js')
+const { pushAll } = require('./crossing.js')
+const { applyChanges } = require('./apply.js')
 const { describe, isObject } = require('./values.js')
 
 const ORIGIN = Symbol('context-condense.openai-origin')
@@ -28,6 +38,40 @@ function detectFormat(messages) {
     if (Array.isArray(m.content) && m.content.some((p) => isObject(p) && OPENAI_PART_TYPES.has(p.type))) return 'openai'
   }
   return 'anthropic'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference markers across the two numberings
+
+const MARKER_OPEN = '⟨ Reference: '
+
+const holdsText = (t) => typeof t === 'string' && t.includes(MARKER_OPEN)
+const partHolds = (p) =>
+  isObject(p) && (holdsText(p.text) || (p.type === 'tool_result' && (holdsText(p.content) || (Array.isArray(p.content) && p.content.some(partHolds)))))
+
+/** Whether a text of `messages` may hold a reference marker (only then is the engine asked). */
+function holdsMarker(messages) {
+  return messages.some((m) => isObject(m) && (holdsText(m.content) || (Array.isArray(m.content) && m.content.some(partHolds))))
+}
+
+/**
+ * `messages` with their references rewritten by the engine from one numbering to another
+ * (`from[i]`, `to[i]`: message i's index in each, -1 outside it); messages without one are the
+ * same objects. A history the engine cannot take is returned as it is (condense names the value).
+ */
+function renumbered(messages, from, to) {
+  const session = new native.Session({ provider: 'lossless' })
+  if (pushAll(session, messages)) return messages
+  return applyChanges(messages, session.renumber(from, to).changes)
+}
+
+/** Whether two JSON values are equal (key order aside). */
+function sameValue(a, b) {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  return ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,6 +147,28 @@ function toolResultBlock(m, message) {
  */
 function toAnthropic(messages) {
   if (!Array.isArray(messages)) throw new TypeError(`toAnthropic: messages: expected an array of messages, got ${describe(messages)}`)
+  let { out, aside, places } = convert(messages)
+  // What is converted: the caller's messages, or copies whose reference markers name the
+  // converted history's messages (the way back names the OpenAI history's again).
+  let source = messages
+  if (holdsMarker(messages)) {
+    const into = new Array(messages.length).fill(-1)
+    places.forEach((p, k) => {
+      for (const i of p.kind === 'tools' ? p.indexes : [p.index]) into[i] = k
+    })
+    source = renumbered(
+      messages,
+      messages.map((_, i) => i),
+      into,
+    )
+    if (source.some((m, i) => m !== messages[i])) ({ out, aside, places } = convert(source))
+  }
+
+  return wayBack(messages, source, aside, places, out)
+}
+
+/** The conversion of `messages` (toAnthropic's, before any marker is renumbered). */
+function convert(messages) {
   const out = []
   /** Indexes of the system/developer messages kept aside. */
   const aside = []
@@ -173,35 +239,73 @@ function toAnthropic(messages) {
     places.push({ kind: 'other', index: i })
     out.push(mark({ ...m }, { kind: 'message', index: i }))
   }
+  return { out, aside, places }
+}
 
+/**
+ * The way back from `out`, the conversion of `messages`: the caller's history (`caller`), or a
+ * copy of it whose reference markers were renumbered for the conversion.
+ */
+function wayBack(caller, messages, aside, places, out) {
   function restore(condensed) {
     if (!Array.isArray(condensed)) throw new TypeError(`restore: expected an array of messages, got ${describe(condensed)}`)
+    const { result, from, origin } = restoreLaid(condensed)
+    if (messages === caller && !holdsMarker(result)) return result
+    // The markers name messages of `condensed`: renumbered for the OpenAI history returned; a
+    // message that reads as the caller's own again is the caller's own object.
+    const final = renumbered(
+      result,
+      from,
+      result.map((_, i) => i),
+    )
+    return final.map((m, i) => {
+      const k = origin[i]
+      return k >= 0 && messages[k] !== caller[k] && sameValue(m, caller[k]) ? caller[k] : m
+    })
+  }
+
+  /**
+   * The converted (or condensed) messages as OpenAI ones, with, per message returned, the index
+   * in `condensed` it came from (`from`, -1 for a message set aside) and the index in `messages`
+   * (`origin`, -1 for one the engine wrote).
+   */
+  function restoreLaid(condensed) {
     const result = []
+    const from = []
+    const origin = []
+    const push = (m, c, k) => {
+      result.push(m)
+      from.push(c)
+      origin.push(k)
+    }
     let nextAside = 0
     const asideBefore = (index) => {
-      while (nextAside < aside.length && aside[nextAside] < index) result.push(messages[aside[nextAside++]])
+      while (nextAside < aside.length && aside[nextAside] < index) {
+        const k = aside[nextAside++]
+        push(messages[k], -1, k)
+      }
     }
-    for (const am of condensed) {
+    condensed.forEach((am, c) => {
       const o = isObject(am) ? am[ORIGIN] : undefined
       if (!o) {
         // Written by the engine (a summary) or by a repair: converted, with only OpenAI's keys.
-        result.push(...convertFromAnthropic(am, false))
-        continue
+        for (const m of convertFromAnthropic(am, false)) push(m, c, -1)
+        return
       }
       if (o.kind === 'tools') {
         asideBefore(o.indexes[0])
-        if (am === o.created) for (const j of o.indexes) result.push(messages[j])
-        else result.push(...restoreTools(am))
-        continue
+        if (am === o.created) for (const j of o.indexes) push(messages[j], c, j)
+        else for (const [m, k] of restoreTools(am)) push(m, c, k)
+        return
       }
       asideBefore(o.index)
       const original = messages[o.index]
-      if (am === o.created) result.push(original)
-      else if (original.role === 'assistant') result.push(restoreAssistant(original, am))
-      else result.push({ ...original, content: restoreContent(am.content) })
-    }
+      if (am === o.created) push(original, c, o.index)
+      else if (original.role === 'assistant') push(restoreAssistant(original, am), c, o.index)
+      else push({ ...original, content: restoreContent(am.content) }, c, o.index)
+    })
     asideBefore(Infinity)
-    return result
+    return { result, from, origin }
   }
 
   function restoreCall(b) {
@@ -239,6 +343,7 @@ function toAnthropic(messages) {
     return out
   }
 
+  /** A user message of tool results as `tool` messages, each with the index of its original (-1: none). */
   function restoreTools(am) {
     const out = []
     const rest = []
@@ -246,20 +351,20 @@ function toAnthropic(messages) {
       const o = isObject(b) ? b[ORIGIN] : undefined
       if (isObject(b) && b.type === 'tool_result') {
         if (o && o.kind === 'result' && b === o.created) {
-          out.push(messages[o.message])
+          out.push([messages[o.message], o.message])
         } else if (o && o.kind === 'result') {
           const msg = { ...messages[o.message], content: b.content }
           if (b.tool_use_id !== o.created.tool_use_id) msg.tool_call_id = b.tool_use_id
-          out.push(msg)
+          out.push([msg, o.message])
         } else {
-          out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: toolContent(b.content) })
+          out.push([{ role: 'tool', tool_call_id: b.tool_use_id, content: toolContent(b.content) }, -1])
         }
       } else {
         rest.push(restorePart(b))
       }
     }
     // Text a repair made of a result answering no call: after the tool messages.
-    if (rest.length > 0) out.push({ role: 'user', content: rest })
+    if (rest.length > 0) out.push([{ role: 'user', content: rest }, -1])
     return out
   }
 
@@ -306,7 +411,7 @@ function toAnthropic(messages) {
   function finish(result) {
     const out = { ...result }
     if (result.error) {
-      out.messages = messages.slice()
+      out.messages = caller.slice()
       out.error = locateAll(result.error)
     } else {
       out.messages = restore(result.messages)
@@ -316,7 +421,7 @@ function toAnthropic(messages) {
     return out
   }
 
-  return { messages: out, restore, locate: locateAll, finish, system: aside.map((i) => messages[i]) }
+  return { messages: out, restore, locate: locateAll, finish, system: aside.map((i) => caller[i]) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,17 +490,27 @@ function fromAnthropic(messages) {
 }
 
 /**
+ * `options.format` checked and resolved for `messages` ("auto": detected): "openai", "anthropic",
+ * or undefined when the options name none. A value that is none of the three throws, naming `fn`.
+ */
+function readFormat(messages, options, fn) {
+  if (!isObject(options) || options.format === undefined) return undefined
+  const { format } = options
+  if (!FORMATS.includes(format)) {
+    throw new TypeError(`${fn}: options.format: expected "openai", "anthropic" or "auto", got ${describe(format)}`)
+  }
+  return format === 'auto' ? detectFormat(messages) : format
+}
+
+/**
  * For lib/index.js: `options.format` resolved. Null when the call names no format (the library
  * then reads Anthropic's); else the messages and options (without `format`) to call with, and
  * `finish` for a condense result.
  */
 function route(messages, options, fn) {
   if (!isObject(options) || options.format === undefined) return null
-  const { format, ...rest } = options
-  if (!FORMATS.includes(format)) {
-    throw new TypeError(`${fn}: options.format: expected "openai", "anthropic" or "auto", got ${describe(format)}`)
-  }
-  const resolved = format === 'auto' ? detectFormat(messages) : format
+  const { format: _format, ...rest } = options
+  const resolved = readFormat(messages, options, fn)
   if (resolved === 'anthropic' || !Array.isArray(messages)) {
     return { messages, options: rest, format: 'anthropic', finish: (result) => ({ ...result, format: 'anthropic' }) }
   }
@@ -403,4 +518,4 @@ function route(messages, options, fn) {
   return { messages: converted.messages, options: rest, format: 'openai', finish: converted.finish }
 }
 
-module.exports = { detectFormat, toAnthropic, fromAnthropic, route }
+module.exports = { detectFormat, toAnthropic, fromAnthropic, route, readFormat }

@@ -343,6 +343,53 @@ pub fn follow_summary(messages: &[Value], keep_start: usize, only: &[bool]) -> V
     out
 }
 
+/// The references in `messages` written in one numbering of its messages, rewritten in another
+/// (a history converted between formats, where one message of one format is several of the
+/// other: an Anthropic user message with several tool results is one OpenAI `tool` message each).
+/// `from[q]` is message `q`'s index in the numbering its markers are written in, `to[q]` its
+/// index in the numbering they are to be read in; `None` in either: a message outside it (an
+/// OpenAI system message set aside), whose markers stay. Several messages may share an index of
+/// `from`: a marker names the one of them that holds its bytes, and is sealed again for its new
+/// distance. A marker whose bytes are not found (text that only looks like a reference) stays.
+/// Answers the new texts.
+pub fn renumber(messages: &[Value], from: &[Option<usize>], to: &[Option<usize>]) -> Vec<(TextRef, String)> {
+    let mut holding: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (q, f) in from.iter().enumerate() {
+        if let Some(f) = f {
+            holding.entry(*f).or_default().push(q);
+        }
+    }
+    let open = memchr::memmem::Finder::new(OPEN);
+    let mut out = Vec::new();
+    for (q, m) in messages.iter().enumerate() {
+        let (Some(own_from), Some(own_to)) = (from.get(q).copied().flatten(), to.get(q).copied().flatten()) else {
+            continue;
+        };
+        for (slot, text) in crate::model::slot_texts(m) {
+            if open.find(text.as_bytes()).is_none() {
+                continue;
+            }
+            let mut new = String::with_capacity(text.len());
+            let mut pos = 0;
+            for r in find_references(text) {
+                let found = holding.get(&r.msg).into_iter().flatten().find_map(|&t| {
+                    let target_to = to.get(t).copied().flatten()?;
+                    Some((target_to, resolve_in(messages.get(t)?, own_from, &r)?))
+                });
+                let Some((target_to, bytes)) = found else { continue };
+                new.push_str(&text[pos..r.range.start]);
+                new.push_str(&retarget(&text[r.range.clone()], own_to, target_to, &seal(own_to, target_to, &bytes)));
+                pos = r.range.end;
+            }
+            new.push_str(&text[pos..]);
+            if new != text {
+                out.push((TextRef { msg: q, slot }, new));
+            }
+        }
+    }
+    out
+}
+
 /// `marker`, a reference found in message `own`, naming message `target` instead and sealed with
 /// `hash`; a reference to some lines says whether they are shown again later or unchanged from
 /// earlier by where its target now is.
@@ -578,6 +625,40 @@ mod tests {
         assert_eq!(slot_text(&after[5], Slot::Text(0)), Some(other.as_str()));
         // Messages not flagged are left alone.
         assert!(follow_summary(&messages, 3, &[false; 7]).is_empty());
+    }
+
+    #[test]
+    fn references_follow_a_message_split_into_several() {
+        use crate::json;
+        let body = "line of output\n".repeat(30);
+        let text = |t: &str| json!({"role": "user", "content": t});
+        // Numbered as [task, results, reference]: the reference (2) names the results (1). Laid out
+        // with the results split in two messages and a message outside the numbering first.
+        let marker = result_reference("execute_command", Some("ls"), 1, 2, &body);
+        let fake = format!("{OPEN}same ls result as message #1{HASH_TAG}{}{CLOSE}", "0".repeat(HASH_LEN));
+        let laid = vec![
+            text("system prompt"),
+            text("task"),
+            text("other output"),
+            text(&body),
+            text(&format!("{marker}{fake}")),
+        ];
+        let from = [None, Some(0), Some(1), Some(1), Some(2)];
+        let to = [None, Some(1), Some(2), Some(3), Some(4)];
+        let changes = renumber(&laid, &from, &to);
+        assert_eq!(changes.len(), 1);
+        let mut after = laid.clone();
+        crate::model::set_slot_text(&mut after[4], changes[0].0.slot, changes[0].1.clone());
+        let now = slot_text(&after[4], Slot::Content).unwrap_or_default().to_string();
+        assert!(now.starts_with("⟨ Reference: same execute_command result for 'ls' as message #3 · sha256:"), "{now}");
+        assert!(now.ends_with(&fake), "a marker whose bytes are nowhere stays: {now}");
+        let restored = expand(&after);
+        assert_eq!((restored.expanded, restored.unresolved), (1, 1));
+        assert_eq!(restored.changes[0].1, format!("{body}{fake}"));
+        // And back: the same rule the other way round gives the first numbering's marker again.
+        let back = renumber(&after, &to, &from);
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].1, format!("{marker}{fake}"));
     }
 
     #[test]
