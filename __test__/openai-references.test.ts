@@ -2,7 +2,7 @@
 // markers that name messages of the OpenAI history it returns (one Anthropic user message with
 // several tool results is several `tool` messages there), `expandReferences` takes `format` and
 // expands such a history as it is, a later run reads an earlier run's markers in the caller's
-// numbering.
+// numbering, and the conversion's own errors name the value and its path.
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
@@ -71,5 +71,67 @@ describe('references in OpenAI-format histories', () => {
       expect((e as { errorCode?: string }).errorCode).toBe('invalid-argument')
     }
     expect(expandReferences([], { format: 'anthropic' })).toEqual([])
+  })
+})
+
+describe('fromAnthropic: a tool input JSON cannot hold', () => {
+  const history = (input: unknown): ApiMessage[] => [
+    { role: 'user', content: 'hi' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 't1', name: 'read', input: input as never },
+      ],
+    },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }] },
+  ]
+  const cycle: Record<string, unknown> = { path: 'a' }
+  cycle.self = cycle
+  const getter = Object.defineProperty({}, 'x', {
+    enumerable: true,
+    get() {
+      throw new Error('not now')
+    },
+  })
+  it.each([
+    ['a BigInt', { n: 10n }, 'messages[1].content[1].input.n: a BigInt is not JSON'],
+    ['a cycle', cycle, 'messages[1].content[1].input.self: the value contains itself (a cycle)'],
+    ['NaN', { a: [1, Number.NaN] }, 'messages[1].content[1].input.a[1]: NaN is not a JSON number'],
+    ['a throwing getter', getter, 'messages[1].content[1].input.x: reading it threw (not now)'],
+  ])('%s is a TypeError naming its path', (_what, input, message) => {
+    let thrown: unknown
+    try {
+      fromAnthropic(history(input))
+    } catch (e) {
+      thrown = e
+    }
+    expect(thrown).toBeInstanceOf(TypeError)
+    expect((thrown as Error).message.startsWith(`fromAnthropic: ${message}`)).toBe(true)
+    expect((thrown as { errorCode?: string }).errorCode).toBe('invalid-argument')
+  })
+
+  it('a Date is written as JSON writes it', () => {
+    const out = fromAnthropic(history({ at: new Date(0) }))
+    expect((out[1] as { tool_calls: Array<{ function: { arguments: string } }> }).tool_calls[0].function.arguments).toBe('{"at":"1970-01-01T00:00:00.000Z"}')
+  })
+
+  it('an OpenAI tool call whose arguments hold a BigInt comes back when the engine shortens the call', async () => {
+    // Arguments given as an object (not JSON text) reach the engine as numbers; Truncation
+    // shortens the long one, and the way back compares the inputs without throwing.
+    const long = 'x'.repeat(5000)
+    const h: OpenAIMessage[] = [{ role: 'user', content: 'task' }]
+    for (let i = 0; i < 8; i++) {
+      h.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'write', arguments: { n: 10n, text: long } as never } }],
+      })
+      h.push({ role: 'tool', tool_call_id: `c${i}`, content: `written ${i}` })
+    }
+    const r = await condense(h, { provider: 'truncation', format: 'openai', config: { preserveRecentCount: 2 } })
+    expect(r.error).toBeUndefined()
+    const args = (r.messages[1] as { tool_calls: Array<{ function: { arguments: { n: unknown; text: string } } }> }).tool_calls[0].function.arguments
+    expect(args.text.length).toBeLessThan(long.length)
   })
 })

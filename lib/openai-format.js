@@ -16,8 +16,9 @@
 'use strict'
 
 const native = require('./native.js')
-const { pushAll } = require('./crossing.js')
+const { pushAll, pathText } = require('./crossing.js')
 const { applyChanges } = require('./apply.js')
+const { coded } = require('./errors.js')
 const { describe, isObject } = require('./values.js')
 
 const ORIGIN = Symbol('context-condense.openai-origin')
@@ -313,8 +314,7 @@ function wayBack(caller, messages, aside, places, out) {
     if (!o || o.kind !== 'call')
       return { id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } }
     const original = messages[o.message].tool_calls[o.call]
-    const same =
-      b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || JSON.stringify(b.input) === JSON.stringify(o.input)))
+    const same = b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || sameJson(b.input, o.input)))
     if (same) return original
     let args
     if (o.how === 'raw' && isObject(b.input) && typeof b.input.arguments === 'string') args = b.input.arguments
@@ -427,6 +427,52 @@ function wayBack(caller, messages, aside, places, out) {
 // ---------------------------------------------------------------------------------------------
 // Anthropic -> OpenAI (messages the engine wrote, and whole Anthropic histories)
 
+/**
+ * What stops `value` (at `path`, a list of keys and indexes) being written as JSON as it is: a
+ * BigInt or a cycle (JSON.stringify throws), NaN or an infinity (it would write null), a
+ * property whose getter throws. The first found, as "<path>: <why>", or null.
+ */
+function notJson(value, path) {
+  const stack = [[value, path, new Set()]]
+  while (stack.length > 0) {
+    const [v, at, ancestors] = stack.pop()
+    if (typeof v === 'bigint') return `${pathText(at)}: a BigInt is not JSON (JSON.stringify cannot write it; give a number or a string)`
+    if (typeof v === 'number' && !Number.isFinite(v)) return `${pathText(at)}: ${v} is not a JSON number (JSON.stringify would write null)`
+    if (v === null || typeof v !== 'object') continue
+    // A value with toJSON (a Date) is written as what that answers.
+    if (typeof v.toJSON === 'function') continue
+    if (ancestors.has(v)) return `${pathText(at)}: the value contains itself (a cycle)`
+    const inner = new Set(ancestors).add(v)
+    const keys = Array.isArray(v) ? [...v.keys()] : Object.keys(v)
+    for (let k = keys.length - 1; k >= 0; k--) {
+      let x
+      try {
+        x = v[keys[k]]
+      } catch (e) {
+        return `${pathText([...at, keys[k]])}: reading it threw (${e instanceof Error ? e.message : String(e)})`
+      }
+      stack.push([x, [...at, keys[k]], inner])
+    }
+  }
+  return null
+}
+
+/** A tool input as the JSON text of OpenAI's `arguments`; a value JSON cannot hold throws a TypeError naming `path`. */
+function argumentsText(input, path) {
+  const problem = notJson(input, path)
+  if (problem) throw new TypeError(`fromAnthropic: ${problem}`)
+  return JSON.stringify(input)
+}
+
+/** Whether two tool inputs write the same JSON (false when either cannot be written). */
+function sameJson(a, b) {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b)
+  } catch {
+    return false
+  }
+}
+
 function imagePart(block) {
   const s = isObject(block.source) ? block.source : {}
   const url = s.type === 'base64' || typeof s.data === 'string' ? `data:${s.media_type || 'image/png'};base64,${s.data ?? ''}` : String(s.url ?? '')
@@ -446,8 +492,11 @@ function toolContent(content) {
   return content.map(blockToPart)
 }
 
-/** One Anthropic message as OpenAI messages (a user message with tool_results becomes tool messages, then the rest). */
-function convertFromAnthropic(m, keepExtras) {
+/**
+ * One Anthropic message as OpenAI messages (a user message with tool_results becomes tool
+ * messages, then the rest). `at`: its index, for the path an error names.
+ */
+function convertFromAnthropic(m, keepExtras, at = 0) {
   if (!isObject(m)) return [m]
   const { role, content, ...extras } = m
   const carried = keepExtras ? extras : {}
@@ -455,11 +504,12 @@ function convertFromAnthropic(m, keepExtras) {
   if (role === 'assistant') {
     const parts = []
     const calls = []
-    for (const b of content) {
+    for (const [k, b] of content.entries()) {
       if (!isObject(b)) continue
-      if (b.type === 'tool_use')
-        calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } })
-      else if (b.type === 'text' || b.type === 'refusal') parts.push(b)
+      if (b.type === 'tool_use') {
+        const args = argumentsText(b.input ?? {}, ['messages', at, 'content', k, 'input'])
+        calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: args } })
+      } else if (b.type === 'text' || b.type === 'refusal') parts.push(b)
       // thinking, redacted_thinking and other blocks have no place in OpenAI's format.
     }
     if (calls.length === 0) return [{ role, content: parts, ...carried }]
@@ -485,7 +535,7 @@ function convertFromAnthropic(m, keepExtras) {
 function fromAnthropic(messages) {
   if (!Array.isArray(messages)) throw new TypeError(`fromAnthropic: messages: expected an array of messages, got ${describe(messages)}`)
   const out = []
-  for (const m of messages) out.push(...convertFromAnthropic(m, true))
+  messages.forEach((m, i) => out.push(...convertFromAnthropic(m, true, i)))
   return out
 }
 
@@ -518,4 +568,9 @@ function route(messages, options, fn) {
   return { messages: converted.messages, options: rest, format: 'openai', finish: converted.finish }
 }
 
-module.exports = { detectFormat, toAnthropic, fromAnthropic, route, readFormat }
+// The public functions throw with `errorCode` set (lib/errors.js), as the library's other entries
+// do. Each is written out: Node's ESM import of this file finds named exports only in such forms.
+const detectFormatCoded = coded(detectFormat)
+const toAnthropicCoded = coded(toAnthropic)
+const fromAnthropicCoded = coded(fromAnthropic)
+module.exports = { detectFormat: detectFormatCoded, toAnthropic: toAnthropicCoded, fromAnthropic: fromAnthropicCoded, route, readFormat }
