@@ -131,7 +131,7 @@ describe('fromAnthropic: a tool input JSON cannot hold', () => {
     }
     const r = await condense(h, { provider: 'truncation', format: 'openai', config: { preserveRecentCount: 2 } })
     expect(r.error).toBeUndefined()
-    const args = (r.messages[1] as { tool_calls: Array<{ function: { arguments: { n: unknown; text: string } } }> }).tool_calls[0].function.arguments
+    const args = (r.messages[1] as unknown as { tool_calls: Array<{ function: { arguments: { n: unknown; text: string } } }> }).tool_calls[0].function.arguments
     expect(args.text.length).toBeLessThan(long.length)
   })
 })

@@ -25,5 +25,5 @@ export function runChain(
   anthropic: unknown[],
   steps: Array<string | ChainStep>,
   format?: ChainFormat,
-  onRun?: (step: ChainStep, input: unknown[], result: any, check: MarkerCheck) => void | Promise<void>,
+  onRun?: (step: ChainStep, input: unknown[], result: any, check: MarkerCheck, snapshot: unknown[]) => void | Promise<void>,
 ): Promise<{ original: unknown[]; final: unknown[]; checks: MarkerCheck[] }>

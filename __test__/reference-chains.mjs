@@ -127,7 +127,8 @@ export function runOptions(name) {
  * Runs `steps` (run names, or `{ name, prevContextTokens }`: the caller's count given as that
  * multiple of the history's tokens) one after the other from
  * `anthropic` (a history in Anthropic's format; converted first for `format: 'openai'`), checking
- * the markers after each. `onRun(step, input, result, check)` sees each run. Answers the history
+ * the markers after each. `onRun(step, input, result, check, snapshot)` sees each run (`snapshot`:
+ * a deep copy of its input taken before it). Answers the history
  * the chain started from and the checks.
  */
 export async function runChain(anthropic, steps, format = 'anthropic', onRun = undefined) {
@@ -141,10 +142,11 @@ export async function runChain(anthropic, steps, format = 'anthropic', onRun = u
     if (format === 'openai') options.format = 'openai'
     if (s.prevContextTokens)
       options.prevContextTokens = Math.round(countTokens(current, format === 'openai' ? { format: 'openai' } : undefined) * s.prevContextTokens)
+    const snapshot = onRun ? structuredClone(current) : undefined
     const result = await condense(current, options)
     const check = checkMarkers(histories, result.messages, format)
     checks.push(check)
-    if (onRun) await onRun(s, current, result, check)
+    if (onRun) await onRun(s, current, result, check, snapshot)
     current = result.messages
     histories.push(current)
   }
