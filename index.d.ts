@@ -108,6 +108,11 @@ export declare class Session {
    */
   renumber(from: Array<number>, to: Array<number>): RawExpansion
   /**
+   * The changes that make the references in the pushed messages follow a cut keeping only
+   * the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
+   */
+  followCut(kept: Array<number>): RawExpansion
+  /**
    * Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
    * that follows condenses the repaired history; answers, as JSON text, the messages changed by
    * index, those inserted before an index, and the repairs.

@@ -281,6 +281,17 @@ pub fn expand(messages: &[Value]) -> Expansion {
     out
 }
 
+/// The references in `messages` made to follow a cut that keeps only the messages `kept` (in
+/// order; a host's sliding window drops the oldest after the first): by the rule a condensing
+/// follows (`fixup_references`), a kept reference whose bytes were cut away gets them back, one
+/// whose copy moved names its place now. Answers the new texts, by index in `messages`.
+pub fn follow_cut(messages: &[Value], kept: &[usize]) -> Vec<(TextRef, String)> {
+    let mut draft = crate::draft::Draft::new(messages);
+    draft.layout = kept.iter().copied().filter(|&k| k < messages.len()).map(crate::draft::Item::Keep).collect();
+    fixup_references(&mut draft);
+    draft.changes().texts
+}
+
 /// After the messages at positions `1..keep_start` were replaced by one summary (the layout
 /// `[0, summary, keep_start..]`), the references in the kept messages `only` names point at old
 /// positions. A message whose references all keep their offset to their target has them
@@ -659,6 +670,36 @@ mod tests {
         let back = renumber(&after, &to, &from);
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].1, format!("{marker}{fake}"));
+    }
+
+    #[test]
+    fn references_follow_a_cut() {
+        use crate::json;
+        let body = "line of output\n".repeat(30);
+        let other = "another output\n".repeat(30);
+        let text = |t: &str| json!({"role": "user", "content": t});
+        let messages = vec![
+            text("task"),
+            text(&body),
+            text("x"),
+            text(&other),
+            text(&result_reference("execute_command", Some("ls"), 1, 4, &body)),
+            text(&result_reference("execute_command", Some("cat"), 3, 5, &other)),
+        ];
+        // Messages 1 and 2 cut: the reference into them gets its bytes back, the other follows
+        // its copy (from message 3 to 1).
+        let kept = [0, 3, 4, 5];
+        let changes = follow_cut(&messages, &kept);
+        let mut after: Vec<Value> = messages.clone();
+        for (at, t) in &changes {
+            crate::model::set_slot_text(&mut after[at.msg], at.slot, t.clone());
+        }
+        let after: Vec<Value> = kept.iter().map(|&k| after[k].clone()).collect();
+        assert_eq!(slot_text(&after[2], Slot::Content), Some(body.as_str()));
+        assert!(slot_text(&after[3], Slot::Content).unwrap_or_default().contains("as message #1 · sha256:"));
+        let restored = expand(&after);
+        assert_eq!((restored.expanded, restored.unresolved), (1, 0));
+        assert_eq!(restored.changes[0].1, other);
     }
 
     #[test]

@@ -157,6 +157,19 @@ impl Session {
         })
     }
 
+    /// The changes that make the references in the pushed messages follow a cut keeping only
+    /// the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
+    #[napi]
+    pub fn follow_cut(&mut self, kept: Vec<u32>) -> Result<RawExpansion> {
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| {
+            let kept: Vec<usize> = kept.into_iter().map(|k| k as usize).collect();
+            let changes = crate::reference::follow_cut(&messages, &kept);
+            let n = changes.len() as u32;
+            Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
+        })
+    }
+
     /// Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
     /// that follows condenses the repaired history; answers, as JSON text, the messages changed by
     /// index, those inserted before an index, and the repairs.
