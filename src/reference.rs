@@ -17,7 +17,12 @@
 //! When condensing moves a marker and its target apart, the marker is renumbered and sealed again.
 //!
 //! Message indexes are 0-based positions in the array the marker is in.
-//! Never touches the messages: it reads them and returns changes.
+//!
+//! It also owns the rules that keep every marker honest (expandable to what it stood for, or an
+//! `⟨ Omitted: … ⟩` note) across runs and formats: what the edit set must leave alone
+//! (`targets`), after a lossy run (`fixup_references`), a cut (`follow_cut`), a summary
+//! (`follow_summary`), and in another numbering of the messages (`renumber`).
+//! Never touches the messages: it reads them and returns changes (or records them in a draft).
 
 use std::collections::HashMap;
 use std::ops::Range;
