@@ -482,11 +482,11 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
             }
         }
     }
-    // What each (own message, target, seal, lines) stands for in the history, and whether its
-    // target still holds it: several references often share a target.
+    // What each (own message, target, seal, lines) stands for, and whether its target still
+    // holds it: several references often share a target, and a changed target is built once.
     type Target = (usize, usize, String, Option<(u32, u32, String)>);
-    let mut stood: HashMap<Target, Option<String>> = HashMap::new();
-    let mut there: HashMap<Target, bool> = HashMap::new();
+    let mut stood: HashMap<Target, (Option<String>, bool)> = HashMap::new();
+    let mut current: HashMap<usize, Value> = HashMap::new();
     let mut omitted: Vec<(usize, usize)> = Vec::new();
     let mut undone: Vec<(usize, usize)> = Vec::new();
     // Where the bytes of a shortened copy were put back (by target and bytes): a later reference
@@ -508,21 +508,32 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
             if now == Some(r.msg) && !moved && !target_changed {
                 continue;
             }
-            // The bytes it stands for: both this run's passes and earlier condensings sealed
-            // their markers against the history's bytes.
+            // The bytes it stands for: found in its target as it is now (the seal matches them
+            // there: they are still there), else in the history's (both this run's passes and
+            // earlier condensings sealed their markers against the history's bytes).
             let key = (at.msg, r.msg, r.hash.clone(), r.lines.clone());
-            let bytes = stood
-                .entry(key.clone())
-                .or_insert_with(|| draft.original.get(r.msg).and_then(|m| resolve_in(m, at.msg, &r)))
+            let (bytes, still) = stood
+                .entry(key)
+                .or_insert_with(|| {
+                    let original = draft.original.get(r.msg);
+                    let now_there = match now {
+                        None => None,
+                        Some(_) if !target_changed => original.and_then(|m| resolve_in(m, at.msg, &r)),
+                        Some(_) => {
+                            let m = current.entry(r.msg).or_insert_with(|| draft.message(r.msg).into_owned());
+                            resolve_in(m, at.msg, &r)
+                        }
+                    };
+                    match now_there {
+                        Some(b) => (Some(b), true),
+                        None if target_changed || now.is_none() => {
+                            (original.and_then(|m| resolve_in(m, at.msg, &r)), false)
+                        }
+                        None => (None, false),
+                    }
+                })
                 .clone();
             let Some(bytes) = bytes else { continue };
-            let still = match now {
-                None => false,
-                Some(_) if !target_changed => true,
-                Some(_) => *there
-                    .entry(key)
-                    .or_insert_with(|| resolve_in(&draft.message(r.msg), at.msg, &r).is_some_and(|b| b == bytes)),
-            };
             out.push_str(&text[pos..r.range.start]);
             let marker = &text[r.range.clone()];
             let mut end = r.range.end;
