@@ -105,6 +105,17 @@ export declare class Session {
    */
   followSummary(keepStart: number, only: Array<boolean>): RawExpansion
   /**
+   * The changes that rewrite the references in the pushed messages from one numbering of
+   * them to another (see `reference::renumber`): `from[i]` and `to[i]` are message `i`'s
+   * index in each, negative for a message outside it.
+   */
+  renumber(from: Array<number>, to: Array<number>): RawExpansion
+  /**
+   * The changes that make the references in the pushed messages follow a cut keeping only
+   * the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
+   */
+  followCut(kept: Array<number>): RawExpansion
+  /**
    * Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
    * that follows condenses the repaired history; answers, as JSON text, the messages changed by
    * index, those inserted before an index, and the repairs.

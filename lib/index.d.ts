@@ -502,8 +502,16 @@ export function configSchema(provider: 'lossless' | 'truncation' | 'native' | 's
 export function smartPreset(name: NonNullable<SmartConfig['preset']>): SmartConfig
 /** Empties the token-count caches (they are bounded anyway; for memory pressure or benchmarks). */
 export function clearTokenCache(): void
-/** Restores every reference left by condensing, byte for byte. Superseded markers stay. */
-export function expandReferences(messages: ApiMessage[]): ApiMessage[]
+export interface ExpandOptions {
+  /** As `CondenseOptions.format`. A marker names a message by its position in the array it is in,
+   * so a history expands as it is in either format: an OpenAI history `condense` returned
+   * (`format: "openai"`) names its own messages. */
+  format?: 'openai' | 'anthropic' | 'auto'
+}
+/** Restores every reference left by condensing, byte for byte. Superseded markers stay, and so do
+ * "Omitted" notes (what a later condensing shortened away). */
+export function expandReferences(messages: OpenAIMessage[], options: ExpandOptions & { format: 'openai' | 'auto' }): OpenAIMessage[]
+export function expandReferences(messages: ApiMessage[], options?: ExpandOptions): ApiMessage[]
 /** What the provider APIs would reject; empty when the history is valid. */
 export function validateConversation(messages: unknown): Problem[]
 

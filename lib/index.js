@@ -40,8 +40,12 @@ async function condenseUncoded(messages, options) {
   return result
 }
 
-function expandReferencesUncoded(messages) {
+function expandReferencesUncoded(messages, options) {
   checkMessagesArray(messages, 'expandReferences')
+  // options.format: a marker names a message by its position in the array it is in, in either
+  // format (condense returns an OpenAI history's markers in its own numbering), so the history
+  // expands as it is; the option is checked as the other entry points check it.
+  openaiFormat.readFormat(messages, checkOptionsObject(options, 'expandReferences'), 'expandReferences')
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`expandReferences: ${problem}`)

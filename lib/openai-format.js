@@ -6,8 +6,19 @@
 // caller's own object; a changed one is the original with its new content; a tool call whose input
 // did not change keeps its original `arguments` string byte for byte. System and developer messages
 // are kept aside and put back in place.
+//
+// Reference markers (`⟨ Reference: … message #n · sha256:… ⟩`) name a message by its position in
+// the array they are in, so an OpenAI history and its Anthropic form number them differently
+// (several `tool` messages are one user message there). The conversion rewrites them for the
+// form it hands over, and the way back for the OpenAI history it returns, through the engine
+// (`reference::renumber`, which finds each marker's bytes and seals it again): a condensed OpenAI
+// history expands as it is, with `expandReferences(messages, { format: 'openai' })`.
 'use strict'
 
+const native = require('./native.js')
+const { pushAll, pathText } = require('./crossing.js')
+const { applyChanges } = require('./apply.js')
+const { coded } = require('./errors.js')
 const { describe, isObject } = require('./values.js')
 
 const ORIGIN = Symbol('context-condense.openai-origin')
@@ -28,6 +39,40 @@ function detectFormat(messages) {
     if (Array.isArray(m.content) && m.content.some((p) => isObject(p) && OPENAI_PART_TYPES.has(p.type))) return 'openai'
   }
   return 'anthropic'
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference markers across the two numberings
+
+const MARKER_OPEN = '⟨ Reference: '
+
+const holdsText = (t) => typeof t === 'string' && t.includes(MARKER_OPEN)
+const partHolds = (p) =>
+  isObject(p) && (holdsText(p.text) || (p.type === 'tool_result' && (holdsText(p.content) || (Array.isArray(p.content) && p.content.some(partHolds)))))
+
+/** Whether a text of `messages` may hold a reference marker (only then is the engine asked). */
+function holdsMarker(messages) {
+  return messages.some((m) => isObject(m) && (holdsText(m.content) || (Array.isArray(m.content) && m.content.some(partHolds))))
+}
+
+/**
+ * `messages` with their references rewritten by the engine from one numbering to another
+ * (`from[i]`, `to[i]`: message i's index in each, -1 outside it); messages without one are the
+ * same objects. A history the engine cannot take is returned as it is (condense names the value).
+ */
+function renumbered(messages, from, to) {
+  const session = new native.Session({ provider: 'lossless' })
+  if (pushAll(session, messages)) return messages
+  return applyChanges(messages, session.renumber(from, to).changes)
+}
+
+/** Whether two JSON values are equal (key order aside). */
+function sameValue(a, b) {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  return ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,6 +148,28 @@ function toolResultBlock(m, message) {
  */
 function toAnthropic(messages) {
   if (!Array.isArray(messages)) throw new TypeError(`toAnthropic: messages: expected an array of messages, got ${describe(messages)}`)
+  let { out, aside, places } = convert(messages)
+  // What is converted: the caller's messages, or copies whose reference markers name the
+  // converted history's messages (the way back names the OpenAI history's again).
+  let source = messages
+  if (holdsMarker(messages)) {
+    const into = new Array(messages.length).fill(-1)
+    places.forEach((p, k) => {
+      for (const i of p.kind === 'tools' ? p.indexes : [p.index]) into[i] = k
+    })
+    source = renumbered(
+      messages,
+      messages.map((_, i) => i),
+      into,
+    )
+    if (source.some((m, i) => m !== messages[i])) ({ out, aside, places } = convert(source))
+  }
+
+  return wayBack(messages, source, aside, places, out)
+}
+
+/** The conversion of `messages` (toAnthropic's, before any marker is renumbered). */
+function convert(messages) {
   const out = []
   /** Indexes of the system/developer messages kept aside. */
   const aside = []
@@ -173,35 +240,73 @@ function toAnthropic(messages) {
     places.push({ kind: 'other', index: i })
     out.push(mark({ ...m }, { kind: 'message', index: i }))
   }
+  return { out, aside, places }
+}
 
+/**
+ * The way back from `out`, the conversion of `messages`: the caller's history (`caller`), or a
+ * copy of it whose reference markers were renumbered for the conversion.
+ */
+function wayBack(caller, messages, aside, places, out) {
   function restore(condensed) {
     if (!Array.isArray(condensed)) throw new TypeError(`restore: expected an array of messages, got ${describe(condensed)}`)
+    const { result, from, origin } = restoreLaid(condensed)
+    if (messages === caller && !holdsMarker(result)) return result
+    // The markers name messages of `condensed`: renumbered for the OpenAI history returned; a
+    // message that reads as the caller's own again is the caller's own object.
+    const final = renumbered(
+      result,
+      from,
+      result.map((_, i) => i),
+    )
+    return final.map((m, i) => {
+      const k = origin[i]
+      return k >= 0 && messages[k] !== caller[k] && sameValue(m, caller[k]) ? caller[k] : m
+    })
+  }
+
+  /**
+   * The converted (or condensed) messages as OpenAI ones, with, per message returned, the index
+   * in `condensed` it came from (`from`, -1 for a message set aside) and the index in `messages`
+   * (`origin`, -1 for one the engine wrote).
+   */
+  function restoreLaid(condensed) {
     const result = []
+    const from = []
+    const origin = []
+    const push = (m, c, k) => {
+      result.push(m)
+      from.push(c)
+      origin.push(k)
+    }
     let nextAside = 0
     const asideBefore = (index) => {
-      while (nextAside < aside.length && aside[nextAside] < index) result.push(messages[aside[nextAside++]])
+      while (nextAside < aside.length && aside[nextAside] < index) {
+        const k = aside[nextAside++]
+        push(messages[k], -1, k)
+      }
     }
-    for (const am of condensed) {
+    condensed.forEach((am, c) => {
       const o = isObject(am) ? am[ORIGIN] : undefined
       if (!o) {
         // Written by the engine (a summary) or by a repair: converted, with only OpenAI's keys.
-        result.push(...convertFromAnthropic(am, false))
-        continue
+        for (const m of convertFromAnthropic(am, false)) push(m, c, -1)
+        return
       }
       if (o.kind === 'tools') {
         asideBefore(o.indexes[0])
-        if (am === o.created) for (const j of o.indexes) result.push(messages[j])
-        else result.push(...restoreTools(am))
-        continue
+        if (am === o.created) for (const j of o.indexes) push(messages[j], c, j)
+        else for (const [m, k] of restoreTools(am)) push(m, c, k)
+        return
       }
       asideBefore(o.index)
       const original = messages[o.index]
-      if (am === o.created) result.push(original)
-      else if (original.role === 'assistant') result.push(restoreAssistant(original, am))
-      else result.push({ ...original, content: restoreContent(am.content) })
-    }
+      if (am === o.created) push(original, c, o.index)
+      else if (original.role === 'assistant') push(restoreAssistant(original, am), c, o.index)
+      else push({ ...original, content: restoreContent(am.content) }, c, o.index)
+    })
     asideBefore(Infinity)
-    return result
+    return { result, from, origin }
   }
 
   function restoreCall(b) {
@@ -209,8 +314,7 @@ function toAnthropic(messages) {
     if (!o || o.kind !== 'call')
       return { id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } }
     const original = messages[o.message].tool_calls[o.call]
-    const same =
-      b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || JSON.stringify(b.input) === JSON.stringify(o.input)))
+    const same = b === o.created || (b.id === o.created.id && b.name === o.created.name && (b.input === o.input || sameJson(b.input, o.input)))
     if (same) return original
     let args
     if (o.how === 'raw' && isObject(b.input) && typeof b.input.arguments === 'string') args = b.input.arguments
@@ -239,6 +343,7 @@ function toAnthropic(messages) {
     return out
   }
 
+  /** A user message of tool results as `tool` messages, each with the index of its original (-1: none). */
   function restoreTools(am) {
     const out = []
     const rest = []
@@ -246,20 +351,20 @@ function toAnthropic(messages) {
       const o = isObject(b) ? b[ORIGIN] : undefined
       if (isObject(b) && b.type === 'tool_result') {
         if (o && o.kind === 'result' && b === o.created) {
-          out.push(messages[o.message])
+          out.push([messages[o.message], o.message])
         } else if (o && o.kind === 'result') {
           const msg = { ...messages[o.message], content: b.content }
           if (b.tool_use_id !== o.created.tool_use_id) msg.tool_call_id = b.tool_use_id
-          out.push(msg)
+          out.push([msg, o.message])
         } else {
-          out.push({ role: 'tool', tool_call_id: b.tool_use_id, content: toolContent(b.content) })
+          out.push([{ role: 'tool', tool_call_id: b.tool_use_id, content: toolContent(b.content) }, -1])
         }
       } else {
         rest.push(restorePart(b))
       }
     }
     // Text a repair made of a result answering no call: after the tool messages.
-    if (rest.length > 0) out.push({ role: 'user', content: rest })
+    if (rest.length > 0) out.push([{ role: 'user', content: rest }, -1])
     return out
   }
 
@@ -306,7 +411,7 @@ function toAnthropic(messages) {
   function finish(result) {
     const out = { ...result }
     if (result.error) {
-      out.messages = messages.slice()
+      out.messages = caller.slice()
       out.error = locateAll(result.error)
     } else {
       out.messages = restore(result.messages)
@@ -316,11 +421,57 @@ function toAnthropic(messages) {
     return out
   }
 
-  return { messages: out, restore, locate: locateAll, finish, system: aside.map((i) => messages[i]) }
+  return { messages: out, restore, locate: locateAll, finish, system: aside.map((i) => caller[i]) }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Anthropic -> OpenAI (messages the engine wrote, and whole Anthropic histories)
+
+/**
+ * What stops `value` (at `path`, a list of keys and indexes) being written as JSON as it is: a
+ * BigInt or a cycle (JSON.stringify throws), NaN or an infinity (it would write null), a
+ * property whose getter throws. The first found, as "<path>: <why>", or null.
+ */
+function notJson(value, path) {
+  const stack = [[value, path, new Set()]]
+  while (stack.length > 0) {
+    const [v, at, ancestors] = stack.pop()
+    if (typeof v === 'bigint') return `${pathText(at)}: a BigInt is not JSON (JSON.stringify cannot write it; give a number or a string)`
+    if (typeof v === 'number' && !Number.isFinite(v)) return `${pathText(at)}: ${v} is not a JSON number (JSON.stringify would write null)`
+    if (v === null || typeof v !== 'object') continue
+    // A value with toJSON (a Date) is written as what that answers.
+    if (typeof v.toJSON === 'function') continue
+    if (ancestors.has(v)) return `${pathText(at)}: the value contains itself (a cycle)`
+    const inner = new Set(ancestors).add(v)
+    const keys = Array.isArray(v) ? [...v.keys()] : Object.keys(v)
+    for (let k = keys.length - 1; k >= 0; k--) {
+      let x
+      try {
+        x = v[keys[k]]
+      } catch (e) {
+        return `${pathText([...at, keys[k]])}: reading it threw (${e instanceof Error ? e.message : String(e)})`
+      }
+      stack.push([x, [...at, keys[k]], inner])
+    }
+  }
+  return null
+}
+
+/** A tool input as the JSON text of OpenAI's `arguments`; a value JSON cannot hold throws a TypeError naming `path`. */
+function argumentsText(input, path) {
+  const problem = notJson(input, path)
+  if (problem) throw new TypeError(`fromAnthropic: ${problem}`)
+  return JSON.stringify(input)
+}
+
+/** Whether two tool inputs write the same JSON (false when either cannot be written). */
+function sameJson(a, b) {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b)
+  } catch {
+    return false
+  }
+}
 
 function imagePart(block) {
   const s = isObject(block.source) ? block.source : {}
@@ -341,8 +492,11 @@ function toolContent(content) {
   return content.map(blockToPart)
 }
 
-/** One Anthropic message as OpenAI messages (a user message with tool_results becomes tool messages, then the rest). */
-function convertFromAnthropic(m, keepExtras) {
+/**
+ * One Anthropic message as OpenAI messages (a user message with tool_results becomes tool
+ * messages, then the rest). `at`: its index, for the path an error names.
+ */
+function convertFromAnthropic(m, keepExtras, at = 0) {
   if (!isObject(m)) return [m]
   const { role, content, ...extras } = m
   const carried = keepExtras ? extras : {}
@@ -350,11 +504,12 @@ function convertFromAnthropic(m, keepExtras) {
   if (role === 'assistant') {
     const parts = []
     const calls = []
-    for (const b of content) {
+    for (const [k, b] of content.entries()) {
       if (!isObject(b)) continue
-      if (b.type === 'tool_use')
-        calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: JSON.stringify(b.input ?? {}) } })
-      else if (b.type === 'text' || b.type === 'refusal') parts.push(b)
+      if (b.type === 'tool_use') {
+        const args = argumentsText(b.input ?? {}, ['messages', at, 'content', k, 'input'])
+        calls.push({ id: String(b.id ?? ''), type: 'function', function: { name: String(b.name ?? ''), arguments: args } })
+      } else if (b.type === 'text' || b.type === 'refusal') parts.push(b)
       // thinking, redacted_thinking and other blocks have no place in OpenAI's format.
     }
     if (calls.length === 0) return [{ role, content: parts, ...carried }]
@@ -380,8 +535,21 @@ function convertFromAnthropic(m, keepExtras) {
 function fromAnthropic(messages) {
   if (!Array.isArray(messages)) throw new TypeError(`fromAnthropic: messages: expected an array of messages, got ${describe(messages)}`)
   const out = []
-  for (const m of messages) out.push(...convertFromAnthropic(m, true))
+  messages.forEach((m, i) => out.push(...convertFromAnthropic(m, true, i)))
   return out
+}
+
+/**
+ * `options.format` checked and resolved for `messages` ("auto": detected): "openai", "anthropic",
+ * or undefined when the options name none. A value that is none of the three throws, naming `fn`.
+ */
+function readFormat(messages, options, fn) {
+  if (!isObject(options) || options.format === undefined) return undefined
+  const { format } = options
+  if (!FORMATS.includes(format)) {
+    throw new TypeError(`${fn}: options.format: expected "openai", "anthropic" or "auto", got ${describe(format)}`)
+  }
+  return format === 'auto' ? detectFormat(messages) : format
 }
 
 /**
@@ -391,11 +559,8 @@ function fromAnthropic(messages) {
  */
 function route(messages, options, fn) {
   if (!isObject(options) || options.format === undefined) return null
-  const { format, ...rest } = options
-  if (!FORMATS.includes(format)) {
-    throw new TypeError(`${fn}: options.format: expected "openai", "anthropic" or "auto", got ${describe(format)}`)
-  }
-  const resolved = format === 'auto' ? detectFormat(messages) : format
+  const { format: _format, ...rest } = options
+  const resolved = readFormat(messages, options, fn)
   if (resolved === 'anthropic' || !Array.isArray(messages)) {
     return { messages, options: rest, format: 'anthropic', finish: (result) => ({ ...result, format: 'anthropic' }) }
   }
@@ -403,4 +568,9 @@ function route(messages, options, fn) {
   return { messages: converted.messages, options: rest, format: 'openai', finish: converted.finish }
 }
 
-module.exports = { detectFormat, toAnthropic, fromAnthropic, route }
+// The public functions throw with `errorCode` set (lib/errors.js), as the library's other entries
+// do. Each is written out: Node's ESM import of this file finds named exports only in such forms.
+const detectFormatCoded = coded(detectFormat)
+const toAnthropicCoded = coded(toAnthropic)
+const fromAnthropicCoded = coded(fromAnthropic)
+module.exports = { detectFormat: detectFormatCoded, toAnthropic: toAnthropicCoded, fromAnthropic: fromAnthropicCoded, route, readFormat }

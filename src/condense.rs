@@ -364,7 +364,18 @@ pub fn condense_known(
             }
         }
     }
-    let saved = known_saving.unwrap_or_else(|| draft.saved_tokens(encoding)).max(0) as u64;
+    // A condensing never hands back a larger context than it was given: when what the
+    // references' bytes cost back (above) outweighs what the run saved, it is refused and the
+    // history left as it was.
+    let saved = known_saving.unwrap_or_else(|| draft.saved_tokens(encoding));
+    if saved < 0 {
+        let mut o = refusal(provider, encoding, before, started, Refusal::ContextGrew);
+        o.cost = cost;
+        o.metrics.cost = cost;
+        o.metrics.callback_calls = callback_calls;
+        return Ok(o);
+    }
+    let saved = saved as u64;
     let tokens_after = before.saturating_sub(saved);
     if let (Some(last), Provider::Truncation(_) | Provider::Native(_)) = (passes.last_mut(), &options.provider) {
         last.tokens_after = tokens_after;

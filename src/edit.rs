@@ -59,6 +59,12 @@ impl EditSet {
         set
     }
 
+    /// Keeps `span` as it is: it holds what a reference already in the history stands for
+    /// (`reference::targets`), as the target of an edit's reference is kept.
+    pub fn keep_target(&mut self, span: &Span) {
+        self.pin(Some(span));
+    }
+
     /// True when no edit, protected text or reference target overlaps `span`.
     pub fn is_free(&self, span: &Span) -> bool {
         !self.is_protected(span) && !self.is_pinned(span) && self.edit_at(span).is_none()

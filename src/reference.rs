@@ -17,7 +17,12 @@
 //! When condensing moves a marker and its target apart, the marker is renumbered and sealed again.
 //!
 //! Message indexes are 0-based positions in the array the marker is in.
-//! Never touches the messages: it reads them and returns changes.
+//!
+//! It also owns the rules that keep every marker honest (expandable to what it stood for, or an
+//! `⟨ Omitted: … ⟩` note) across runs and formats: what the edit set must leave alone
+//! (`targets`), after a lossy run (`fixup_references`), a cut (`follow_cut`), a summary
+//! (`follow_summary`), and in another numbering of the messages (`renumber`).
+//! Never touches the messages: it reads them and returns changes (or records them in a draft).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -174,6 +179,13 @@ pub fn resolve(messages: &[Value], own: usize, r: &ParsedRef) -> Option<String> 
 
 /// The bytes a reference found in message `own` stands for, looked for in its target `m`.
 pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
+    locate_in(m, own, r).map(|(_, _, bytes)| bytes)
+}
+
+/// Where in its target `m` the bytes a reference found in message `own` stands for are: the
+/// text slot, the byte range holding them (for some lines of a file, the read showing them) and
+/// the bytes.
+fn locate_in(m: &Value, own: usize, r: &ParsedRef) -> Option<(Slot, Range<usize>, String)> {
     let short_hash = |bytes: &str| seal(own, r.msg, bytes);
     for slot in text_slots(m) {
         let text = slot_text(m, slot)?;
@@ -182,7 +194,7 @@ pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
                 for layout in [Layout::Padded, Layout::Plain] {
                     if let Some(lines) = render_lines(text, read, *first, *last, layout) {
                         if short_hash(&lines) == r.hash {
-                            return Some(lines);
+                            return Some((slot, read.region.clone(), lines));
                         }
                     }
                 }
@@ -190,16 +202,38 @@ pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
             continue;
         }
         if short_hash(text) == r.hash {
-            return Some(text.to_string());
+            return Some((slot, 0..text.len(), text.to_string()));
         }
         for read in find_reads(text) {
             let region = &text[read.region.clone()];
             if short_hash(region) == r.hash {
-                return Some(region.to_string());
+                return Some((slot, read.region.clone(), region.to_string()));
             }
         }
     }
     None
+}
+
+/// The places holding what the references already in `messages` stand for (an earlier
+/// condensing's markers): a run that edits one of them would leave its reference pointing at
+/// nothing, so the edit set keeps them as they are, as it keeps the targets of the references
+/// the run itself writes.
+pub fn targets(messages: &[Value]) -> Vec<crate::model::Span> {
+    let open = memchr::memmem::Finder::new(OPEN);
+    let mut out = Vec::new();
+    for (own, m) in messages.iter().enumerate() {
+        for (_, text) in crate::model::slot_texts(m) {
+            if open.find(text.as_bytes()).is_none() {
+                continue;
+            }
+            for r in find_references(text) {
+                if let Some((slot, range, _)) = messages.get(r.msg).and_then(|t| locate_in(t, own, &r)) {
+                    out.push(crate::model::Span { at: TextRef { msg: r.msg, slot }, range });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What expanding a history did.
@@ -250,6 +284,17 @@ pub fn expand(messages: &[Value]) -> Expansion {
         }
     }
     out
+}
+
+/// The references in `messages` made to follow a cut that keeps only the messages `kept` (in
+/// order; a host's sliding window drops the oldest after the first): by the rule a condensing
+/// follows (`fixup_references`), a kept reference whose bytes were cut away gets them back, one
+/// whose copy moved names its place now. Answers the new texts, by index in `messages`.
+pub fn follow_cut(messages: &[Value], kept: &[usize]) -> Vec<(TextRef, String)> {
+    let mut draft = crate::draft::Draft::new(messages);
+    draft.layout = kept.iter().copied().filter(|&k| k < messages.len()).map(crate::draft::Item::Keep).collect();
+    fixup_references(&mut draft);
+    draft.changes().texts
 }
 
 /// After the messages at positions `1..keep_start` were replaced by one summary (the layout
@@ -314,22 +359,103 @@ pub fn follow_summary(messages: &[Value], keep_start: usize, only: &[bool]) -> V
     out
 }
 
-/// After a lossy pass or a summary, a reference may point at content that was since shortened,
-/// summarized or moved. Each reference that may be affected (in a changed text, or in any text
-/// after the first message changed or dropped: references point back) is checked against the
-/// message it names (by its position now): renumbered when the message moved; when its bytes are
-/// gone there, replaced by those bytes (what it stood for moves to it, the newer place, and is
-/// not lost) if an earlier condensing wrote it, or if this run wrote it in a message no pass of
-/// the run selected to shorten (the run kept that message; the copy it pointed at is what the
-/// run shortened: this run's deduplication is then undone, and its act removed and returned),
-/// once: a later reference to the same bytes then points at the message they came back to;
-/// else turned into a plain `⟨ Omitted: … ⟩` note, so no marker claims what cannot be expanded
-/// (a reference in a message the run selected was part of what it chose to shorten, whether or
-/// not the reference was short enough to be left as it was).
+/// The references in `messages` written in one numbering of its messages, rewritten in another
+/// (a history converted between formats, where one message of one format is several of the
+/// other: an Anthropic user message with several tool results is one OpenAI `tool` message each).
+/// `from[q]` is message `q`'s index in the numbering its markers are written in, `to[q]` its
+/// index in the numbering they are to be read in; `None` in either: a message outside it (an
+/// OpenAI system message set aside), whose markers stay. Several messages may share an index of
+/// `from`: a marker names the one of them that holds its bytes, and is sealed again for its new
+/// distance. A marker whose bytes are not found (text that only looks like a reference) stays.
+/// Answers the new texts.
+pub fn renumber(messages: &[Value], from: &[Option<usize>], to: &[Option<usize>]) -> Vec<(TextRef, String)> {
+    let mut holding: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (q, f) in from.iter().enumerate() {
+        if let Some(f) = f {
+            holding.entry(*f).or_default().push(q);
+        }
+    }
+    let open = memchr::memmem::Finder::new(OPEN);
+    let mut out = Vec::new();
+    for (q, m) in messages.iter().enumerate() {
+        let (Some(own_from), Some(own_to)) = (from.get(q).copied().flatten(), to.get(q).copied().flatten()) else {
+            continue;
+        };
+        for (slot, text) in crate::model::slot_texts(m) {
+            if open.find(text.as_bytes()).is_none() {
+                continue;
+            }
+            let mut new = String::with_capacity(text.len());
+            let mut pos = 0;
+            for r in find_references(text) {
+                let found = holding.get(&r.msg).into_iter().flatten().find_map(|&t| {
+                    let target_to = to.get(t).copied().flatten()?;
+                    Some((target_to, resolve_in(messages.get(t)?, own_from, &r)?))
+                });
+                let Some((target_to, bytes)) = found else { continue };
+                new.push_str(&text[pos..r.range.start]);
+                new.push_str(&retarget(&text[r.range.clone()], own_to, target_to, &seal(own_to, target_to, &bytes)));
+                pos = r.range.end;
+            }
+            new.push_str(&text[pos..]);
+            if new != text {
+                out.push((TextRef { msg: q, slot }, new));
+            }
+        }
+    }
+    out
+}
+
+/// `marker`, a reference found in message `own`, naming message `target` instead and sealed with
+/// `hash`; a reference to some lines says whether they are shown again later or unchanged from
+/// earlier by where its target now is.
+fn retarget(marker: &str, own: usize, target: usize, hash: &str) -> String {
+    let Some(h) = marker.rfind(HASH_TAG) else { return marker.to_string() };
+    let Some(m) = marker[..h].rfind("message #") else { return marker.to_string() };
+    let mut head = &marker[..m];
+    let mut relation = "";
+    if marker.starts_with(&format!("{OPEN}lines ")) {
+        for r in ["shown again in ", "unchanged from "] {
+            if let Some(rest) = head.strip_suffix(r) {
+                head = rest;
+                relation = if target > own { "shown again in " } else { "unchanged from " };
+            }
+        }
+    }
+    let tail = marker.get(h + HASH_TAG.len() + HASH_LEN..).unwrap_or(CLOSE);
+    format!("{head}{relation}message #{target}{HASH_TAG}{hash}{tail}")
+}
+
+/// After a lossy run (a pass that shortened, suppressed or summarized, a summary that replaced
+/// messages), every reference marker in the result still expands to exactly the bytes it stood
+/// for, or says they were omitted. The rule holds for every marker in every message the result
+/// keeps: those this run wrote and those earlier condensings left in the history, pointing back
+/// (the newer copy is the marker) or forward (`keep: latest`: the older copy is), in messages the
+/// run changed and in messages it left alone (a message the run kept may point at one it
+/// shortened, summarized away or moved). Each marker is checked against the message it names:
+/// - a marker whose seal names no bytes in the history's message (text that only looks like a
+///   reference: a user pasting one, a file showing one) is left as it is;
+/// - when the bytes are still in the message named: the marker names it by its position now,
+///   sealed again when the distance between them changed;
+/// - when they are gone from it (shortened, summarized away): the bytes the history held come
+///   back in place of the marker when the run did not select the marker's message to shorten
+///   (the run kept that message, and so what it stands for) or when an earlier condensing wrote
+///   it pointing back (its message is the newer copy: the latest state of a file is not lost),
+///   once: a later reference to the same bytes then points at the message they came back to;
+///   otherwise it becomes a plain `⟨ Omitted: … ⟩` note (a marker in a message the run selected
+///   was part of what it chose to shorten, whether or not the marker was short enough to be left).
+///
+/// A deduplication of this run whose bytes came back is undone (its act removed and returned: the
+/// caller gives its saving back to the passes); one whose marker was omitted is recorded as omitted.
 pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenance::Act> {
     use crate::draft::Item;
     use crate::provenance::Action;
     use std::collections::{HashMap, HashSet};
+    let identity = draft.layout.len() == draft.original.len()
+        && draft.layout.iter().enumerate().all(|(i, it)| *it == Item::Keep(i));
+    if identity && draft.changed_texts().next().is_none() && draft.first_changed_input().is_none() {
+        return Vec::new();
+    }
     // Messages this run selected to shorten, or shortened.
     let shortened: HashSet<usize> = draft
         .acts
@@ -344,31 +470,23 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
         .enumerate()
         .filter_map(|(p, it)| if let Item::Keep(k) = it { Some((*k, p)) } else { None })
         .collect();
+    // Every text of a kept message that holds a marker, in the history's order.
     let open = memchr::memmem::Finder::new(OPEN);
-    let mut slots: Vec<TextRef> = draft
-        .changed_texts()
-        .filter(|(at, t)| position.contains_key(&at.msg) && open.find(t.as_bytes()).is_some())
-        .map(|(at, _)| at)
-        .collect();
-    let first_changed = draft.changed_texts().next().map(|(at, _)| at.msg);
-    let first_dropped = (0..draft.original.len()).find(|i| !position.contains_key(i));
-    let first_input = draft.first_changed_input();
-    if let Some(first) = [first_changed, first_dropped, first_input].into_iter().flatten().min() {
-        let original = draft.original;
-        for (msg, m) in original.iter().enumerate().skip(first + 1).filter(|(i, _)| position.contains_key(i)) {
-            for slot in text_slots(m) {
-                let at = TextRef { msg, slot };
-                if !draft.is_text_changed(at) && slot_text(m, slot).is_some_and(|t| open.find(t.as_bytes()).is_some()) {
-                    slots.push(at);
-                }
+    let mut kept: Vec<usize> = position.keys().copied().collect();
+    kept.sort_unstable();
+    let mut slots: Vec<TextRef> = Vec::new();
+    for &msg in &kept {
+        for (slot, t) in draft.texts_of(msg) {
+            if open.find(t.as_bytes()).is_some() {
+                slots.push(TextRef { msg, slot });
             }
         }
-        slots.sort_unstable();
     }
-    // The bytes each (own message, target, seal, lines) stands for, if they are still there:
-    // several references often share a target.
+    // What each (own message, target, seal, lines) stands for, and whether its target still
+    // holds it: several references often share a target, and a changed target is built once.
     type Target = (usize, usize, String, Option<(u32, u32, String)>);
-    let mut found: HashMap<Target, Option<String>> = HashMap::new();
+    let mut stood: HashMap<Target, (Option<String>, bool)> = HashMap::new();
+    let mut current: HashMap<usize, Value> = HashMap::new();
     let mut omitted: Vec<(usize, usize)> = Vec::new();
     let mut undone: Vec<(usize, usize)> = Vec::new();
     // Where the bytes of a shortened copy were put back (by target and bytes): a later reference
@@ -377,70 +495,57 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
     let mut repointed: Vec<(usize, usize, usize)> = Vec::new();
     for at in slots {
         let Some(text) = draft.text(at).map(str::to_string) else { continue };
+        let written = draft.is_text_changed(at);
         let own_now = position.get(&at.msg).copied().unwrap_or(at.msg);
         let mut out = String::with_capacity(text.len());
         let mut pos = 0;
         for r in find_references(&text) {
             let now = position.get(&r.msg).copied();
             let moved = now.is_some_and(|p| p as i64 - own_now as i64 != r.msg as i64 - at.msg as i64);
-            // A target nothing changed still holds the bytes the reference was made against;
-            // they are looked up only when needed (a changed target, or a new seal to make).
-            let bytes = match now {
-                None => None,
-                Some(_) if !moved && !draft.is_message_changed(r.msg) => Some(None),
-                Some(_) => {
-                    let key = (at.msg, r.msg, r.hash.clone(), r.lines.clone());
-                    let b = found.entry(key).or_insert_with(|| resolve_in(&draft.message(r.msg), at.msg, &r));
-                    b.clone().map(Some)
-                }
-            };
-            // In a text this draft did not write, a marker whose target neither moved nor changed stays.
-            let written = draft.is_text_changed(at);
-            if !written && matches!(bytes, Some(None)) {
+            let target_changed = draft.is_message_changed(r.msg);
+            // A target that neither moved nor changed still holds whatever the marker was made
+            // against, and it names it rightly.
+            if now == Some(r.msg) && !moved && !target_changed {
                 continue;
             }
-            // When its bytes are gone from where it points now: those the history held, for a
-            // reference an earlier condensing wrote (in the history's text already); one this run
-            // wrote was its choice against them.
-            let earlier = || {
-                !written
-                    || draft
-                        .original
-                        .get(at.msg)
-                        .and_then(|m| slot_text(m, at.slot))
-                        .is_some_and(|t| t.contains(&text[r.range.clone()]))
-            };
-            let from_earlier = bytes.is_none() && earlier();
-            let restored = match bytes {
-                None if r.msg < at.msg && (from_earlier || !shortened.contains(&at.msg)) => {
-                    draft.original.get(r.msg).and_then(|m| resolve_in(m, at.msg, &r))
-                }
-                _ => None,
-            };
-            // In a text this draft did not write, a marker that was no reference in the history
-            // (text that looks like one) stays.
-            if !written && bytes.is_none() && restored.is_none() {
-                continue;
-            }
-            let mut end = r.range.end;
+            // The bytes it stands for: found in its target as it is now (the seal matches them
+            // there: they are still there), else in the history's (both this run's passes and
+            // earlier condensings sealed their markers against the history's bytes).
+            let key = (at.msg, r.msg, r.hash.clone(), r.lines.clone());
+            let (bytes, still) = stood
+                .entry(key)
+                .or_insert_with(|| {
+                    let original = draft.original.get(r.msg);
+                    let now_there = match now {
+                        None => None,
+                        Some(_) if !target_changed => original.and_then(|m| resolve_in(m, at.msg, &r)),
+                        Some(_) => {
+                            let m = current.entry(r.msg).or_insert_with(|| draft.message(r.msg).into_owned());
+                            resolve_in(m, at.msg, &r)
+                        }
+                    };
+                    match now_there {
+                        Some(b) => (Some(b), true),
+                        None if target_changed || now.is_none() => {
+                            (original.and_then(|m| resolve_in(m, at.msg, &r)), false)
+                        }
+                        None => (None, false),
+                    }
+                })
+                .clone();
+            let Some(bytes) = bytes else { continue };
             out.push_str(&text[pos..r.range.start]);
             let marker = &text[r.range.clone()];
-            match (bytes, now) {
-                (Some(_), Some(p)) if !moved && p == r.msg => out.push_str(marker),
-                (Some(bytes), Some(p)) => {
-                    let mut m = marker.replace(&format!("message #{}", r.msg), &format!("message #{p}"));
-                    if let Some(bytes) = bytes.filter(|_| moved) {
-                        m = m.replace(
-                            &format!("{HASH_TAG}{}", r.hash),
-                            &format!("{HASH_TAG}{}", seal(own_now, p, &bytes)),
-                        );
-                    }
-                    out.push_str(&m);
+            let mut end = r.range.end;
+            // An earlier condensing's marker is in the history's text already.
+            let earlier = !written
+                || draft.original.get(at.msg).and_then(|m| slot_text(m, at.slot)).is_some_and(|t| t.contains(marker));
+            match now {
+                Some(p) if still => {
+                    let hash = if moved { seal(own_now, p, &bytes) } else { r.hash.clone() };
+                    out.push_str(&retarget(marker, own_now, p, &hash));
                 }
-                // The bytes are gone from the message named: those the history held come back here
-                // (the newline after the marker standing for their last line ending, as `expand` reads it).
-                _ if restored.is_some() => {
-                    let bytes = restored.unwrap_or_default();
+                _ if !shortened.contains(&at.msg) || (earlier && r.msg < at.msg) => {
                     // Already put back in an earlier message: a reference to them there, when it
                     // finds them (checked, as `expandReferences` would look).
                     let again = homes.get(&(r.msg, bytes.clone())).copied().filter(|h| *h < at.msg).and_then(|h| {
@@ -448,22 +553,18 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
                         let hash = seal(own_now, p, &bytes);
                         let probe = ParsedRef { range: 0..0, msg: p, hash: hash.clone(), lines: r.lines.clone() };
                         let found = resolve_in(&draft.message(h), own_now, &probe);
-                        (found.as_deref() == Some(bytes.as_str())).then(|| {
-                            let m = marker.replace(
-                                &format!("message #{}{HASH_TAG}{}", r.msg, r.hash),
-                                &format!("message #{p}{HASH_TAG}{hash}"),
-                            );
-                            (h, m)
-                        })
+                        (found.as_deref() == Some(bytes.as_str())).then(|| (h, retarget(marker, own_now, p, &hash)))
                     });
                     if let Some((h, m)) = again {
                         out.push_str(&m);
                         repointed.push((at.msg, r.msg, h));
                     } else {
                         homes.entry((r.msg, bytes.clone())).or_insert(at.msg);
-                        if !from_earlier {
+                        if !earlier {
                             undone.push((at.msg, r.msg));
                         }
+                        // The newline after the marker stands for the bytes' last line ending, as
+                        // `expand` reads it.
                         if bytes.ends_with('\n') && text[end..].starts_with('\n') {
                             end += 1;
                         }
@@ -551,6 +652,70 @@ mod tests {
         assert_eq!(slot_text(&after[5], Slot::Text(0)), Some(other.as_str()));
         // Messages not flagged are left alone.
         assert!(follow_summary(&messages, 3, &[false; 7]).is_empty());
+    }
+
+    #[test]
+    fn references_follow_a_message_split_into_several() {
+        use crate::json;
+        let body = "line of output\n".repeat(30);
+        let text = |t: &str| json!({"role": "user", "content": t});
+        // Numbered as [task, results, reference]: the reference (2) names the results (1). Laid out
+        // with the results split in two messages and a message outside the numbering first.
+        let marker = result_reference("execute_command", Some("ls"), 1, 2, &body);
+        let fake = format!("{OPEN}same ls result as message #1{HASH_TAG}{}{CLOSE}", "0".repeat(HASH_LEN));
+        let laid = vec![
+            text("system prompt"),
+            text("task"),
+            text("other output"),
+            text(&body),
+            text(&format!("{marker}{fake}")),
+        ];
+        let from = [None, Some(0), Some(1), Some(1), Some(2)];
+        let to = [None, Some(1), Some(2), Some(3), Some(4)];
+        let changes = renumber(&laid, &from, &to);
+        assert_eq!(changes.len(), 1);
+        let mut after = laid.clone();
+        crate::model::set_slot_text(&mut after[4], changes[0].0.slot, changes[0].1.clone());
+        let now = slot_text(&after[4], Slot::Content).unwrap_or_default().to_string();
+        assert!(now.starts_with("⟨ Reference: same execute_command result for 'ls' as message #3 · sha256:"), "{now}");
+        assert!(now.ends_with(&fake), "a marker whose bytes are nowhere stays: {now}");
+        let restored = expand(&after);
+        assert_eq!((restored.expanded, restored.unresolved), (1, 1));
+        assert_eq!(restored.changes[0].1, format!("{body}{fake}"));
+        // And back: the same rule the other way round gives the first numbering's marker again.
+        let back = renumber(&after, &to, &from);
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].1, format!("{marker}{fake}"));
+    }
+
+    #[test]
+    fn references_follow_a_cut() {
+        use crate::json;
+        let body = "line of output\n".repeat(30);
+        let other = "another output\n".repeat(30);
+        let text = |t: &str| json!({"role": "user", "content": t});
+        let messages = vec![
+            text("task"),
+            text(&body),
+            text("x"),
+            text(&other),
+            text(&result_reference("execute_command", Some("ls"), 1, 4, &body)),
+            text(&result_reference("execute_command", Some("cat"), 3, 5, &other)),
+        ];
+        // Messages 1 and 2 cut: the reference into them gets its bytes back, the other follows
+        // its copy (from message 3 to 1).
+        let kept = [0, 3, 4, 5];
+        let changes = follow_cut(&messages, &kept);
+        let mut after: Vec<Value> = messages.clone();
+        for (at, t) in &changes {
+            crate::model::set_slot_text(&mut after[at.msg], at.slot, t.clone());
+        }
+        let after: Vec<Value> = kept.iter().map(|&k| after[k].clone()).collect();
+        assert_eq!(slot_text(&after[2], Slot::Content), Some(body.as_str()));
+        assert!(slot_text(&after[3], Slot::Content).unwrap_or_default().contains("as message #1 · sha256:"));
+        let restored = expand(&after);
+        assert_eq!((restored.expanded, restored.unresolved), (1, 0));
+        assert_eq!(restored.changes[0].1, other);
     }
 
     #[test]

@@ -142,6 +142,34 @@ impl Session {
         })
     }
 
+    /// The changes that rewrite the references in the pushed messages from one numbering of
+    /// them to another (see `reference::renumber`): `from[i]` and `to[i]` are message `i`'s
+    /// index in each, negative for a message outside it.
+    #[napi]
+    pub fn renumber(&mut self, from: Vec<i64>, to: Vec<i64>) -> Result<RawExpansion> {
+        let messages = std::mem::take(&mut self.messages);
+        let index = |v: Vec<i64>| v.into_iter().map(|i| usize::try_from(i).ok()).collect::<Vec<_>>();
+        let (from, to) = (index(from), index(to));
+        guarded(|| {
+            let changes = crate::reference::renumber(&messages, &from, &to);
+            let n = changes.len() as u32;
+            Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
+        })
+    }
+
+    /// The changes that make the references in the pushed messages follow a cut keeping only
+    /// the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
+    #[napi]
+    pub fn follow_cut(&mut self, kept: Vec<u32>) -> Result<RawExpansion> {
+        let messages = std::mem::take(&mut self.messages);
+        guarded(|| {
+            let kept: Vec<usize> = kept.into_iter().map(|k| k as usize).collect();
+            let changes = crate::reference::follow_cut(&messages, &kept);
+            let n = changes.len() as u32;
+            Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
+        })
+    }
+
     /// Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
     /// that follows condenses the repaired history; answers, as JSON text, the messages changed by
     /// index, those inserted before an index, and the repairs.

@@ -117,6 +117,10 @@ fn proposals(
         return Err(CondenseError::Internal("a proposing pass ran after a pass that changed the draft".into()).into());
     }
     let mut edits = EditSet::new(&cx.view.protected);
+    // What the references an earlier condensing left stand for stays, so they still expand.
+    for target in crate::reference::targets(draft.original) {
+        edits.keep_target(&target);
+    }
     let mut ms_each = Vec::with_capacity(passes.len());
     for (k, p) in passes.iter().enumerate() {
         cx.check()?;

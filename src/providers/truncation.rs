@@ -140,6 +140,9 @@ pub fn run(
         .filter(|(p, _)| *p > 0 && *p + config.preserve_recent_count < n)
         .map(|(_, i)| i)
         .collect();
+    // The run chose to shorten these: a reference in one of them whose bytes it shortened away
+    // says so rather than bringing them back (`reference::fixup_references`).
+    draft.selected.extend(old.iter().copied());
     let mut run = OpsRun {
         encoding,
         summarizer: None,
