@@ -305,3 +305,26 @@ describe('the stateless path is the model', () => {
     expect(r.messages).toEqual(direct.messages)
   })
 })
+
+describe('the sliding window keeps references honest', () => {
+  it("after Lossless, every marker the window keeps still expands to what it stood for (slidingWindow, which the manager's fallback and the replay use, and the Roo entries' destructive truncation)", async () => {
+    const { checkMarkers } = await import('./reference-chains.mjs')
+    const { truncateConversation } = await import('../lib/roo-2025.js')
+    for (const seed of [1, 2, 3]) {
+      const h = generateHistory({ seed, targetTokens: 120_000, format: seed === 2 ? 'native' : 'xml' }) as ApiMessage[]
+      const lossless = (await condense(h, { provider: 'lossless' })).messages
+      const cuts = { slidingWindow: slidingWindow(lossless, 0.5), roo: truncateConversation(lossless, 0.5, 't') as ApiMessage[] }
+      for (const [name, cut] of Object.entries(cuts)) {
+        const checked = checkMarkers([h, lossless], cut)
+        expect(checked.bad, `${name}, seed ${seed}`).toEqual([])
+        expect(checked.markers + checked.omitted, `${name}, seed ${seed}: the cut keeps some markers`).toBeGreaterThan(0)
+        // Messages that held no marker are the caller's own objects.
+        const plain = lossless.filter((m) => !JSON.stringify(m.content).includes('⟨ Reference: '))
+        const kept = cut.filter((m) => lossless.includes(m))
+        expect(kept.length, `${name}, seed ${seed}`).toBeGreaterThanOrEqual(cut.length - (lossless.length - plain.length))
+        for (const m of cut.slice(1))
+          if (!lossless.includes(m)) expect(JSON.stringify(lossless[lossless.length - cut.length + cut.indexOf(m)].content)).toContain('⟨ Reference: ')
+      }
+    }
+  })
+})

@@ -15,6 +15,7 @@ const { coded, codeMethods, tag } = require('./errors.js')
 const { isObject, describe } = require('./values.js')
 const { checkSummarizeOptions } = require('./summarize.js')
 const { findUnsupported, pathText } = require('./crossing.js')
+const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
 const lib = require('./index.js')
 const { pushInChunks } = require('./intake.js')
@@ -60,18 +61,34 @@ const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).ma
 
 /**
  * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
- * others, `fracToRemove` (from 0 to 1) of them rounded down. (The Roo entries keep Roo's own
- * function, which takes any number.)
+ * others, `fracToRemove` of them rounded down, with Roo's own arithmetic for any number (the Roo
+ * entries call this; `slidingWindow` refuses a fraction outside 0..1). The references kept follow
+ * the cut (lib/markers.js).
+ */
+function cutWindow(messages, fracToRemove = 0.5) {
+  if (messages.length === 0) return []
+  const raw = Math.floor((messages.length - 1) * fracToRemove)
+  const remove = raw - (raw % 2)
+  // Where Roo's `messages.slice(remove + 1)` starts, for any number.
+  const start = remove + 1
+  const from = Number.isNaN(start) ? 0 : start < 0 ? Math.max(messages.length + start, 0) : Math.min(start, messages.length)
+  // From 0 (a fraction that is not a number) Roo keeps the first message twice: no cut to follow.
+  if (from === 0) return [messages[0], ...messages]
+  const kept = [0]
+  for (let i = from; i < messages.length; i++) kept.push(i)
+  return cutFollowingReferences(messages, kept)
+}
+
+/**
+ * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
+ * others, `fracToRemove` (from 0 to 1) of them rounded down.
  */
 function slidingWindow(messages, fracToRemove = 0.5) {
   if (!Array.isArray(messages)) throw new TypeError(`slidingWindow: messages: expected an array of messages, got ${describe(messages)}`)
   if (typeof fracToRemove !== 'number' || !(fracToRemove >= 0 && fracToRemove <= 1)) {
     throw new TypeError(`slidingWindow: fracToRemove: expected a number from 0 to 1, got ${describe(fracToRemove)}`)
   }
-  if (messages.length === 0) return []
-  const raw = Math.floor((messages.length - 1) * fracToRemove)
-  const remove = raw - (raw % 2)
-  return [messages[0], ...messages.slice(remove + 1)]
+  return cutWindow(messages, fracToRemove)
 }
 
 function checkProvider(p) {
@@ -559,6 +576,7 @@ codeMethods(CondensationManager)
 exports.CondensationManager = CondensationManager
 exports.managerConfigSchema = coded(managerConfigSchema)
 exports.slidingWindow = coded(slidingWindow)
+exports.cutWindow = cutWindow
 exports.MIN_CONDENSE_THRESHOLD = CATALOGUE.constants.minCondenseThreshold
 exports.MAX_CONDENSE_THRESHOLD = CATALOGUE.constants.maxCondenseThreshold
 exports.TOKEN_BUFFER_PERCENTAGE = CATALOGUE.constants.tokenBufferPercentage

@@ -20,6 +20,7 @@ const { pushAll, pathText } = require('./crossing.js')
 const { applyChanges } = require('./apply.js')
 const { coded } = require('./errors.js')
 const { describe, isObject } = require('./values.js')
+const { holdsMarker } = require('./markers.js')
 
 const ORIGIN = Symbol('context-condense.openai-origin')
 const FORMATS = ['openai', 'anthropic', 'auto']
@@ -43,17 +44,6 @@ function detectFormat(messages) {
 
 // ---------------------------------------------------------------------------------------------
 // Reference markers across the two numberings
-
-const MARKER_OPEN = '⟨ Reference: '
-
-const holdsText = (t) => typeof t === 'string' && t.includes(MARKER_OPEN)
-const partHolds = (p) =>
-  isObject(p) && (holdsText(p.text) || (p.type === 'tool_result' && (holdsText(p.content) || (Array.isArray(p.content) && p.content.some(partHolds)))))
-
-/** Whether a text of `messages` may hold a reference marker (only then is the engine asked). */
-function holdsMarker(messages) {
-  return messages.some((m) => isObject(m) && (holdsText(m.content) || (Array.isArray(m.content) && m.content.some(partHolds))))
-}
 
 /**
  * `messages` with their references rewritten by the engine from one numbering to another

@@ -5,7 +5,7 @@
 
 const { randomUUID } = require('node:crypto')
 const native = require('../../index.js')
-const { slidingWindow } = require('../manager.js')
+const { cutWindow } = require('../manager.js')
 const { isObject } = require('../values.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
 const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects } = require('./host.js')
@@ -26,7 +26,7 @@ function truncateWith(state, messages, fracToRemove, taskId, options) {
   const o = { ...state.defaults, ...readOptions(options, [...TRUNCATION_KEYS, ...CALL_KEYS], 'truncateConversation: options', false) }
   capture(o.telemetry, 'captureSlidingWindowTruncation', [taskId])
   const nd = o.nonDestructive ?? state.era.nonDestructive
-  if (!nd) return slidingWindow(messages, fracToRemove)
+  if (!nd) return cutWindow(messages, fracToRemove)
   const id = (o.generateId ?? randomUUID)()
   // What the sliding window sees: messages neither hidden by an earlier truncation nor markers.
   const visible = []
