@@ -1,0 +1,22 @@
+// The model-based tests at length (npm run test:slow): more runs, longer ones, and a new random
+// seed each time (printed; replay a failure with MODEL_SEED=<seed> MODEL_PATH=<path>
+// npx vitest run -c vitest.slow.config.mts __test__/slow/model-based.slow.ts). The commands, the
+// model and the KNOWN_FAILURES are those of __test__/model-based.test.ts.
+import { describe, it } from 'vitest'
+
+import { check, conversationProperty, managerProperty, runSettings } from '../model/properties.js'
+
+process.env.VITEST_SLOW = '1'
+const seed = Number(process.env.MODEL_SEED ?? Math.floor(Math.random() * 2 ** 31))
+
+describe(`model-based, at length (seed ${seed})`, () => {
+  it('a conversation against the stateless condense: 400 runs of up to 40 commands', async () => {
+    console.log(`model-based (slow): conversation seed ${seed}`)
+    await check(conversationProperty(40) as never, runSettings(seed, 400))
+  })
+
+  it('a manager keeping conversations per task against the stateless manager: 200 runs of up to 30 commands', async () => {
+    console.log(`model-based (slow): manager seed ${seed + 1}`)
+    await check(managerProperty(30) as never, runSettings(seed + 1, 200))
+  })
+})
