@@ -12,7 +12,7 @@ import { expect } from 'vitest'
 
 import { CondensationManager, type ApiMessage, type CondenseContext, type ManagedResult } from '../../lib/index.js'
 import { difference, snapshot } from '../sweep/values.mjs'
-import { checkThrown, outcome, summarize, violation } from './common.js'
+import { type Outcome, checkThrown, outcome, summarize, violation } from './common.js'
 
 export const TASKS = ['task-a', 'task-b', 'task-c'] as const
 type Task = (typeof TASKS)[number]
@@ -68,10 +68,20 @@ function managed(r: ManagedResult) {
 
 /** One call on both managers, checked: settles, same answer, nothing changed; answers the result. */
 async function turn(r: ManagerReal, what: string, messages: ApiMessage[], context: CondenseContext, signal?: AbortSignal): Promise<ManagedResult | undefined> {
-  const given = [messages, context]
-  const before = snapshot(given)
   const expected = await outcome(`${what} (the stateless model)`, () => r.plain.condenseIfNeeded(messages, { ...context, signal: undefined }))
-  const got = await outcome(what, () => r.held.condenseIfNeeded(messages, context))
+  return compared(what, expected, () => r.held.condenseIfNeeded(messages, context), [messages, context], signal)
+}
+
+/** The held manager's call, checked against the model's outcome `expected`. */
+async function compared(
+  what: string,
+  expected: Outcome<ManagedResult>,
+  call: () => Promise<ManagedResult>,
+  given: unknown[],
+  signal?: AbortSignal,
+): Promise<ManagedResult | undefined> {
+  const before = snapshot(given)
+  const got = await outcome(what, call)
   const changed = difference(before, snapshot(given))
   if (changed) expect.fail(`${what}: changed what it was given: ${changed}`)
   if (!got.ok) {
@@ -83,9 +93,15 @@ async function turn(r: ManagerReal, what: string, messages: ApiMessage[], contex
     violation('equals-model', `${what} answered where the stateless manager rejects: ${(expected.error as Error)?.message}`)
     return got.value
   }
-  if (JSON.stringify(managed(got.value)) !== JSON.stringify(managed(expected.value))) {
-    violation('equals-model', `${what}: the result differs from the stateless manager's`)
-    expect(managed(got.value), what).toEqual(managed(expected.value))
+  const a = managed(got.value)
+  const b = managed(expected.value)
+  const differs = (Object.keys(a) as Array<keyof typeof a>).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]))
+  if (differs.length > 0) {
+    const shown = (r: ManagedResult, k: string) => (k === 'messages' ? `${r.messages.length} messages` : JSON.stringify(managed(r)[k as keyof typeof a]))
+    violation(
+      'equals-model',
+      `${what}: the result differs from the stateless manager's in ${differs.map((k) => `${k} (${shown(got.value, k)}, the model ${shown(expected.value, k)})`).join(', ')}`,
+    )
   }
   return got.value
 }
@@ -108,7 +124,11 @@ class Turn implements Cmd {
   toString = () => `turn(${this.task}, +${this.k})`
 }
 
-/** Two or three calls on one task at once, with the same history: each answers what the stateless manager answers. */
+/**
+ * Two or three calls on one task at once, with the same history: they must answer what the
+ * stateless manager answers to the same calls made one after another, in the order they were made
+ * (the loop guard's count makes the order matter).
+ */
 class Concurrent implements Cmd {
   constructor(
     readonly task: Task,
@@ -117,8 +137,15 @@ class Concurrent implements Cmd {
   check = () => true
   async run(m: ManagerModel, r: ManagerReal) {
     const history = m.tasks[this.task]
+    const context = () => ({ contextWindow: r.contextWindow, taskId: this.task })
+    const expected: Array<Outcome<ManagedResult>> = []
+    for (let i = 0; i < this.n; i++)
+      expected.push(await outcome(`${this.toString()} #${i} (the stateless model)`, () => r.plain.condenseIfNeeded(history, context())))
     const results = await Promise.all(
-      Array.from({ length: this.n }, (_, i) => turn(r, `${this.toString()} #${i}`, history, { contextWindow: r.contextWindow, taskId: this.task })),
+      expected.map((e, i) => {
+        const c = context()
+        return compared(`${this.toString()} #${i}`, e, () => r.held.condenseIfNeeded(history, c), [history, c])
+      }),
     )
     const first = results.find((x) => x !== undefined)
     if (first) m.tasks[this.task] = first.messages

@@ -9,12 +9,20 @@ import { openConversation, type ApiMessage } from '../../lib/index.js'
 import { conversationCommands, type ConvModel, type ConvReal, verify } from './conversation-model.js'
 import { MANAGER_CONFIGS, TASKS, type ManagerModel, type ManagerReal, managerCommands, managers } from './manager-model.js'
 
-/** The fast-check settings of one property: the seed (MODEL_SEED to replay), its path, the runs. */
+/**
+ * The fast-check settings of one property: `seed` unless MODEL_SEED replays one (with MODEL_PATH,
+ * the failing run alone, and MODEL_REPLAY its shrunk commands: see `commandsFor`), and the runs.
+ */
 export function runSettings(seed: number, numRuns: number): fc.Parameters<unknown> {
   const replay = process.env.MODEL_SEED
   return replay !== undefined
     ? { seed: Number(replay), path: process.env.MODEL_PATH, numRuns, endOnFailure: process.env.MODEL_PATH !== undefined }
     : { seed, numRuns }
+}
+
+/** fc.commands over `arbs`; MODEL_REPLAY is the replayPath a failure printed, for its shrunk commands exactly. */
+function commandsFor<M extends object, R>(arbs: Array<fc.Arbitrary<fc.AsyncCommand<M, R>>>, maxCommands: number) {
+  return fc.commands(arbs, { maxCommands, size: 'max', replayPath: process.env.MODEL_REPLAY })
 }
 
 /** A conversation run: a format, a history to grow from, the first messages handed over, the commands. */
@@ -23,7 +31,7 @@ export function conversationProperty(maxCommands: number) {
     fc.constantFrom<'xml' | 'native'>('xml', 'native'),
     fc.integer({ min: 1, max: 1000 }),
     fc.integer({ min: 2, max: 40 }),
-    fc.commands(conversationCommands, { maxCommands, size: 'max' }),
+    commandsFor(conversationCommands, maxCommands),
     async (format, historySeed, start, cmds) => {
       const source = generateHistory({ seed: historySeed, format, targetTokens: 30_000 }) as ApiMessage[]
       const host = source.slice(0, start)
@@ -53,7 +61,7 @@ export function managerProperty(maxCommands: number) {
     fc.constantFrom<'xml' | 'native'>('xml', 'native'),
     fc.integer({ min: 1, max: 1000 }),
     fc.integer({ min: 1, max: 2 }),
-    fc.commands(managerCommands, { maxCommands, size: 'max' }),
+    commandsFor(managerCommands, maxCommands),
     async (config, format, historySeed, conversations, cmds) => {
       const source = generateHistory({ seed: historySeed, format, targetTokens: 40_000 }) as ApiMessage[]
       const first = source.slice(0, 8)
@@ -76,10 +84,14 @@ export async function check(property: fc.IAsyncProperty<never>, settings: fc.Par
   try {
     await fc.assert(property as fc.IAsyncProperty<unknown>, settings)
   } catch (e) {
-    const m = (e as Error).message.match(/seed: (-?\d+), path: "([^"]*)"/)
-    if (m)
-      (e as Error).message +=
-        `\n\nReplay: MODEL_SEED=${m[1]} MODEL_PATH=${m[2]} npx vitest run ${process.env.VITEST_SLOW ? '-c vitest.slow.config.mts __test__/slow/model-based.slow.ts' : '__test__/model-based.test.ts'}`
+    const message = (e as Error).message
+    const m = message.match(/seed: (-?\d+), path: "([^"]*)"/)
+    const replay = message.match(/replayPath="([^"]*)"/)
+    if (m) {
+      const file = process.env.VITEST_SLOW ? '-c vitest.slow.config.mts __test__/slow/model-based.slow.ts' : '__test__/model-based.test.ts'
+      ;(e as Error).message +=
+        `\n\nReplay: MODEL_SEED=${m[1]} MODEL_PATH=${m[2]}${replay ? ` MODEL_REPLAY='${replay[1]}'` : ''} npx vitest run ${file} -t '<the test name>'`
+    }
     throw e
   }
 }

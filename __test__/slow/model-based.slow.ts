@@ -1,7 +1,7 @@
-// The model-based tests at length (npm run test:slow): more runs, longer ones, and a new random
-// seed each time (printed; replay a failure with MODEL_SEED=<seed> MODEL_PATH=<path>
-// npx vitest run -c vitest.slow.config.mts __test__/slow/model-based.slow.ts). The commands, the
-// model and the KNOWN_FAILURES are those of __test__/model-based.test.ts.
+// The model-based tests at length (npm run test:slow): more runs, longer ones, and new random
+// seeds each time (printed; a failure prints the line that replays it: MODEL_SEED, MODEL_PATH,
+// MODEL_REPLAY). The commands, the model and the KNOWN_FAILURES are those of
+// __test__/model-based.test.ts.
 import { describe, it } from 'vitest'
 
 import { check, conversationProperty, managerProperty, runSettings } from '../model/properties.js'
@@ -16,7 +16,7 @@ describe(`model-based, at length (seed ${seed})`, () => {
   })
 
   it('a manager keeping conversations per task against the stateless manager: 200 runs of up to 30 commands', async () => {
-    console.log(`model-based (slow): manager seed ${seed + 1}`)
+    console.log(`model-based (slow): manager seed ${process.env.MODEL_SEED ?? seed + 1}`)
     await check(managerProperty(30) as never, runSettings(seed + 1, 200))
   })
 })

@@ -66,7 +66,7 @@ export async function runSweep({
       // The runner died or stalled in the middle of a call: that call is the failure.
       const at = r.lastStarted
       if (!at) throw new Error(`the sweep's runner failed before its first call: ${r.why}\n${r.stderr}`)
-      run.failures.push({ key: at.key, reasons: [`${r.why} (the runner was started again past it)${r.stderr ? `: ${r.stderr.slice(-600)}` : ''}`] })
+      run.failures.push({ key: at.key, reasons: [`${r.why} (the runner was started again past it)${r.stderr ? `: ${r.stderr.slice(0, 600)}` : ''}`] })
       run.restarts.push(`${at.key}: ${r.why}`)
       from = at.index + 1
     }
@@ -153,6 +153,12 @@ export interface Judged {
   fixed: KnownFailure[]
 }
 
+/**
+ * Failures an entry covers only when its `reason` names them: a crash, a hang, a changed argument,
+ * a process warning or a stray rejection is never waved through by an entry about error messages.
+ */
+const SEVERE = /^(the process died|stopped answering|did not settle|changed what it was given|made the process warn|left an? )/
+
 /** Splits a run's failures into those KNOWN_FAILURES covers and the rest. */
 export function judgeAgainst(run: SweepRun, known: KnownFailure[]): Judged {
   const compiled = known.map((k) => ({ k, cases: k.cases.map(globToRegExp), used: false, ran: false }))
@@ -161,7 +167,7 @@ export function judgeAgainst(run: SweepRun, known: KnownFailure[]): Judged {
     const left = f.reasons.filter((reason) => {
       let covered = false
       for (const c of compiled) {
-        if (c.cases.some((re) => re.test(f.key)) && (!c.k.reason || c.k.reason.test(reason))) {
+        if (c.cases.some((re) => re.test(f.key)) && (c.k.reason ? c.k.reason.test(reason) : !SEVERE.test(reason))) {
           c.used = true
           covered = true
         }
