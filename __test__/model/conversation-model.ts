@@ -12,6 +12,7 @@ import { expect } from 'vitest'
 import {
   analyze,
   countTokens,
+  openConversation,
   type ApiMessage,
   type Conversation,
   type ConversationCondenseOptions,
@@ -246,7 +247,13 @@ class Adopt implements Cmd {
   async run(m: ConvModel, r: ConvReal) {
     if (m.pending) {
       const o = await outcome('adopt', () => r.conv.adopt(m.pending!.result))
-      if (!o.ok) throw o.error
+      if (!o.ok) {
+        checkThrown('adopt', o.error)
+        violation('equals-model', `adopt(last result) was refused though the conversation has not changed since: ${(o.error as Error)?.message}`)
+        m.pending = undefined
+        await verify(m, r, this.toString())
+        return
+      }
       m.host = m.pending.messages
       m.pending = undefined
       m.stale = undefined
@@ -435,6 +442,35 @@ class Close implements Cmd {
   toString = () => `close() ${this.where()}`
 }
 
+/**
+ * Another conversation opened on the model's history (the hand-over aborted before the call, a
+ * microtask after it, or not at all): it holds the same history with the same tokens, or the call
+ * rejects with the signal's reason; either way the first conversation is untouched.
+ */
+class OpenAnother implements Cmd {
+  constructor(readonly abortAt: 'none' | 'before' | 'microtask') {}
+  check = (m: Readonly<ConvModel>) => m.open
+  async run(m: ConvModel, r: ConvReal) {
+    const controller = new AbortController()
+    const reason = new Error(`model abort (${this.abortAt})`)
+    if (this.abortAt === 'before') controller.abort(reason)
+    const opening = outcome(this.toString(), () => openConversation(give(r, 'openConversation: messages', m.host.slice()), { signal: controller.signal }))
+    if (this.abortAt === 'microtask') queueMicrotask(() => controller.abort(reason))
+    const o = await opening
+    if (o.ok) {
+      try {
+        const held: ApiMessage[] = o.value.messages
+        expect(held.every((x, i) => x === m.host[i]) && held.length === m.host.length, `${this} holds the model's history`).toBe(true)
+        expect(o.value.tokens, `${this}: tokens`).toBe(countTokens(m.host))
+      } finally {
+        o.value.close()
+      }
+    } else checkThrown(this.toString(), o.error, controller.signal)
+    await verify(m, r, this.toString())
+  }
+  toString = () => `openConversation(the same history${this.abortAt === 'none' ? '' : `, abort ${this.abortAt}`})`
+}
+
 /** The commands, weighted toward growing and condensing. */
 export const conversationCommands = [
   fc.integer({ min: 1, max: 4 }).map((k) => new Append(k)),
@@ -456,6 +492,7 @@ export const conversationCommands = [
     .map(([p, others]) => new Concurrent(p, [...others])),
   fc.nat().map((w) => new BadArguments(w)),
   fc.constant(new Analyze()),
+  fc.constantFrom<'none' | 'before' | 'microtask'>('none', 'before', 'microtask').map((at) => new OpenAnother(at)),
   fc.tuple(fc.constantFrom<CloseAt>('idle', 'sync', 'microtask', 'in summarize', 'timer'), providerArb).map(([at, p]) => new Close(at, p)),
 ]
 

@@ -10,13 +10,13 @@ process.env.VITEST_SLOW = '1'
 const seed = Number(process.env.MODEL_SEED ?? Math.floor(Math.random() * 2 ** 31))
 
 describe(`model-based, at length (seed ${seed})`, () => {
-  it('a conversation against the stateless condense: 400 runs of up to 40 commands', async () => {
+  it('a conversation against the stateless condense: 1500 runs of up to 60 commands', async () => {
     console.log(`model-based (slow): conversation seed ${seed}`)
-    await check(conversationProperty(40) as never, runSettings(seed, 400))
+    await check(conversationProperty(60) as never, runSettings(seed, 1500))
   })
 
-  it('a manager keeping conversations per task against the stateless manager: 200 runs of up to 30 commands', async () => {
+  it('a manager keeping conversations per task against the stateless manager: 500 runs of up to 40 commands', async () => {
     console.log(`model-based (slow): manager seed ${process.env.MODEL_SEED ?? seed + 1}`)
-    await check(managerProperty(30) as never, runSettings(seed + 1, 200))
+    await check(managerProperty(40) as never, runSettings(seed + 1, 500))
   })
 })
