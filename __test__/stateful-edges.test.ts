@@ -328,3 +328,18 @@ describe('the sliding window keeps references honest', () => {
     }
   })
 })
+
+describe('a bad signal leaves the task usable', () => {
+  it('condenseIfNeeded with a signal that is not an AbortSignal is refused naming it, and the task still answers after', async () => {
+    const m = new CondensationManager({ config: { provider: 'lossless' } })
+    const h = history(20_000)
+    const ctx = { contextWindow: 50_000, taskId: 'bad-signal', force: true }
+    await expect(m.condenseIfNeeded(h, { ...ctx, signal: 5 as any })).rejects.toMatchObject({
+      message: expect.stringMatching(/condenseIfNeeded: context\.signal: expected an AbortSignal, got number 5/),
+      errorCode: 'invalid-argument',
+    })
+    const after = await settle(m.condenseIfNeeded(h, ctx))
+    expect(after !== 'hang' && after.ok && after.value.condensed).toBe(true)
+    expect(await settle(m.closeConversations())).not.toBe('hang')
+  })
+})

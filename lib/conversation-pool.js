@@ -11,6 +11,7 @@
 
 const { openConversation } = require('./conversation.js')
 const { abortError } = require('./intake.js')
+const { describe } = require('./values.js')
 
 // lib/index.js requires the manager, which requires this module: read it when first used.
 const lib = () => require('./index.js')
@@ -47,6 +48,11 @@ class Task {
       give()
     }
     if (!signal) return before.then(() => release)
+    if (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+      // Not a signal (the callers check it first): the place taken is given back in turn.
+      before.then(release)
+      return Promise.reject(new TypeError(`options.signal: expected an AbortSignal, got ${describe(signal)}`))
+    }
     if (signal.aborted) {
       before.then(release)
       return Promise.reject(abortError(signal))

@@ -54,8 +54,10 @@ export declare class Conversation {
   analyze(): Promise<Analysis>
   /** Condenses the messages held; afterwards the conversation holds the result (see `adopt`). */
   condense(options: ConversationCondenseOptions): Promise<ConversationCondenseResult>
-  /** Takes on the result of the last `condense` made with `adopt: false`, when nothing changed since. */
-  adopt(result: ConversationCondenseResult): void
+  /** Takes on the result of the last `condense` made with `adopt: false`, when nothing changed since
+   * (a condense refused before it started, for its options or by an abort, changes nothing). Answers
+   * `changed` and `layout` as an adopting `condense` gives them, also written into `result` unless it is frozen. */
+  adopt(result: ConversationCondenseResult): Pick<ConversationCondenseResult, 'changed' | 'layout'>
   /**
    * Lets go of what the engine holds; later calls throw (errorCode "invalid-state"). A condense
    * running on it is stopped and rejects with an AbortError (errorCode "closed"), as does an

@@ -240,7 +240,6 @@ class Conversation {
     if (engineOptions.encoding === undefined) engineOptions.encoding = this.#encoding
     const conv = this.#native
     const before = this.#messages
-    this.#pending = undefined
     // The run stops when the caller's signal fires (with its reason) or the conversation is closed.
     const stop = new AbortController()
     const follow = () => stop.abort(signal.reason)
@@ -249,15 +248,22 @@ class Conversation {
       else signal.addEventListener('abort', follow, { once: true })
     }
     this.#stop = stop
+    // A result waiting to be adopted stays so until a run starts (options the engine refuses
+    // start none): the engine keeps only the last run's changes.
+    let started = false
+    const start = () => {
+      conv.start(engineOptions, summarize !== undefined)
+      started = true
+      this.#pending = undefined
+    }
     return this.#inProgress(async () => {
       try {
-        const run = { summarize, llm, signal: stop.signal, start: () => conv.start(engineOptions, summarize !== undefined) }
-        const result = await runEngine(conv, before, run)
+        const result = await runEngine(conv, before, { summarize, llm, signal: stop.signal, start })
         result.changed = []
         result.layout = null
         if (result.error) return result
         this.#pending = result
-        if (adopt) this.#adopt(result)
+        if (adopt) Object.assign(result, this.#adopt(result))
         return result
       } finally {
         if (signal) signal.removeEventListener('abort', follow)
@@ -268,16 +274,22 @@ class Conversation {
 
   /**
    * Makes the conversation hold the messages of `result`, the last `condense` made with
-   * `adopt: false`, when nothing changed since (the host took the result after all).
+   * `adopt: false`, when nothing changed since (the host took the result after all). Answers
+   * `{ changed, layout }` as `condense` gives them when it adopts, and writes them into `result`
+   * too unless the host froze it.
    */
   adopt(result) {
     this.#usable('conversation.adopt')
     if (result === undefined || result !== this.#pending) {
       throw stateError('conversation.adopt: expected the result of the last condense on this conversation, with no change to the conversation since')
     }
-    this.#adopt(result)
+    const placed = this.#adopt(result)
+    Reflect.set(result, 'changed', placed.changed)
+    Reflect.set(result, 'layout', placed.layout)
+    return placed
   }
 
+  /** Takes `result` on; answers where its messages came from (`changed`, `layout`). */
   #adopt(result) {
     this.#pending = undefined
     const origin = this.#native.adopt()
@@ -297,8 +309,7 @@ class Conversation {
     }
     this.#messages = result.messages.slice()
     this.#shapes = shapes
-    result.changed = changed
-    result.layout = moved ? Array.from(origin, (o) => (o >= 0 ? o : o === -1 ? -1 : -2 - o)) : null
+    return { changed, layout: moved ? Array.from(origin, (o) => (o >= 0 ? o : o === -1 ? -1 : -2 - o)) : null }
   }
 
   /**

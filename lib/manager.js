@@ -18,7 +18,7 @@ const { findUnsupported, pathText } = require('./crossing.js')
 const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
 const lib = require('./index.js')
-const { pushInChunks } = require('./intake.js')
+const { pushInChunks, checkSignal } = require('./intake.js')
 const { ConversationPool, DEFAULT_MAX_TASKS } = require('./conversation-pool.js')
 const { readPricing } = require('./prompt-cache.js')
 const { readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, TokenCounter } = require('./cache-aware.js')
@@ -384,8 +384,9 @@ class CondensationManager {
     if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
       throw new TypeError("condenseIfNeeded: context.contextWindow: expected the model's context window in tokens")
     }
-    // What decides, checked before anything runs (named as the caller passed it).
+    // What decides, and the signal, checked before anything runs (named as the caller passed them).
     readSituation(context, 'condenseIfNeeded: context')
+    checkSignal(context.signal, 'condenseIfNeeded: context.signal')
     if (this._policy) return this._condenseWithPolicy(messages, context)
     return this._ask(messages, context)
   }

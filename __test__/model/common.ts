@@ -106,66 +106,7 @@ export interface KnownModelFailure {
  * written against, so that the suite is green while the fixes are made in their own lanes. The
  * fast test fails when an entry is not hit any more (its cause was fixed): delete it then.
  */
-export const KNOWN_FAILURES: KnownModelFailure[] = [
-  {
-    check: 'errorCode',
-    message: /threw without an errorCode \(undefined\): Error: conversation\.\w+: the conversation is busy/,
-    repro:
-      "const c = await openConversation(h); const p = c.condense({ provider: 'native', summarize }); try { c.append([]) } catch (e) { console.log(e.errorCode) } // undefined",
-    why: "a conversation's busy refusal is a plain Error, which lib/errors.js codeOf does not map (lib/conversation.js #usable)",
-  },
-  {
-    check: 'errorCode',
-    message: /threw without an errorCode \(undefined\): Error: conversation\.\w+: the conversation is closed/,
-    repro: 'const c = await openConversation(h); c.close(); try { c.tokens } catch (e) { console.log(e.errorCode) } // undefined',
-    why: "a closed conversation's refusal is a plain Error, which codeOf does not map (lib/conversation.js #usable)",
-  },
-  {
-    check: 'errorCode',
-    message: /threw without an errorCode \(undefined\): RangeError: conversation\.(tokensOf|replace): no message at index/,
-    repro: '(await openConversation(h)).tokensOf(-1) // RangeError without errorCode',
-    why: 'a RangeError from the index check carries no errorCode: codeOf maps TypeError only (lib/conversation.js checkIndex, lib/errors.js)',
-  },
-  {
-    check: 'equals-model',
-    message: /^adopt\(last result\) was refused though the conversation has not changed since/,
-    repro:
-      "const c = await openConversation(h); const r = await c.condense({ provider: 'lossless', adopt: false }); await c.condense({ provider: 'nope' }).catch(() => {}); c.adopt(r) // refused",
-    why: 'a condense refused for its options (by the engine, after the JavaScript checks) still clears the result waiting to be adopted: lib/conversation.js condense sets #pending = undefined before the run starts',
-    occasional: true,
-  },
-  {
-    check: 'close',
-    message: /^close\(\) .* a condense .* threw: The same native value cannot be borrowed mutably/,
-    repro:
-      "const c = await openConversation(h); c.condense({ provider: 'lossless' }); await Promise.resolve(); c.close() // throws (errorCode 'invalid-options'); c.closed is true all the same",
-    why: "close() while the run waits on the engine is refused by napi's borrow check, after lib/conversation.js has already marked the conversation closed (lib/conversation.js close, src/node/conversation.rs close)",
-    occasional: true,
-  },
-  {
-    check: 'close',
-    message: /^a condense closed right after a condense .* answered neither the model's result nor a refusal/,
-    repro:
-      "const c = await openConversation(h); const p = c.condense({ provider: 'truncation' }); c.close(); await p // resolves without error, with messages that are not condense(h)'s (Native: 'Not enough messages to condense')",
-    why: 'close() right after condense() empties what the run reads: the condense answers a result of some other history instead of being refused or aborted (lib/conversation.js close, src/node/conversation.rs)',
-    occasional: true,
-  },
-  {
-    check: 'errorCode',
-    message:
-      /^a condense the conversation was closed during threw without an errorCode \((undefined|internal)\): Error: (the engine's changed texts ended|condensing was aborted|adopt: no condensed result is waiting)/,
-    repro:
-      "const c = await openConversation(h); const p = c.condense({ provider: 'smart', config: { preset: 'balanced' } }); setTimeout(() => c.close(), 2); await p // Error without errorCode",
-    why: 'a condense the conversation is closed during rejects with a plain Error without errorCode (an internal one about the engine\'s changed texts, or "condensing was aborted"), or with an internal error from the native adopt ("adopt: no condensed result is waiting", errorCode "internal") (lib/run.js, lib/apply.js, lib/conversation.js, src/node/conversation.rs adopt)',
-    occasional: true,
-  },
-  {
-    check: 'errorCode',
-    message: /^adopt.* threw without an errorCode \(undefined\): Error: conversation\.adopt:/,
-    repro: 'const c = await openConversation(h); try { c.adopt({}) } catch (e) { console.log(e.errorCode) } // undefined',
-    why: "adopt's refusal is a plain Error, which lib/errors.js codeOf does not map (lib/conversation.js adopt)",
-  },
-]
+export const KNOWN_FAILURES: KnownModelFailure[] = []
 
 /** Entries hit in this process, to tell which are no longer needed. */
 export const hit = new Set<KnownModelFailure>()
@@ -187,7 +128,8 @@ export function violation(check: KnownModelFailure['check'], message: string): v
   throw new Error(`${check}: ${message}`)
 }
 
-const CODES = new Set(['invalid-argument', 'invalid-options'])
+// What the library documents for what it throws (lib/index.d.ts ThrownErrorCode), 'internal' aside: a bug.
+const CODES = new Set((require('../sweep/codes.cjs') as { thrownErrorCodes(): string[] }).thrownErrorCodes().filter((c) => c !== 'internal'))
 
 /**
  * A thrown error is an Error with an errorCode the library documents, or the abort signal's own
