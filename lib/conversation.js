@@ -12,7 +12,6 @@ const { pushChunk } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
 const { pushInChunks, checkSignal } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
-const { unescapeValue } = require('./crossing.js')
 
 /**
  * What `sync` compares besides identity: the fields and blocks a host might change in place. A
@@ -52,6 +51,8 @@ class Conversation {
   #closed = false
   /** The last condense result not adopted yet (`condense(..., { adopt: false })`), with what it was made from. */
   #pending
+  /** The count running off the JavaScript thread (`count`), while it runs. */
+  #counting
 
   /** Use `openConversation`. */
   constructor(key, encoding) {
@@ -65,13 +66,14 @@ class Conversation {
     if (this.#busy) throw new Error(`${at}: the conversation is busy (a condense is running on it); await it first`)
   }
 
-  /** Pushes `messages` (held from index `base`), escaped where needed; answers a problem or undefined. */
-  #target(base) {
+  /** The native conversation as the intake pushes to it; remembers a problem it was rejected with. */
+  #target() {
     const conv = this.#native
     let problem
     return {
-      push: (chunk) => conv.push(chunk),
-      set: (i, m) => conv.set(base + i, m),
+      push: (chunk, longUnits) => conv.push(chunk, longUnits),
+      textPart: (part) => conv.textPart(part),
+      setText: (j) => conv.setText(j),
       reject: (p) => {
         problem = p
       },
@@ -81,7 +83,7 @@ class Conversation {
 
   /** Hands the history over and counts it (see openConversation). */
   async [OPEN](messages, signal) {
-    const problem = await pushInChunks(this.#target(0), messages, signal)
+    const problem = await pushInChunks(this.#target(), messages, signal)
     if (problem) {
       this.#native.close()
       throw new TypeError(`openConversation: ${problem}`)
@@ -106,13 +108,44 @@ class Conversation {
     return this.#encoding
   }
 
-  /** Tokens of the messages held (only messages not counted before are counted). */
+  /**
+   * Tokens of the messages held. What is not counted yet (appended, replaced or condensed since the
+   * last count) is counted here, on the calling thread: after a large append, `await count()`
+   * counts it off the thread instead.
+   */
   get tokens() {
     this.#usable('conversation.tokens')
     return this.#native.tokens()
   }
 
-  /** Tokens of the message at `index`. */
+  /**
+   * Tokens of the messages held, counting what is not counted yet off the JavaScript thread (the
+   * engine's thread pool), so the event loop stays free whatever was appended. Once it resolves,
+   * `tokens` and `tokensOf` answer without counting until the conversation changes. While it runs
+   * the conversation is busy (a second call shares it).
+   */
+  count() {
+    if (this.#counting) return this.#counting
+    try {
+      this.#usable('conversation.count')
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    if (this.#native.uncounted === 0) return Promise.resolve(this.#native.tokens())
+    this.#busy = true
+    this.#counting = this.#native
+      .count()
+      .catch((e) => {
+        throw this.#closed ? new Error('conversation.count: the conversation was closed while counting') : e
+      })
+      .finally(() => {
+        this.#busy = false
+        this.#counting = undefined
+      })
+    return this.#counting
+  }
+
+  /** Tokens of the message at `index` (counted here if it is not yet, as `tokens` does). */
   tokensOf(index) {
     this.#usable('conversation.tokensOf')
     checkIndex(index, this.#messages.length, 'conversation.tokensOf')
@@ -126,7 +159,7 @@ class Conversation {
     checkMessageObjects(messages, 'conversation.append')
     this.#pending = undefined
     const before = this.#messages.length
-    const problem = pushChunk(this.#target(before), messages, 0)
+    const problem = pushChunk(this.#target(), messages, 0)
     if (problem) {
       this.#native.truncate(before)
       throw new TypeError(`conversation.append: ${problem}`)
@@ -146,7 +179,7 @@ class Conversation {
     this.#pending = undefined
     // Pushed at the end, checked and escaped there, then moved into place.
     const end = this.#messages.length
-    const problem = pushChunk(this.#target(end), [message], 0)
+    const problem = pushChunk(this.#target(), [message], 0)
     if (problem) {
       this.#native.truncate(end)
       throw new TypeError(`conversation.replace: ${problem.replace(/^messages\[0\]/, 'message')}`)
@@ -192,7 +225,7 @@ class Conversation {
     this.#usable('conversation.analyze')
     this.#busy = true
     try {
-      return unescapeValue(await this.#native.analyze())
+      return await this.#native.analyze()
     } finally {
       this.#busy = false
     }
@@ -274,7 +307,16 @@ class Conversation {
   close() {
     if (this.#closed) return
     this.#closed = true
-    this.#native.close()
+    const conv = this.#native
+    if (this.#counting) {
+      // A count running off the thread holds the native conversation until it settles: stopped
+      // now, let go of then.
+      conv.stopCount()
+      this.#counting.then(
+        () => conv.close(),
+        () => conv.close(),
+      )
+    } else conv.close()
     this.#messages = []
     this.#shapes = []
   }
