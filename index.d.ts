@@ -19,8 +19,11 @@ export declare class Conversation {
    * parts: `textPart`, then `setText`). Nothing is counted here.
    */
   push(chunk: object[], longUnits?: number | undefined | null): string[]
-  /** The next part (UTF-16, any length) of a string the last `push` left out. */
-  textPart(part: string): void
+  /**
+   * The next part (UTF-16, any length) of a string the last `push` left out; with its first
+   * part, the whole string's length.
+   */
+  textPart(part: string, whole?: number | undefined | null): void
   /** Puts the string sent since the last `setText` in place of string `j` the last `push` left out. */
   setText(j: number): void
   /**
@@ -110,8 +113,11 @@ export declare class Session {
    * answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
    */
   push(chunk: object[], longUnits?: number | undefined | null): string[]
-  /** The next part (UTF-16, any length) of a string the last `push` left out. */
-  textPart(part: string): void
+  /**
+   * The next part (UTF-16, any length) of a string the last `push` left out; with its first
+   * part, the whole string's length.
+   */
+  textPart(part: string, whole?: number | undefined | null): void
   /** Puts the string sent since the last `setText` in place of string `j` the last `push` left out. */
   setText(j: number): void
   /** The changes that restore every reference in the pushed messages. */

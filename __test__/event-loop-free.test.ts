@@ -153,24 +153,43 @@ describe("a conversation's counts", () => {
     const counting = conv.count()
     // A second call shares the running count.
     const again = conv.count()
-    expect(offThread).toHaveBeenCalledTimes(1)
     expect(() => conv.append([h[0]])).toThrow(/conversation\.append: the conversation is busy/)
+    // Closed before the long string it was sending reached the engine: stopped there.
     conv.close()
-    // Stopped, or done just before the close: either way it settles, and a rejection names the close.
-    const settled = await counting.then(
-      (n) => ({ n }),
-      (e: Error) => ({ e }),
-    )
-    if ('e' in settled) expect(settled.e.message).toBe('conversation.count: the conversation was closed while counting')
-    else expect(settled.n).toBe(countTokens(h))
-    await again.catch(() => {})
+    await expect(counting).rejects.toThrow('conversation.count: the conversation was closed while counting')
+    await expect(again).rejects.toThrow('conversation.count: the conversation was closed while counting')
+    expect(offThread).not.toHaveBeenCalled()
+    expect(conv.closed).toBe(true)
+  })
+
+  it('an append leaves a long string out of the engine; what reads the messages next sends it first', async () => {
+    const h = withBigResult(9, 1_000_000)
+    const conv = await openConversation(h.slice(0, -2))
+    const parts = vi.spyOn(native.Conversation.prototype, 'textPart')
+    conv.append(h.slice(-2))
+    expect(parts).not.toHaveBeenCalled()
+    // Asynchronously: in parts of at most TEXT_PART units, then counted off the thread.
+    expect(await conv.count()).toBe(countTokens(h))
+    expect(parts.mock.calls.length).toBeGreaterThanOrEqual(Math.ceil(1_000_000 / TEXT_PART))
+    for (const [part] of parts.mock.calls) expect((part as string).length).toBeLessThanOrEqual(TEXT_PART)
+    // Synchronously, at once: the next append, or tokens.
+    const more = withBigResult(10, 200_000).slice(-2)
+    conv.append(more)
+    const replaced = { role: 'user', content: 'short' } as ApiMessage
+    conv.replace(2, replaced)
+    const host = [...h.slice(0, 2), replaced, ...h.slice(3), ...more]
+    expect(conv.tokens).toBe(countTokens(host))
+    const r = await conv.condense({ provider: 'truncation', config: { preserveRecentCount: 1 } })
+    expect(r.error).toBeUndefined()
+    expect(r.prevContextTokens).toBe(countTokens(host))
+    conv.close()
   })
 })
 
-/** A flat string (as a file read or JSON.parse makes one) of `n` units with lone surrogates every `every` units. */
+/** A flat string (as a file read or JSON.parse makes one) of `n` units, words of seven letters, with lone surrogates every `every` units. */
 function withLoneSurrogates(n: number, every: number): string {
   const units = new Uint16Array(n)
-  for (let i = 0; i < n; i++) units[i] = i % every === every - 1 ? 0xd800 + (i % 0x800) : 0x61 + (i % 26)
+  for (let i = 0; i < n; i++) units[i] = i % every === every - 1 ? 0xd800 + (i % 0x800) : i % 8 === 7 ? 0x20 : 0x61 + (i % 26)
   return Buffer.from(units.buffer).toString('utf16le')
 }
 

@@ -7,6 +7,7 @@
 'use strict'
 
 const native = require('./native.js')
+const scheduler = require('./scheduler.js')
 const { describe } = require('./values.js')
 const { pushChunk } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
@@ -53,6 +54,16 @@ class Conversation {
   #pending
   /** The count running off the JavaScript thread (`count`), while it runs. */
   #counting
+  /**
+   * The long strings the last `append` left out of the engine, still to be sent there in parts
+   * (a step of lib/crossing.js's textSender), so an append never holds the event loop for a long
+   * string: what reads the messages in the engine sends them first, in slices when it is
+   * asynchronous (`count`, `condense`, `analyze`), at once otherwise.
+   */
+  #unsent
+  #unsentSizing = { size: 1 }
+  /** Stops the sending a running `count` does, when the conversation is closed. */
+  #stopSending
 
   /** Use `openConversation`. */
   constructor(key, encoding) {
@@ -66,13 +77,26 @@ class Conversation {
     if (this.#busy) throw new Error(`${at}: the conversation is busy (a condense is running on it); await it first`)
   }
 
+  /** Sends what the last append left out, at once (before anything else reads or changes the messages). */
+  #sendNow() {
+    if (this.#unsent) this.#unsent(Number.POSITIVE_INFINITY)
+    this.#unsent = undefined
+  }
+
+  /** Sends what the last append left out through the scheduler (kept for later if `signal` aborts first). */
+  async #send(signal) {
+    if (!this.#unsent) return
+    await scheduler.run(this.#unsent, signal, this.#unsentSizing)
+    this.#unsent = undefined
+  }
+
   /** The native conversation as the intake pushes to it; remembers a problem it was rejected with. */
   #target() {
     const conv = this.#native
     let problem
     return {
       push: (chunk, longUnits) => conv.push(chunk, longUnits),
-      textPart: (part) => conv.textPart(part),
+      textPart: (part, whole) => conv.textPart(part, whole),
       setText: (j) => conv.setText(j),
       reject: (p) => {
         problem = p
@@ -115,6 +139,7 @@ class Conversation {
    */
   get tokens() {
     this.#usable('conversation.tokens')
+    this.#sendNow()
     return this.#native.tokens()
   }
 
@@ -131,10 +156,11 @@ class Conversation {
     } catch (e) {
       return Promise.reject(e)
     }
-    if (this.#native.uncounted === 0) return Promise.resolve(this.#native.tokens())
+    if (!this.#unsent && this.#native.uncounted === 0) return Promise.resolve(this.#native.tokens())
     this.#busy = true
-    this.#counting = this.#native
-      .count()
+    this.#stopSending = new AbortController()
+    this.#counting = this.#send(this.#stopSending.signal)
+      .then(() => this.#native.count())
       .catch((e) => {
         throw this.#closed ? new Error('conversation.count: the conversation was closed while counting') : e
       })
@@ -149,17 +175,21 @@ class Conversation {
   tokensOf(index) {
     this.#usable('conversation.tokensOf')
     checkIndex(index, this.#messages.length, 'conversation.tokensOf')
+    this.#sendNow()
     return this.#native.tokensOf(index)
   }
 
-  /** Adds messages at the end; answers the new length. */
+  /** Adds messages at the end (a long string sent to the engine later, see `#unsent`); answers the new length. */
   append(messages) {
     this.#usable('conversation.append')
     checkMessagesArray(messages, 'conversation.append')
     checkMessageObjects(messages, 'conversation.append')
+    this.#sendNow()
     this.#pending = undefined
     const before = this.#messages.length
-    const problem = pushChunk(this.#target(), messages, 0)
+    const problem = pushChunk(this.#target(), messages, 0, (step) => {
+      this.#unsent = step
+    })
     if (problem) {
       this.#native.truncate(before)
       throw new TypeError(`conversation.append: ${problem}`)
@@ -176,6 +206,7 @@ class Conversation {
     this.#usable('conversation.replace')
     checkIndex(index, this.#messages.length, 'conversation.replace')
     checkMessageObjects([message], 'conversation.replace', () => 'message')
+    this.#sendNow()
     this.#pending = undefined
     // Pushed at the end, checked and escaped there, then moved into place.
     const end = this.#messages.length
@@ -197,6 +228,7 @@ class Conversation {
     }
     this.#pending = undefined
     if (length >= this.#messages.length) return
+    this.#sendNow()
     this.#native.truncate(length)
     this.#messages.length = length
     this.#shapes.length = length
@@ -225,6 +257,7 @@ class Conversation {
     this.#usable('conversation.analyze')
     this.#busy = true
     try {
+      await this.#send()
       return await this.#native.analyze()
     } finally {
       this.#busy = false
@@ -256,6 +289,7 @@ class Conversation {
     this.#pending = undefined
     this.#busy = true
     try {
+      await this.#send(signal)
       const result = await runEngine(conv, before, { summarize, llm, signal, start: () => conv.start(engineOptions, summarize !== undefined) })
       result.changed = []
       result.layout = null
@@ -312,11 +346,13 @@ class Conversation {
       // A count running off the thread holds the native conversation until it settles: stopped
       // now, let go of then.
       conv.stopCount()
+      this.#stopSending.abort()
       this.#counting.then(
         () => conv.close(),
         () => conv.close(),
       )
     } else conv.close()
+    this.#unsent = undefined
     this.#messages = []
     this.#shapes = []
   }

@@ -44,7 +44,7 @@ function textSender(target, strings) {
   return (size) => {
     for (let n = 0; n < size && j < strings.length; n++) {
       const s = strings[j]
-      target.textPart(s.slice(at, at + TEXT_PART))
+      target.textPart(s.slice(at, at + TEXT_PART), at === 0 ? s.length : undefined)
       at += TEXT_PART
       if (at >= s.length) {
         target.setText(j)

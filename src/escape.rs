@@ -44,6 +44,14 @@ impl Escaper {
         Escaper::default()
     }
 
+    /// An escaper for a text of `units` UTF-16 units: room made once for three bytes a unit (what a
+    /// character of the Basic Multilingual Plane takes; growing a string of megabytes by doubling
+    /// copies it each time). Pages never written are never touched, and `finish` gives back what
+    /// the text did not use.
+    pub fn with_capacity(units: usize) -> Escaper {
+        Escaper { out: String::with_capacity(units.saturating_mul(3)), ..Escaper::default() }
+    }
+
     fn char(&mut self, c: char) {
         self.out.push(c);
     }
@@ -200,9 +208,9 @@ impl Incoming {
         self.text = None;
     }
 
-    /// The next part of the string arriving.
-    pub fn part(&mut self, units: &[u16]) {
-        self.text.get_or_insert_with(Escaper::new).push(units);
+    /// The next part of the string arriving; with the first, how long the whole is (in units).
+    pub fn part(&mut self, units: &[u16], whole: Option<usize>) {
+        self.text.get_or_insert_with(|| Escaper::with_capacity(whole.unwrap_or(0))).push(units);
     }
 
     /// The string that arrived since the last `take`, escaped, and where string `j` of the last
@@ -387,8 +395,8 @@ mod tests {
         incoming.expect(vec![Deferred { message: 1, path }], 10);
         let mut u = units("a");
         u.push(0xD800);
-        incoming.part(&u[..1]);
-        incoming.part(&u[1..]);
+        incoming.part(&u[..1], Some(u.len()));
+        incoming.part(&u[1..], None);
         let Ok((i, path, text)) = incoming.take(0) else { panic!("no string 0") };
         assert_eq!(i, 11);
         assert_eq!(put(&mut m[i - 10], &path, text), Ok(()));

@@ -107,10 +107,11 @@ impl Session {
         Ok(strings)
     }
 
-    /// The next part (UTF-16, any length) of a string the last `push` left out.
+    /// The next part (UTF-16, any length) of a string the last `push` left out; with its first
+    /// part, the whole string's length.
     #[napi]
-    pub fn text_part(&mut self, part: Utf16String) {
-        self.incoming.part(&part);
+    pub fn text_part(&mut self, part: Utf16String, whole: Option<u32>) {
+        self.incoming.part(&part, whole.map(|n| n as usize));
     }
 
     /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
