@@ -51,7 +51,12 @@ export declare class Conversation {
   count(): Promise<number>
   /** Tokens of the message at `index` (counted here if it is not yet, as `tokens` does). */
   tokensOf(index: number): number
-  /** Adds messages at the end; answers the new length. */
+  /**
+   * Adds messages at the end; answers the new length. A string longer than 65,536 UTF-16 units
+   * reaches the engine when the messages are next read there: in parts through the scheduler by
+   * `count`, `condense` and `analyze`, at once by `tokens`, `tokensOf`, `append`, `replace` and
+   * `truncate`.
+   */
   append(messages: ApiMessage[]): number
   /** Replaces the message at `index` (an edit the host made). */
   replace(index: number, message: ApiMessage): void

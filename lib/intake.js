@@ -1,5 +1,6 @@
 // Feeding a history to the engine without holding the event loop: chunks through the scheduler,
-// and the abort signal's checks. Shared by lib/index.js and lib/manager.js.
+// the long strings a chunk left out sent in parts after it, and the abort signal's checks. Shared
+// by lib/index.js, lib/manager.js and lib/conversation.js.
 'use strict'
 
 const { describe } = require('./values.js')
