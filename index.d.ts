@@ -15,25 +15,48 @@ export declare class Conversation {
   /** Messages held. */
   get length(): number
   /**
-   * Adds messages at the end. Answers the positions (within `chunk`) of those holding U+FFFD
-   * or U+FDD0, as `Session.push` does: JavaScript replaces those needing it by their escaped form.
+   * Adds messages at the end, as `Session.push` does (the strings it answers are sent in
+   * parts: `textPart`, then `setText`). Nothing is counted here.
    */
-  push(chunk: Array<any>): Array<number>
-  /** Replaces the message at `index`. */
-  set(index: number, message: any): void
+  push(chunk: object[], longUnits?: number | undefined | null): string[]
+  /**
+   * The next part (UTF-16, any length) of a string the last `push` left out; with its first
+   * part, the whole string's length.
+   */
+  textPart(part: string, whole?: number | undefined | null): void
+  /** Puts the string sent since the last `setText` in place of string `j` the last `push` left out. */
+  setText(j: number): void
   /**
    * Moves the last message to `index`, in place of the message there (a replacement pushed
-   * at the end first, so it crosses and is escaped as any new message).
+   * at the end first, so it crosses and is escaped as any new message). It is counted with
+   * the next count.
    */
   moveLast(index: number): void
   /** Keeps the first `length` messages. */
   truncate(length: number): void
-  /** Tokens of the messages held, counting only those not counted yet. */
+  /**
+   * Tokens of the messages held, counting those not counted yet on this (the JavaScript)
+   * thread: `count` counts them off it.
+   */
   tokens(): number
-  /** Tokens of message `index`. */
+  /** Tokens of message `index` (counting, as `tokens` does, what is not counted yet). */
   tokensOf(index: number): number
-  /** Counts what is not counted yet off the JavaScript thread. */
+  /**
+   * Messages not counted yet (appended, replaced or condensed since the last count): `tokens`
+   * and `tokensOf` count nothing when there are none.
+   */
+  get uncounted(): number
+  /**
+   * Counts what is not counted yet off the JavaScript thread (the engine's thread pool) and
+   * answers the tokens of the messages held. The conversation cannot change while it runs
+   * (its messages are shared with the count); `close` stops it.
+   */
   count(): Promise<number>
+  /**
+   * Stops a count running off the JavaScript thread (and any later one): the conversation is
+   * being closed, and Node-API lets `close` in only once the count has settled.
+   */
+  stopCount(): void
   /** What fills the context, off the JavaScript thread. */
   analyze(): Promise<unknown>
   /**
@@ -44,7 +67,7 @@ export declare class Conversation {
   start(options: any, withSummarizer: boolean): void
   next(): Promise<unknown>
   readPart(maxBytes: number): string | null
-  reply(results: any): void
+  reply(results: any, texts?: Array<string> | undefined | null): void
   abort(): void
   /**
    * Takes on the result of the last successful condensation: the messages become the
@@ -88,14 +111,18 @@ export declare class ManagerRules {
 export declare class Session {
   constructor(options: any)
   /**
-   * Adds the next messages of the history. Answers the positions (within `chunk`) of the
-   * messages holding U+FFFD or U+FDD0: only those can carry a lone surrogate (Node-API turns
-   * each into U+FFFD on the way in) or the escape character, and JavaScript replaces those
-   * that do by their escaped form (`set`), so edited text comes back exactly.
+   * Adds the next messages of the history, in the engine's escaped form (see `text`), so edited
+   * text comes back exactly. With `longUnits`, strings longer than that are left out and
+   * answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
    */
-  push(chunk: Array<any>): Array<number>
-  /** Replaces the pushed message at `index` (its escaped form, see `push`). */
-  set(index: number, message: any): void
+  push(chunk: object[], longUnits?: number | undefined | null): string[]
+  /**
+   * The next part (UTF-16, any length) of a string the last `push` left out; with its first
+   * part, the whole string's length.
+   */
+  textPart(part: string, whole?: number | undefined | null): void
+  /** Puts the string sent since the last `setText` in place of string `j` the last `push` left out. */
+  setText(j: number): void
   /** The changes that restore every reference in the pushed messages. */
   expand(): RawExpansion
   /**
@@ -156,9 +183,10 @@ export declare class Session {
   readPart(maxBytes: number): string | null
   /**
    * Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
-   * `{ ok: false, error }` per request, in order.
+   * `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
+   * UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
    */
-  reply(results: any): void
+  reply(results: any, texts?: Array<string> | undefined | null): void
   /**
    * Estimates what the session's provider would do (a run with a stand-in model, see
    * `manager::estimate`), off the JavaScript thread; the session is emptied.
@@ -247,7 +275,8 @@ export declare function managerValidateConfig(config: any): any
 /**
  * Changes packed for a cheap crossing: four numbers per change in `codes`
  * (message, block + 1, part + 1, field: 0 = `text`, 1 = `content`) and every new text
- * concatenated in `text`, cut by `ends` (UTF-16 offsets, as JavaScript indexes strings).
+ * concatenated in `text` (unescaped), cut by `ends` (UTF-16 offsets into the unescaped text, as
+ * JavaScript indexes strings).
  * Creating one string and two typed arrays costs a few napi calls, where an object per
  * change cost thousands.
  */

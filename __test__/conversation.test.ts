@@ -48,6 +48,8 @@ describe('a conversation against the stateless condense', () => {
     it(`random appends, replacements, cuts and condensations (${format} tools, seed ${seed}) match condense() on the same history`, async () => {
       const source: ApiMessage[] = generateHistory({ seed: 10 + seed, format, targetTokens: 60_000 }) as ApiMessage[]
       const random = rng(seed)
+      // Whether a step counts off the thread first (its own draws: the steps stay those of `random`).
+      const offThread = rng(seed + 100)
       let next = 24
       let host = source.slice(0, next)
       const conv = await openConversation(host)
@@ -98,7 +100,11 @@ describe('a conversation against the stateless condense', () => {
         }
         expect(conv.length).toBe(host.length)
         expect(conv.messages).toEqual(host)
+        // Counted off the thread (then read) or on it: the same counts, message by message too.
+        if (offThread() < 0.5) expect(await conv.count()).toBe(countTokens(host))
         expect(conv.tokens).toBe(countTokens(host))
+        const i = Math.floor(offThread() * host.length)
+        expect(conv.tokensOf(i)).toBe(countTokens([host[i]]))
       }
       expect(condensations).toBeGreaterThan(5)
       expect(changedSome).toBeGreaterThan(0)
@@ -174,6 +180,16 @@ describe('keeping a conversation equal to the host history', () => {
     conv.append(h.slice(6))
     conv.replace(3, { role: h[3].role, content: [{ type: 'text', text: odd }] } as ApiMessage)
     const host = conv.messages
+    // The engine counts such texts in its escaped form (U+FDD0 doubled, a lone surrogate U+D800+n
+    // as U+FDD0 U+E800+n), off the thread or on it.
+    const escaped = (s: string) =>
+      s.replace(/\uFDD0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) =>
+        c === '\uFDD0' ? '\uFDD0\uFDD0' : `\uFDD0${String.fromCharCode(0xe800 + c.charCodeAt(0) - 0xd800)}`,
+      )
+    const inEngine = JSON.parse(JSON.stringify(host), (_k, v) => (typeof v === 'string' ? escaped(v) : v)) as ApiMessage[]
+    expect(countTokens(inEngine)).toBeGreaterThan(countTokens(host))
+    expect(await conv.count()).toBe(countTokens(inEngine))
+    expect(conv.tokens).toBe(countTokens(inEngine))
     const r = await conv.condense({ provider: 'truncation', config: { preserveRecentCount: 4 } })
     expect(comparable(r)).toEqual(comparable(await condense(host, { provider: 'truncation', config: { preserveRecentCount: 4 } })))
     expect(JSON.stringify(conv.messages)).toContain(JSON.stringify(odd).slice(1, -1))

@@ -3,7 +3,7 @@
 'use strict'
 
 const scheduler = require('./scheduler.js')
-const { unescapeText, PART_BYTES } = require('./crossing.js')
+const { PART_BYTES } = require('./crossing.js')
 
 // ---------------------------------------------------------------------------------------------
 // Changes from the engine, applied with structural sharing.
@@ -34,7 +34,7 @@ function changeApplier(messages, packed, out, readPart) {
         text = text.slice(start - base) + next
         base = start
       }
-      const value = unescapeText(text.slice(start - base, ends[c] - base))
+      const value = text.slice(start - base, ends[c] - base)
       start = ends[c]
       const original = messages[i]
       const m = out[i] === original ? { ...original } : out[i]

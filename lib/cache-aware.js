@@ -36,7 +36,7 @@
 'use strict'
 
 const { describe, wholeNumber: checkWhole } = require('./values.js')
-const { countTokens } = require('./tokens.js')
+const { countTokensAsync } = require('./tokens.js')
 const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
 
 const POLICY_NAMES = Object.freeze(['default', 'cache-aware', 'cache-aware-strict'])
@@ -204,11 +204,11 @@ class PolicyTasks {
   }
 }
 
-/** The system prompt's size from the call's context: `systemPromptTokens`, else `systemPrompt` counted. */
-function systemPromptOf(context) {
+/** The system prompt's size from the call's context: `systemPromptTokens`, else `systemPrompt` counted (off the JavaScript thread). */
+async function systemPromptOf(context) {
   const n = context.systemPromptTokens
   if (n !== undefined) return { tokens: checkWhole(n, 'condenseIfNeeded: context.systemPromptTokens', 0), text: undefined }
-  if (typeof context.systemPrompt === 'string') return { tokens: countTokens(context.systemPrompt), text: context.systemPrompt }
+  if (typeof context.systemPrompt === 'string') return { tokens: await countTokensAsync(context.systemPrompt), text: context.systemPrompt }
   if (context.systemPrompt !== undefined)
     throw new TypeError(`condenseIfNeeded: context.systemPrompt: expected a string, got ${describe(context.systemPrompt)}`)
   throw new TypeError(
@@ -282,10 +282,13 @@ const dollars = (x) => `$${x.toFixed(4)}`
  */
 async function runCacheAware(o) {
   const { policy: p, pricing, state, context, counter } = o
-  const system = systemPromptOf(context)
+  const system = await systemPromptOf(context)
   const sys = system.tokens
   const expectedTurns = context.expectedTurns ?? p.expectedTurns
   if (context.expectedTurns !== undefined) checkWhole(context.expectedTurns, 'condenseIfNeeded: context.expectedTurns', 1)
+  // Every count below is a look-up: what is new is counted here, off the JavaScript thread.
+  await counter.prepare(o.messages)
+  if (state.returned) await counter.prepare(state.returned)
   account(state, o.messages, system, p, pricing, counter)
   const turn = state.turn
   const tokensOf = (m) => counter.of(m)
@@ -339,6 +342,7 @@ async function runCacheAware(o) {
     for (const a of r.attempts ?? []) attempts.push({ role, ...a })
     if (role === 'summary') last = r
     if (!r.condensed) return { condensed: false, result: r, role }
+    await counter.prepare(r.messages)
     const after = sys + counter.total(r.messages)
     const c = {
       condensed: true,

@@ -35,13 +35,28 @@ export declare class Conversation {
   /** The messages held (the host's own objects; condensed ones are new objects), in a new array. */
   readonly messages: ApiMessage[]
   readonly encoding: Encoding
-  /** Tokens of the messages held; only messages not counted before are counted. */
+  /**
+   * Tokens of the messages held. What is not counted yet (appended, replaced or condensed since the
+   * last count) is counted here, on the calling thread; `count()` counts it off the thread.
+   */
   readonly tokens: number
   /** Whether `close` was called. */
   readonly closed: boolean
-  /** Tokens of the message at `index`. */
+  /**
+   * Tokens of the messages held, counting what is not counted yet off the JavaScript thread (the
+   * engine's thread pool), so the event loop stays free whatever was appended. Once it resolves,
+   * `tokens` and `tokensOf` answer without counting until the conversation changes. While it runs
+   * the conversation is busy (changes throw; a second call shares it).
+   */
+  count(): Promise<number>
+  /** Tokens of the message at `index` (counted here if it is not yet, as `tokens` does). */
   tokensOf(index: number): number
-  /** Adds messages at the end; answers the new length. */
+  /**
+   * Adds messages at the end; answers the new length. A string longer than 65,536 UTF-16 units
+   * reaches the engine when the messages are next read there: in parts through the scheduler by
+   * `count`, `condense` and `analyze`, at once by `tokens`, `tokensOf`, `append`, `replace` and
+   * `truncate`.
+   */
   append(messages: ApiMessage[]): number
   /** Replaces the message at `index` (an edit the host made). */
   replace(index: number, message: ApiMessage): void

@@ -7,12 +7,12 @@
 'use strict'
 
 const native = require('./native.js')
+const scheduler = require('./scheduler.js')
 const { describe } = require('./values.js')
 const { pushChunk } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
 const { pushInChunks, checkSignal } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
-const { unescapeValue } = require('./crossing.js')
 const { stateError, withCode } = require('./errors.js')
 
 /**
@@ -51,12 +51,22 @@ class Conversation {
   #encoding
   #busy = false
   #closed = false
-  /** Native calls still running (a condense, an analysis): the engine's copy is freed after the last. */
+  /** Native calls still running (a condense, a count, an analysis): the engine's copy is freed after the last. */
   #inFlight = 0
-  /** Stops the condense in progress when the conversation is closed. */
+  /** The call in progress, `{ controller, at }`: `close` stops it. */
   #stop
   /** The last condense result not adopted yet (`condense(..., { adopt: false })`), with what it was made from. */
   #pending
+  /** The count running off the JavaScript thread (`count`), while it runs. */
+  #counting
+  /**
+   * The long strings the last `append` left out of the engine, still to be sent there in parts
+   * (a step of lib/crossing.js's textSender), so an append never holds the event loop for a long
+   * string: what reads the messages in the engine sends them first, in slices when it is
+   * asynchronous (`count`, `condense`, `analyze`), at once otherwise.
+   */
+  #unsent
+  #unsentSizing = { size: 1 }
 
   /** Use `openConversation`. */
   constructor(key, encoding) {
@@ -67,32 +77,57 @@ class Conversation {
 
   #usable(at) {
     if (this.#closed) throw stateError(`${at}: the conversation is closed`)
-    if (this.#busy) throw stateError(`${at}: the conversation is busy (a condense or an analysis is running on it); await it first`)
+    if (this.#busy) throw stateError(`${at}: the conversation is busy (a condense, a count or an analysis is running on it); await it first`)
   }
 
   /**
-   * Runs `work` (which awaits a native call) as the conversation's one call in progress: busy
-   * meanwhile, and when `close` came during it, the engine's copy is freed once it has ended.
+   * Runs `work(signal)` (which awaits native calls) as the conversation's one call in progress:
+   * busy meanwhile; `signal` fires when `close` comes during it (with an AbortError naming `at`,
+   * errorCode "closed") or when `callerSignal` fires (with its reason); the engine's copy is freed
+   * once the call has ended.
    */
-  async #inProgress(work) {
+  async #whileStoppable(at, work, callerSignal) {
+    const stop = new AbortController()
+    const follow = () => stop.abort(callerSignal.reason)
+    if (callerSignal) {
+      if (callerSignal.aborted) follow()
+      else callerSignal.addEventListener('abort', follow, { once: true })
+    }
+    this.#stop = { controller: stop, at }
     this.#busy = true
     this.#inFlight++
     try {
-      return await work()
+      return await work(stop.signal)
     } finally {
+      if (callerSignal) callerSignal.removeEventListener('abort', follow)
+      if (this.#stop && this.#stop.controller === stop) this.#stop = undefined
       this.#busy = false
       this.#inFlight--
       if (this.#closed && this.#inFlight === 0) this.#native.close()
     }
   }
 
-  /** Pushes `messages` (held from index `base`), escaped where needed; answers a problem or undefined. */
-  #target(base) {
+  /** Sends what the last append left out, at once (before anything else reads or changes the messages). */
+  #sendNow() {
+    if (this.#unsent) this.#unsent(Number.POSITIVE_INFINITY)
+    this.#unsent = undefined
+  }
+
+  /** Sends what the last append left out through the scheduler (kept for later if `signal` aborts first). */
+  async #send(signal) {
+    if (!this.#unsent) return
+    await scheduler.run(this.#unsent, signal, this.#unsentSizing)
+    this.#unsent = undefined
+  }
+
+  /** The native conversation as the intake pushes to it; remembers a problem it was rejected with. */
+  #target() {
     const conv = this.#native
     let problem
     return {
-      push: (chunk) => conv.push(chunk),
-      set: (i, m) => conv.set(base + i, m),
+      push: (chunk, longUnits) => conv.push(chunk, longUnits),
+      textPart: (part, whole) => conv.textPart(part, whole),
+      setText: (j) => conv.setText(j),
       reject: (p) => {
         problem = p
       },
@@ -102,7 +137,7 @@ class Conversation {
 
   /** Hands the history over and counts it (see openConversation). */
   async [OPEN](messages, signal) {
-    const problem = await pushInChunks(this.#target(0), messages, signal)
+    const problem = await pushInChunks(this.#target(), messages, signal)
     if (problem) {
       this.#native.close()
       throw new TypeError(`openConversation: ${problem}`)
@@ -127,27 +162,70 @@ class Conversation {
     return this.#encoding
   }
 
-  /** Tokens of the messages held (only messages not counted before are counted). */
+  /**
+   * Tokens of the messages held. What is not counted yet (appended, replaced or condensed since the
+   * last count) is counted here, on the calling thread: after a large append, `await count()`
+   * counts it off the thread instead.
+   */
   get tokens() {
     this.#usable('conversation.tokens')
+    this.#sendNow()
     return this.#native.tokens()
   }
 
-  /** Tokens of the message at `index`. */
+  /**
+   * Tokens of the messages held, counting what is not counted yet off the JavaScript thread (the
+   * engine's thread pool), so the event loop stays free whatever was appended. Once it resolves,
+   * `tokens` and `tokensOf` answer without counting until the conversation changes. While it runs
+   * the conversation is busy (a second call shares it).
+   */
+  count() {
+    if (this.#counting) return this.#counting
+    try {
+      this.#usable('conversation.count')
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    if (!this.#unsent && this.#native.uncounted === 0) return Promise.resolve(this.#native.tokens())
+    const conv = this.#native
+    this.#counting = this.#whileStoppable('conversation.count', async (stop) => {
+      // Closed while counting: the count running off the thread is stopped too.
+      const stopCount = () => conv.stopCount()
+      stop.addEventListener('abort', stopCount, { once: true })
+      try {
+        await this.#send(stop)
+        const total = await conv.count()
+        if (stop.aborted) throw stop.reason
+        return total
+      } catch (e) {
+        throw stop.aborted ? stop.reason : e
+      } finally {
+        stop.removeEventListener('abort', stopCount)
+        this.#counting = undefined
+      }
+    })
+    return this.#counting
+  }
+
+  /** Tokens of the message at `index` (counted here if it is not yet, as `tokens` does). */
   tokensOf(index) {
     this.#usable('conversation.tokensOf')
     checkIndex(index, this.#messages.length, 'conversation.tokensOf')
+    this.#sendNow()
     return this.#native.tokensOf(index)
   }
 
-  /** Adds messages at the end; answers the new length. */
+  /** Adds messages at the end (a long string sent to the engine later, see `#unsent`); answers the new length. */
   append(messages) {
     this.#usable('conversation.append')
     checkMessagesArray(messages, 'conversation.append')
     checkMessageObjects(messages, 'conversation.append')
+    this.#sendNow()
     this.#pending = undefined
     const before = this.#messages.length
-    const problem = pushChunk(this.#target(before), messages, 0)
+    const problem = pushChunk(this.#target(), messages, 0, (step) => {
+      this.#unsent = step
+    })
     if (problem) {
       this.#native.truncate(before)
       throw new TypeError(`conversation.append: ${problem}`)
@@ -164,10 +242,11 @@ class Conversation {
     this.#usable('conversation.replace')
     checkIndex(index, this.#messages.length, 'conversation.replace')
     checkMessageObjects([message], 'conversation.replace', () => 'message')
+    this.#sendNow()
     this.#pending = undefined
     // Pushed at the end, checked and escaped there, then moved into place.
     const end = this.#messages.length
-    const problem = pushChunk(this.#target(end), [message], 0)
+    const problem = pushChunk(this.#target(), [message], 0)
     if (problem) {
       this.#native.truncate(end)
       throw new TypeError(`conversation.replace: ${problem.replace(/^messages\[0\]/, 'message')}`)
@@ -185,6 +264,7 @@ class Conversation {
     }
     this.#pending = undefined
     if (length >= this.#messages.length) return
+    this.#sendNow()
     this.#native.truncate(length)
     this.#messages.length = length
     this.#shapes.length = length
@@ -211,10 +291,11 @@ class Conversation {
   /** What fills the context of the messages held (as `analyze`), off the JavaScript thread. */
   async analyze() {
     this.#usable('conversation.analyze')
-    return this.#inProgress(async () => {
+    return this.#whileStoppable('conversation.analyze', async (signal) => {
+      await this.#send(signal)
       const found = await this.#native.analyze()
       if (this.#closed) throw closedDuring('conversation.analyze')
-      return unescapeValue(found)
+      return found
     })
   }
 
@@ -240,14 +321,6 @@ class Conversation {
     if (engineOptions.encoding === undefined) engineOptions.encoding = this.#encoding
     const conv = this.#native
     const before = this.#messages
-    // The run stops when the caller's signal fires (with its reason) or the conversation is closed.
-    const stop = new AbortController()
-    const follow = () => stop.abort(signal.reason)
-    if (signal) {
-      if (signal.aborted) follow()
-      else signal.addEventListener('abort', follow, { once: true })
-    }
-    this.#stop = stop
     // A result waiting to be adopted stays so until a run starts (options the engine refuses
     // start none): the engine keeps only the last run's changes.
     let started = false
@@ -256,20 +329,21 @@ class Conversation {
       started = true
       this.#pending = undefined
     }
-    return this.#inProgress(async () => {
-      try {
-        const result = await runEngine(conv, before, { summarize, llm, signal: stop.signal, start })
+    // The run stops when the caller's signal fires (with its reason) or the conversation is closed.
+    return this.#whileStoppable(
+      'conversation.condense',
+      async (stop) => {
+        await this.#send(stop)
+        const result = await runEngine(conv, before, { summarize, llm, signal: stop, start })
         result.changed = []
         result.layout = null
         if (result.error) return result
         this.#pending = result
         if (adopt) Object.assign(result, this.#adopt(result))
         return result
-      } finally {
-        if (signal) signal.removeEventListener('abort', follow)
-        if (this.#stop === stop) this.#stop = undefined
-      }
-    })
+      },
+      signal,
+    )
   }
 
   /**
@@ -320,10 +394,11 @@ class Conversation {
   close() {
     if (this.#closed) return
     this.#closed = true
+    this.#unsent = undefined
     this.#messages = []
     this.#shapes = []
     this.#pending = undefined
-    if (this.#stop) this.#stop.abort(closedDuring('conversation.condense'))
+    if (this.#stop) this.#stop.controller.abort(closedDuring(this.#stop.at))
     if (this.#inFlight === 0) this.#native.close()
   }
 

@@ -1,6 +1,6 @@
 // Moving a history into the engine, and texts back out, exactly and at any size. It only
-// converts and checks values; it never changes the caller's objects (an escaped message is a
-// copy) and never decides anything about condensing.
+// converts and checks values; it never changes the caller's objects and never decides anything
+// about condensing.
 //
 // Three things stand between a JavaScript history and the engine:
 // - Node-API converts at most about a million JSON values in one call: histories go in chunks of
@@ -8,63 +8,15 @@
 // - Some values have no JSON form (cycles, NaN, nesting past 128 levels, sparse arrays,
 //   functions): they are found and named by path (`messages[3].content[1].input.x: ...`).
 // - Node-API turns a lone UTF-16 surrogate into U+FFFD, so an edited string would come back
-//   changed where nothing was edited. The engine flags the messages that hold U+FFFD or the
-//   escape character U+FDD0 (a Unicode noncharacter, reserved for such internal use); those of
-//   them that really hold a lone surrogate or U+FDD0 are replaced in the engine by an escaped
-//   copy: U+FDD0 becomes U+FDD0 U+FDD0, a lone surrogate U+D800+n becomes U+FDD0 U+E800+n. Every
-//   text coming back is unescaped, so kept bytes come back exactly. (Such a message counts a
-//   few tokens more in the engine's counts: 4 per lone surrogate, 3 per U+FDD0, in both encodings;
-//   nothing else sees the difference.)
+//   changed where nothing was edited. The engine holds such text escaped (src/escape.rs: U+FDD0
+//   doubled, a lone surrogate U+D800+n as U+FDD0 U+E800+n) and does all of the escaping itself
+//   (src/node/text.rs): a push reads again as UTF-16 any string that arrived holding U+FFFD, and
+//   every text and JSON text coming back is already unescaped. The asynchronous intake also keeps
+//   a long string out of its push: the push answers it, and it is sent here as UTF-16 in parts of
+//   TEXT_PART units through the scheduler, so no call holds the event loop for a whole string.
+//   (Such a message counts a few tokens more in the engine's counts: 4 per lone surrogate, 3 per
+//   U+FDD0, in both encodings; nothing else sees the difference.)
 'use strict'
-
-const ESC = '\uFDD0'
-const NEEDS_ESCAPE = /\uFDD0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
-const NEEDS_ESCAPE_ALL = new RegExp(NEEDS_ESCAPE.source, 'g')
-const ESCAPED_ALL = /\uFDD0([\uFDD0\uE800-\uEFFF])/g
-
-/** `s` in the engine's form: U+FDD0 doubled, lone surrogates as U+FDD0 + a private-use character. */
-function escapeText(s) {
-  if (!NEEDS_ESCAPE.test(s)) return s
-  return s.replace(NEEDS_ESCAPE_ALL, (ch) => (ch === ESC ? ESC + ESC : ESC + String.fromCharCode(0xe800 + ch.charCodeAt(0) - 0xd800)))
-}
-
-/** A text from the engine back in JavaScript's form (the inverse of `escapeText`). */
-function unescapeText(s) {
-  if (typeof s !== 'string' || !s.includes(ESC)) return s
-  return s.replace(ESCAPED_ALL, (_, c) => (c === ESC ? ESC : String.fromCharCode(0xd800 + c.charCodeAt(0) - 0xe800)))
-}
-
-/** Whether a string or key under `value` needs escaping. */
-function needsEscaping(value) {
-  if (typeof value === 'string') return NEEDS_ESCAPE.test(value)
-  if (value === null || typeof value !== 'object') return false
-  if (Array.isArray(value)) return value.some(needsEscaping)
-  for (const [k, v] of Object.entries(value)) if (NEEDS_ESCAPE.test(k) || needsEscaping(v)) return true
-  return false
-}
-
-/** `value` with every string and key mapped by `fn` (new objects only where something changed). */
-function mapStrings(value, fn) {
-  if (typeof value === 'string') return fn(value)
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) {
-    const out = value.map((v) => mapStrings(v, fn))
-    return out.every((v, i) => v === value[i]) ? value : out
-  }
-  let changed = false
-  const out = {}
-  for (const [k, v] of Object.entries(value)) {
-    const k2 = fn(k)
-    const v2 = mapStrings(v, fn)
-    if (k2 !== k || v2 !== v) changed = true
-    // defineProperty: a key such as "__proto__" stays a key.
-    Object.defineProperty(out, k2, { value: v2, enumerable: true, writable: true, configurable: true })
-  }
-  return changed ? out : value
-}
-
-const escapeValue = (value) => mapStrings(value, escapeText)
-const unescapeValue = (value) => mapStrings(value, unescapeText)
 
 /**
  * Bytes of a long text from the engine (summary requests, changed texts) taken per part (the
@@ -73,10 +25,35 @@ const unescapeValue = (value) => mapStrings(value, unescapeText)
  */
 const PART_BYTES = 64 << 10
 
-/** A value the engine sent as JSON text, parsed and back in JavaScript's form. */
+/** UTF-16 units of a string sent again per call (`textPart`): copied and escaped in about 0.1 ms. */
+const TEXT_PART = 1 << 16
+
+/** A value the engine sent as JSON text (its strings already in JavaScript's form), parsed. */
 function fromEngine(json) {
-  const value = JSON.parse(json)
-  return json.includes(ESC) ? unescapeValue(value) : value
+  return JSON.parse(json)
+}
+
+/**
+ * Sends `strings` (those a push left out) to `target` as UTF-16, a part per call (`textPart`),
+ * each finished by `setText`. Answers a step that sends up to `size` parts and says whether all
+ * are sent (run through the scheduler).
+ */
+function textSender(target, strings) {
+  let j = 0
+  let at = 0
+  return (size) => {
+    for (let n = 0; n < size && j < strings.length; n++) {
+      const s = strings[j]
+      target.textPart(s.slice(at, at + TEXT_PART), at === 0 ? s.length : undefined)
+      at += TEXT_PART
+      if (at >= s.length) {
+        target.setText(j)
+        j++
+        at = 0
+      }
+    }
+    return j >= strings.length
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,13 +140,15 @@ const TOO_MANY_VALUES = /maximum JSON value count/
 
 /**
  * Pushes `chunk` (the messages from index `offset`) into `session`: split while it holds more
- * values than one conversion takes, flagged messages escaped. Answers the problem, named by path,
- * when a value cannot cross (the caller then rejects the session), or undefined.
+ * values than one conversion takes. Given `later`, strings longer than TEXT_PART are left out of
+ * the push and sent by the step handed to `later` (which must run to its end before anything else
+ * is pushed). Answers the problem, named by path, when a value cannot cross (the caller then
+ * rejects the session), or undefined.
  */
-function pushChunk(session, chunk, offset) {
-  let flagged
+function pushChunk(session, chunk, offset, later) {
+  let strings
   try {
-    flagged = session.push(chunk)
+    strings = session.push(chunk, later ? TEXT_PART : undefined)
   } catch (e) {
     const why = e && e.message
     if (TOO_MANY_VALUES.test(why)) {
@@ -183,9 +162,7 @@ function pushChunk(session, chunk, offset) {
     }
     return unsupportedProblem(chunk, offset, why)
   }
-  for (const k of flagged) {
-    if (needsEscaping(chunk[k])) session.set(offset + k, escapeValue(chunk[k]))
-  }
+  if (strings.length > 0) later(textSender(session, strings))
   return undefined
 }
 
@@ -202,12 +179,9 @@ function pushAll(session, messages) {
 }
 
 module.exports = {
-  escapeText,
-  unescapeText,
-  escapeValue,
-  unescapeValue,
   fromEngine,
   PART_BYTES,
+  TEXT_PART,
   pathText,
   findUnsupported,
   unsupportedProblem,

@@ -10,7 +10,7 @@ const native = require('./native.js')
 const { repairConversation: repairUncoded, repairPushed } = require('./repair.js')
 const { coded, codeMethods } = require('./errors.js')
 const openaiFormat = require('./openai-format.js')
-const { unescapeValue, fromEngine, pushAll } = require('./crossing.js')
+const { fromEngine, pushAll } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject, checkName } = require('./checks.js')
 const { describe, wholeNumber } = require('./values.js')
 const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache } = require('./tokens.js')
@@ -85,7 +85,7 @@ async function analyzeAsyncUncoded(messages, options) {
   const session = new native.Session({ provider: 'lossless' })
   const problem = await pushInChunks(session, messages, undefined)
   if (problem) throw new TypeError(`analyzeAsync: ${problem}`)
-  return unescapeValue(await session.analyze(encoding))
+  return session.analyze(encoding)
 }
 
 /** workingSet's arguments, checked: the engine's config, whether to return texts, the encoding. */
@@ -115,7 +115,7 @@ async function workingSetAsyncUncoded(messages, options) {
   const session = new native.Session({ provider: 'lossless' })
   const problem = await pushInChunks(session, messages, undefined)
   if (problem) throw new TypeError(`workingSetAsync: ${problem}`)
-  return unescapeValue(await session.workingSet(config, text, encoding))
+  return session.workingSet(config, text, encoding)
 }
 
 /** The JSON Schema of a provider's `config`, for settings UIs. */

@@ -365,7 +365,7 @@ class CondensationManager {
       const after = lib.validateConversation(r.messages)
       if (after.length > before) return { error: `provider "${id}" returned an invalid history: ${after[0].path}: ${after[0].message}`, cost: r.cost }
       // Its own count is not trusted: the context is measured the same way for every provider.
-      const saved = lib.countTokens(messages) - lib.countTokens(r.messages)
+      const saved = (await lib.countTokensAsync(messages)) - (await lib.countTokensAsync(r.messages))
       out = { messages: r.messages, summary: r.summary ?? '', cost: Number.isFinite(r.cost) ? r.cost : 0, tokens: prev - saved }
     }
     if (out.error) return out
@@ -443,8 +443,19 @@ class CondensationManager {
   async _condenseIfNeeded(messages, context, held) {
     const n = messages.length
     const last = n > 0 ? messages[n - 1] : undefined
-    const lastMessageTokens = context.lastMessageTokens ?? (last ? (held ? held.conv.tokensOf(n - 1) : lib.countTokens([last])) : 0)
-    const totalTokens = context.totalTokens ?? (held ? held.conv.tokens - (n > 0 ? held.conv.tokensOf(n - 1) : 0) : lib.countTokens(messages.slice(0, -1)))
+    // Counted off the JavaScript thread: the task's conversation counts what it took in since the
+    // last turn (its counts then only read), else the messages are counted in slices.
+    let lastMessageTokens = context.lastMessageTokens
+    let totalTokens = context.totalTokens
+    const missing = (v) => v === undefined || v === null
+    if (held && (missing(lastMessageTokens) || missing(totalTokens))) {
+      const all = await held.conv.count()
+      const lastOwn = n > 0 ? held.conv.tokensOf(n - 1) : 0
+      lastMessageTokens ??= lastOwn
+      totalTokens ??= all - lastOwn
+    }
+    lastMessageTokens ??= last ? await lib.countTokensAsync([last]) : 0
+    totalTokens ??= await lib.countTokensAsync(messages.slice(0, -1))
     const situation = { totalTokens, lastMessageTokens, contextWindow: context.contextWindow, maxTokens: context.maxTokens, profileId: context.profileId }
     const decision = this._decideAs(situation, 'condenseIfNeeded: context')
     const prev = decision.prevContextTokens
@@ -520,7 +531,7 @@ class CondensationManager {
     const error = coolingDown ?? base.attempts.map((a) => `${a.provider}: ${a.error}`).join('; ')
     if (decision.overflow && this.config.fallback) {
       const truncated = slidingWindow(messages, 0.5)
-      const tokens = prev - (lib.countTokens(messages) - lib.countTokens(truncated))
+      const tokens = prev - ((await lib.countTokensAsync(messages)) - (await lib.countTokensAsync(truncated)))
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
       base.attempts.push({ provider: 'sliding-window', tokensSaved: prev - tokens })
       return {

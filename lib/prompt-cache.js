@@ -9,7 +9,8 @@
 // prices the package knows and their reader, message identity, and per-message token counts.
 'use strict'
 
-const { countTokens } = require('./tokens.js')
+const { countTokens, countEachAsync } = require('./tokens.js')
+const scheduler = require('./scheduler.js')
 const { describe, deepFreeze } = require('./values.js')
 
 /** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
@@ -52,10 +53,35 @@ function readPricing(given, cache, at) {
   }
 }
 
-/** Token counts by message identity: a message is counted once, whatever history it is in. */
+/**
+ * Token counts by message identity: a message is counted once, whatever history it is in. `prepare`
+ * counts a history's new messages off the JavaScript thread; `of` and `total` then only look them
+ * up (a message not prepared is counted on the calling thread).
+ */
 class TokenCounter {
   constructor() {
     this.known = new WeakMap()
+  }
+
+  /** Counts the messages of `messages` not known yet, in slices and off the JavaScript thread. */
+  async prepare(messages) {
+    const unknown = []
+    let i = 0
+    await scheduler.run(
+      (size) => {
+        const stop = Math.min(messages.length, i + size)
+        for (; i < stop; i++) {
+          const m = messages[i]
+          if (m !== null && typeof m === 'object' && !this.known.has(m)) unknown.push(m)
+        }
+        return i >= messages.length
+      },
+      undefined,
+      1024,
+    )
+    if (unknown.length === 0) return
+    const counts = await countEachAsync(unknown, 'o200k_base', 'countTokens')
+    for (let k = 0; k < unknown.length; k++) this.known.set(unknown[k], counts[k])
   }
 
   of(message) {

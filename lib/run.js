@@ -4,7 +4,7 @@
 'use strict'
 
 const scheduler = require('./scheduler.js')
-const { escapeText, fromEngine } = require('./crossing.js')
+const { fromEngine } = require('./crossing.js')
 const { buildMessages, copyMessages } = require('./apply.js')
 const { abortError, checkSignal } = require('./intake.js')
 const { summarizeBatch, readRequests, checkSummarizeOptions } = require('./summarize.js')
@@ -32,11 +32,15 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
       release = undefined
       if (signal && signal.aborted) throw abortError(signal)
       if (event.kind === 'summarize') {
-        // Texts leave the engine's escaped form for the host, and answers enter it.
+        // The requests come out of the engine in the host's form; the answers' texts cross
+        // apart, as UTF-16, and the engine escapes them (a lone surrogate in one comes back).
         const requests = await readRequests((maxBytes) => handle.readPart(maxBytes), signal, messages)
         const answers = await summarizeBatch(requests, summarize, llm, signal)
         release = await scheduler.engineTurn(signal)
-        handle.reply(answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: escapeText(a.reply.text) } } : a)))
+        handle.reply(
+          answers.map((a) => (a.ok ? { ...a, reply: { ...a.reply, text: '' } } : a)),
+          answers.map((a) => (a.ok ? a.reply.text : '')),
+        )
         continue
       }
       if (event.kind === 'error') {

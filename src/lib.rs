@@ -12,6 +12,7 @@ pub mod cost;
 pub mod draft;
 pub mod edit;
 pub mod error;
+pub mod escape;
 pub mod json;
 pub mod llm;
 pub mod manager;

@@ -66,7 +66,7 @@ async function freshFirstStep(state, taskId, messages, o, prevContextTokens) {
   let out = r.messages
   if (out.length !== effective.length) return undefined
   if (out[0] !== effective[0]) {
-    tokens += lib.countTokens([effective[0]]) - lib.countTokens([out[0]])
+    tokens += (await lib.countTokensAsync([effective[0]])) - (await lib.countTokensAsync([out[0]]))
     out = [effective[0], ...out.slice(1)]
   }
   if (!(tokens < prevContextTokens) || tokens > o.targetTokens) return undefined

@@ -172,8 +172,8 @@ const engineDefaultPrompt = async () => {
 // ---------------------------------------------------------------------------------------------
 // Token counts, as Roo takes them.
 
-/** The engine's count of some content blocks (o200k). */
-const engineCount = (blocks) => (blocks.length === 0 ? 0 : lib.countTokens([{ role: 'user', content: blocks }]))
+/** The engine's count of some content blocks (o200k), off the JavaScript thread. */
+const engineCount = async (blocks) => (blocks.length === 0 ? 0 : lib.countTokensAsync([{ role: 'user', content: blocks }]))
 
 /**
  * Tokens of some content blocks by the handler's countTokens (the engine's o200k count without

@@ -101,7 +101,8 @@ async function positionalSummary(base, c) {
   if (newContextTokens >= c.prev) return { error: message(o, 'condense_context_grew') }
   if (o.strictGrowth) {
     // Opt-in: the summary must also be smaller than what it replaces (both by the engine's count).
-    if (engineCount(toBlocks(summary)) >= engineCount(base.slice(1, keepStart).flatMap(toBlocks))) return { error: message(o, 'condense_context_grew') }
+    if ((await engineCount(toBlocks(summary))) >= (await engineCount(base.slice(1, keepStart).flatMap(toBlocks))))
+      return { error: message(o, 'condense_context_grew') }
   }
   return { out: [first, summary, ...keepMessages], keepStart, text, newContextTokens, id }
 }
@@ -182,7 +183,10 @@ async function summarizePositional(messages, c, keepFirstStep) {
   const response = { messages, cost: 0, summary: '' }
   const nd = o.nonDestructive
   const { effective, index, visible } = nd ? project(messages) : { effective: messages }
-  const prev = c.prev !== undefined ? c.prev : lib.countTokens(effective) + lib.countTokens(typeof c.systemPrompt === 'string' ? c.systemPrompt : '')
+  const prev =
+    c.prev !== undefined
+      ? c.prev
+      : (await lib.countTokensAsync(effective)) + (await lib.countTokensAsync(typeof c.systemPrompt === 'string' ? c.systemPrompt : ''))
   c.prev = prev
 
   // 1. The selected provider first, when it is not Roo's own.
@@ -210,7 +214,7 @@ async function summarizePositional(messages, c, keepFirstStep) {
     // Roo always keeps the first message as it is (it may hold a slash command's text), in both
     // modes: a destructive result then holds exactly what the non-destructive projection shows.
     if (out && out.length > 0 && out[0] !== effective[0]) {
-      tokens += lib.countTokens([effective[0]]) - lib.countTokens([out[0]])
+      tokens += (await lib.countTokensAsync([effective[0]])) - (await lib.countTokensAsync([out[0]]))
       out = [effective[0], ...out.slice(1)]
     }
     const origins = out ? originsOf(r.provenance.origins, effective, out) : null

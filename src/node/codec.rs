@@ -1,11 +1,12 @@
 //! Values across the boundary: JSON text for results too big for one Node-API conversion, summary
-//! requests as lines of JSON, packed changes, the outcome's JSON summary, and the checks on what
-//! arrives. Converts only.
+//! requests as lines of JSON, packed changes, the outcome's JSON summary. Every text leaving here
+//! is unescaped for JavaScript (`text`). Converts only.
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{json, Value};
 
+use super::text::{value_to_js, JsText};
 use super::Message;
 use crate::condense::Outcome;
 use crate::draft::Item;
@@ -14,9 +15,11 @@ use crate::llm::SummarizeRequest;
 use crate::model::{Slot, TextRef};
 
 /// A value as JSON text, for results that may hold more values than one Node-API conversion
-/// takes (about a million): JavaScript parses the text instead.
+/// takes (about a million): JavaScript parses the text instead. Its strings are unescaped (a lone
+/// surrogate written as JSON's `\uD8xx`), so what `JSON.parse` gives is the host's text.
 pub(super) fn json_text<T: serde::Serialize>(value: &T) -> std::result::Result<String, CondenseError> {
-    serde_json::to_string(value).map_err(|e| CondenseError::Internal(format!("could not write the result: {e}")))
+    crate::escape::unescaped_json(value)
+        .map_err(|e| CondenseError::Internal(format!("could not write the result: {e}")))
 }
 
 /// A batch of summary requests as lines of JSON, so JavaScript can parse a request of a million
@@ -38,20 +41,6 @@ pub(super) fn requests_parts(batch: Vec<SummarizeRequest>) -> std::result::Resul
     Ok(Parts::Lines { head: Some(head), messages: messages.into_iter() })
 }
 
-/// Whether a string of `value` (or a key) holds U+FFFD (EF BF BD) or U+FDD0 (EF B7 90).
-pub(super) fn may_need_escaping(value: &Message) -> bool {
-    fn text(s: &str) -> bool {
-        let b = s.as_bytes();
-        memchr::memchr_iter(0xEF, b).any(|i| matches!(b.get(i + 1..i + 3), Some([0xBF, 0xBD]) | Some([0xB7, 0x90])))
-    }
-    match value {
-        Message::String(s) => text(s),
-        Message::Array(a) => a.iter().any(may_need_escaping),
-        Message::Object(o) => o.iter().any(|(k, v)| text(k) || may_need_escaping(v)),
-        _ => false,
-    }
-}
-
 #[cfg(feature = "probes")]
 pub(super) fn as_array(messages: &Message) -> std::result::Result<&[Message], CondenseError> {
     messages
@@ -62,14 +51,16 @@ pub(super) fn as_array(messages: &Message) -> std::result::Result<&[Message], Co
 
 /// Changes packed for a cheap crossing: four numbers per change in `codes`
 /// (message, block + 1, part + 1, field: 0 = `text`, 1 = `content`) and every new text
-/// concatenated in `text`, cut by `ends` (UTF-16 offsets, as JavaScript indexes strings).
+/// concatenated in `text` (unescaped), cut by `ends` (UTF-16 offsets into the unescaped text, as
+/// JavaScript indexes strings).
 /// Creating one string and two typed arrays costs a few napi calls, where an object per
 /// change cost thousands.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct PackedChanges {
     pub codes: Uint32Array,
     pub ends: Uint32Array,
-    pub text: String,
+    #[napi(ts_type = "string")]
+    pub text: JsText,
 }
 
 /// The plain-data form of `PackedChanges`, built off the JavaScript thread.
@@ -98,7 +89,7 @@ impl Packed {
                 Slot::ResultPart(j, k) => (j as u32 + 1, k as u32 + 1, 0),
             };
             p.codes.extend([at.msg as u32, block, part, field]);
-            end += t.encode_utf16().count() as u32;
+            end += crate::escape::utf16_len(&t) as u32;
             p.ends.push(end);
             p.text.push_str(&t);
             p.byte_ends.push(p.text.len());
@@ -107,7 +98,11 @@ impl Packed {
     }
 
     pub(super) fn into_js(self) -> PackedChanges {
-        PackedChanges { codes: Uint32Array::new(self.codes), ends: Uint32Array::new(self.ends), text: self.text }
+        PackedChanges {
+            codes: Uint32Array::new(self.codes),
+            ends: Uint32Array::new(self.ends),
+            text: JsText(self.text),
+        }
     }
 
     /// Takes the new texts out, as parts to be read one at a time, each holding whole changes'
@@ -158,7 +153,7 @@ impl Parts {
                         out.push('\n');
                     }
                     // A Value always serializes: its keys are strings, its numbers finite.
-                    out.push_str(&serde_json::to_string(&m).unwrap_or_default());
+                    out.push_str(&crate::escape::unescaped_json(&m).unwrap_or_default());
                 }
                 (!out.is_empty()).then_some(out)
             }
@@ -175,7 +170,7 @@ impl Parts {
 }
 
 /// Restored references, for `expandReferences`.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct RawExpansion {
     pub changes: PackedChanges,
     pub expanded: u32,
@@ -197,8 +192,8 @@ impl TypeName for Json {
 
 impl ToNapiValue for Json {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        // SAFETY: called by napi with a live env, exactly as for a plain Value.
-        unsafe { Value::to_napi_value(env, val.0) }
+        // SAFETY: called by napi with a live env, as for a plain Value.
+        unsafe { value_to_js(env, &val.0) }
     }
 }
 

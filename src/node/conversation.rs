@@ -1,20 +1,21 @@
 //! A history kept in the engine between calls (`Conversation`): the messages as the engine holds
 //! them, their token counts message by message, and runs of the engine over them. A host adds
-//! what is new (`push`), rewrites (`set`, `truncate`), and after a condensation the conversation
-//! takes on its result (`adopt`), so the next call crosses only the new messages, and is neither
-//! counted nor parsed again: the counts and the semantic view (`ViewCache`) are kept message by
-//! message. It never sees the host's objects: `lib/conversation.js` keeps those beside it.
+//! what is new (`push`), rewrites (`moveLast`, `truncate`), and after a condensation the
+//! conversation takes on its result (`adopt`), so the next call crosses only the new messages, and
+//! is neither counted nor parsed again: the counts and the semantic view (`ViewCache`) are kept
+//! message by message. What changed is counted when asked, off the JavaScript thread (`count`)
+//! unless the synchronous `tokens` asks. It never sees the host's objects: `lib/conversation.js`
+//! keeps those beside it.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::codec::*;
 use super::session::*;
 use super::tasks::*;
+use super::text::{JsMessages, JsText, LongStrings};
 use super::trim::*;
 use super::*;
 use crate::condense::Options;
@@ -23,11 +24,22 @@ use crate::error::CondenseError;
 use crate::parse::held::ViewCache;
 use crate::tokens::{count_each_within, Cancel};
 
-/// Token counts of the conversation's first messages (all of them once counted).
+/// Token counts of the conversation's messages: one per message for the first `each.len()`, less
+/// those changed since they were counted (`stale`, whose entries are 0 and out of `total`). What
+/// is not counted is counted when asked: off the JavaScript thread by `count`, or by a run before
+/// it starts; only the synchronous `tokens` and `tokensOf` count on the calling thread.
 #[derive(Default)]
 struct Counts {
     each: Vec<u64>,
+    stale: Vec<usize>,
     total: u64,
+}
+
+/// The messages a count must count: those changed since counted, and all from `from` on.
+#[derive(Clone, PartialEq)]
+struct Todo {
+    stale: Vec<usize>,
+    from: usize,
 }
 
 impl Counts {
@@ -36,7 +48,61 @@ impl Counts {
         if from < self.each.len() {
             self.total -= self.each[from..].iter().sum::<u64>();
             self.each.truncate(from);
+            self.stale.retain(|&i| i < from);
         }
+    }
+
+    /// Message `i` is another one now: counted again with the next count.
+    fn changed(&mut self, i: usize) {
+        if i < self.each.len() && !self.stale.contains(&i) {
+            self.total -= self.each[i];
+            self.each[i] = 0;
+            self.stale.push(i);
+        }
+    }
+
+    /// Messages not counted, of `len`.
+    fn uncounted(&self, len: usize) -> usize {
+        len.saturating_sub(self.each.len()) + self.stale.len()
+    }
+
+    fn todo(&self) -> Todo {
+        Todo { stale: self.stale.clone(), from: self.each.len() }
+    }
+
+    /// Counts the messages `todo` names (without changing anything).
+    fn count(
+        todo: &Todo,
+        messages: &[Message],
+        encoding: Encoding,
+        cancel: Cancel,
+    ) -> std::result::Result<Vec<u64>, CondenseError> {
+        let from = todo.from.min(messages.len());
+        let which: Vec<&Message> =
+            todo.stale.iter().filter_map(|&i| messages.get(i)).chain(&messages[from..]).collect();
+        count_each_within(&which, encoding, cancel)
+    }
+
+    /// Takes the counts of what `todo` named, when nothing changed since it was made (`todo` is
+    /// still `self.todo()`); answers whether it did.
+    fn record(&mut self, todo: &Todo, counted: Vec<u64>) -> bool {
+        if *todo != self.todo() {
+            return false;
+        }
+        let mut counted = counted.into_iter();
+        for &i in &todo.stale {
+            let n = counted.next().unwrap_or(0);
+            if let Some(slot) = self.each.get_mut(i) {
+                *slot = n;
+                self.total += n;
+            }
+        }
+        self.stale.clear();
+        for n in counted {
+            self.each.push(n);
+            self.total += n;
+        }
+        true
     }
 
     /// Counts the messages not counted yet.
@@ -46,13 +112,12 @@ impl Counts {
         encoding: Encoding,
         cancel: Cancel,
     ) -> std::result::Result<(), CondenseError> {
-        let from = self.each.len().min(messages.len());
-        if from == messages.len() {
+        if self.uncounted(messages.len()) == 0 {
             return Ok(());
         }
-        let fresh = count_each_within(&messages[from..].iter().collect::<Vec<_>>(), encoding, cancel)?;
-        self.total += fresh.iter().sum::<u64>();
-        self.each.extend(fresh);
+        let todo = self.todo();
+        let counted = Counts::count(&todo, messages, encoding, cancel)?;
+        self.record(&todo, counted);
         Ok(())
     }
 }
@@ -93,6 +158,10 @@ pub struct Conversation {
     run: Option<Run>,
     /// The changes of the last successful run, until `adopt` applies them.
     result: Arc<Mutex<Option<Changes>>>,
+    /// The strings the last push left out, arriving in parts.
+    incoming: crate::escape::Incoming,
+    /// Set by `close` (or `stopCount` before it): a count running off the JavaScript thread stops.
+    closed: Arc<AtomicBool>,
 }
 
 const BUSY: &str = "the conversation is busy: a condense or a count is still running on it";
@@ -109,6 +178,8 @@ impl Conversation {
             abort: Arc::new(AtomicBool::new(false)),
             run: None,
             result: Arc::new(Mutex::new(None)),
+            incoming: Default::default(),
+            closed: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -132,34 +203,47 @@ impl Conversation {
         self.messages.len() as u32
     }
 
-    /// Adds messages at the end. Answers the positions (within `chunk`) of those holding U+FFFD
-    /// or U+FDD0, as `Session.push` does: JavaScript replaces those needing it by their escaped form.
-    #[napi]
-    pub fn push(&mut self, chunk: Vec<crate::json::Value>) -> Result<Vec<u32>> {
-        let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
+    /// Adds messages at the end, as `Session.push` does (the strings it answers are sent in
+    /// parts: `textPart`, then `setText`). Nothing is counted here.
+    #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
+    pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
+        let (chunk, deferred, strings) = chunk.convert(long_units)?;
         let n = chunk.len();
+        let base = self.messages.len();
         let messages = self.messages_mut()?;
         crate::memory::reserve_modestly(messages, n);
         messages.extend(chunk);
         self.views().pushed(n);
-        Ok(flagged)
+        self.incoming.expect(deferred, base);
+        Ok(strings)
     }
 
-    /// Replaces the message at `index`.
+    /// The next part (UTF-16, any length) of a string the last `push` left out; with its first
+    /// part, the whole string's length.
     #[napi]
-    pub fn set(&mut self, index: u32, message: crate::json::Value) -> Result<()> {
-        let i = index as usize;
-        let slot = self
+    pub fn text_part(&mut self, part: Utf16String, whole: Option<u32>) {
+        self.incoming.part(&part, whole.map(|n| n as usize));
+    }
+
+    /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
+    #[napi]
+    pub fn set_text(&mut self, j: u32) -> Result<()> {
+        let (i, path, text) =
+            self.incoming.take(j as usize).map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
+        let message = self
             .messages_mut()?
             .get_mut(i)
-            .ok_or_else(|| Error::new(Status::InvalidArg, format!("set: no message at {index}")))?;
-        *slot = message;
+            .ok_or_else(|| Error::new(Status::InvalidArg, format!("setText: no message at {i}")))?;
+        crate::escape::put(message, &path, text)
+            .map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
         self.views().changed(i);
-        self.recount(i)
+        self.counts().changed(i);
+        Ok(())
     }
 
     /// Moves the last message to `index`, in place of the message there (a replacement pushed
-    /// at the end first, so it crosses and is escaped as any new message).
+    /// at the end first, so it crosses and is escaped as any new message). It is counted with
+    /// the next count.
     #[napi]
     pub fn move_last(&mut self, index: u32) -> Result<()> {
         let i = index as usize;
@@ -175,18 +259,9 @@ impl Conversation {
         views.truncated(len);
         views.changed(i);
         drop(views);
-        self.counts().cut(len);
-        self.recount(i)
-    }
-
-    /// Counts message `i` again, when it was counted.
-    fn recount(&self, i: usize) -> Result<()> {
         let mut counts = self.counts();
-        if i < counts.each.len() {
-            let n = count_each_within(&[&self.messages[i]], self.encoding, Cancel::NEVER).map_err(to_napi)?[0];
-            counts.total = counts.total - counts.each[i] + n;
-            counts.each[i] = n;
-        }
+        counts.cut(len);
+        counts.changed(i);
         Ok(())
     }
 
@@ -199,7 +274,8 @@ impl Conversation {
         Ok(())
     }
 
-    /// Tokens of the messages held, counting only those not counted yet.
+    /// Tokens of the messages held, counting those not counted yet on this (the JavaScript)
+    /// thread: `count` counts them off it.
     #[napi]
     pub fn tokens(&self) -> Result<f64> {
         let mut counts = self.counts();
@@ -207,7 +283,7 @@ impl Conversation {
         Ok(counts.total as f64)
     }
 
-    /// Tokens of message `index`.
+    /// Tokens of message `index` (counting, as `tokens` does, what is not counted yet).
     #[napi]
     pub fn tokens_of(&self, index: u32) -> Result<f64> {
         let mut counts = self.counts();
@@ -219,14 +295,31 @@ impl Conversation {
             .ok_or_else(|| Error::new(Status::InvalidArg, format!("tokensOf: no message at {index}")))
     }
 
-    /// Counts what is not counted yet off the JavaScript thread.
+    /// Messages not counted yet (appended, replaced or condensed since the last count): `tokens`
+    /// and `tokensOf` count nothing when there are none.
+    #[napi(getter)]
+    pub fn uncounted(&self) -> u32 {
+        self.counts().uncounted(self.messages.len()) as u32
+    }
+
+    /// Counts what is not counted yet off the JavaScript thread (the engine's thread pool) and
+    /// answers the tokens of the messages held. The conversation cannot change while it runs
+    /// (its messages are shared with the count); `close` stops it.
     #[napi(ts_return_type = "Promise<number>")]
     pub fn count(&self) -> AsyncTask<CountTask> {
         AsyncTask::new(CountTask {
             messages: self.messages.clone(),
             counts: self.counts.clone(),
             encoding: self.encoding,
+            closed: self.closed.clone(),
         })
+    }
+
+    /// Stops a count running off the JavaScript thread (and any later one): the conversation is
+    /// being closed, and Node-API lets `close` in only once the count has settled.
+    #[napi]
+    pub fn stop_count(&self) {
+        self.closed.store(true, Ordering::Relaxed);
     }
 
     /// What fills the context, off the JavaScript thread.
@@ -268,14 +361,14 @@ impl Conversation {
         next_event(self.run.as_ref(), &self.abort, "no condense was started on this conversation")
     }
 
-    #[napi]
-    pub fn read_part(&self, max_bytes: u32) -> Option<String> {
+    #[napi(ts_return_type = "string | null")]
+    pub fn read_part(&self, max_bytes: u32) -> Option<JsText> {
         read_part(self.run.as_ref(), max_bytes)
     }
 
     #[napi]
-    pub fn reply(&self, results: Value) -> Result<()> {
-        reply_run(self.run.as_ref(), results, "no condense was started on this conversation")
+    pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
+        reply_run(self.run.as_ref(), results, texts, "no condense was started on this conversation")
     }
 
     #[napi]
@@ -292,19 +385,37 @@ impl Conversation {
             return Err(Error::new(Status::GenericFailure, "adopt: no condensed result is waiting"));
         };
         self.run = None;
-        let (counts, encoding) = (self.counts.clone(), self.encoding);
         let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))?;
         let origin = apply_in_place(messages, changes);
         lock(&self.views).rearranged(&origin);
-        let old = std::mem::take(&mut *counts.lock().unwrap_or_else(|e| e.into_inner()));
-        // Messages kept as they were keep their counts; edited and written ones are counted.
-        let known = |at: &Option<usize>, edited: bool| at.filter(|_| !edited).and_then(|i| old.each.get(i).copied());
-        let fresh: Vec<&Message> =
-            origin.iter().zip(messages.iter()).filter(|((at, e), _)| known(at, *e).is_none()).map(|(_, m)| m).collect();
-        let mut fresh = count_each_within(&fresh, encoding, Cancel::NEVER).map_err(to_napi)?.into_iter();
-        let each: Vec<u64> =
-            origin.iter().map(|(at, e)| known(at, *e).unwrap_or_else(|| fresh.next().unwrap_or(0))).collect();
-        *self.counts() = Counts { total: each.iter().sum(), each };
+        let mut counts = lock(&self.counts);
+        let old = std::mem::take(&mut *counts);
+        // Messages kept as they were keep their counts; edited and written ones are counted with
+        // the next count (off the JavaScript thread when it is `count`).
+        let mut stale = vec![false; old.each.len()];
+        for &i in &old.stale {
+            if let Some(s) = stale.get_mut(i) {
+                *s = true;
+            }
+        }
+        let known = |at: &Option<usize>, edited: bool| {
+            at.filter(|&i| !edited && !stale.get(i).copied().unwrap_or(true)).and_then(|i| old.each.get(i).copied())
+        };
+        let mut fresh = Counts::default();
+        for (i, (at, edited)) in origin.iter().enumerate() {
+            match known(at, *edited) {
+                Some(n) => {
+                    fresh.each.push(n);
+                    fresh.total += n;
+                }
+                None => {
+                    fresh.each.push(0);
+                    fresh.stale.push(i);
+                }
+            }
+        }
+        *counts = fresh;
+        drop(counts);
         // One typed array: a plain array would cross element by element.
         Ok(Int32Array::new(
             origin
@@ -322,6 +433,7 @@ impl Conversation {
     /// the engine's idle delay otherwise; a later call finds the conversation empty).
     #[napi]
     pub fn close(&mut self) {
+        self.closed.store(true, Ordering::Relaxed);
         abort_run(&self.abort, self.run.as_ref());
         drop_parts(self.run.as_ref());
         *self.counts() = Counts::default();
@@ -335,6 +447,7 @@ pub struct CountTask {
     messages: Arc<Vec<Message>>,
     counts: Arc<Mutex<Counts>>,
     encoding: Encoding,
+    closed: Arc<AtomicBool>,
 }
 
 #[napi]
@@ -343,13 +456,16 @@ impl Task for CountTask {
     type JsValue = f64;
 
     fn compute(&mut self) -> Result<f64> {
-        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
-        let messages = self.messages.clone();
-        let encoding = self.encoding;
-        let total = match catch_unwind(AssertUnwindSafe(|| counts.catch_up(&messages, encoding, Cancel::NEVER))) {
-            Ok(r) => r.map(|_| counts.total as f64).map_err(to_napi),
-            Err(p) => Err(to_napi(CondenseError::Internal(panic_message(p)))),
-        };
+        // Counted without holding the counts, so a `close` meanwhile does not wait for it; taken
+        // while the messages are still shared, so they cannot have changed (a close empties the
+        // counts: nothing is recorded then).
+        let todo = lock(&self.counts).todo();
+        let counted = guarded(|| Counts::count(&todo, &self.messages, self.encoding, Cancel::new(&self.closed)));
+        let total = counted.map(|counted| {
+            let mut counts = lock(&self.counts);
+            counts.record(&todo, counted);
+            counts.total as f64
+        });
         // The conversation may change as soon as this task resolves.
         self.messages = Arc::new(Vec::new());
         total

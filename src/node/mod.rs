@@ -5,7 +5,8 @@
 //!
 //! By concern: `codec` (values across the boundary), `conversation` (a history held between calls), `exports` (the small stateless functions),
 //! `manager` (the manager's decisions), `session` (a condensation in steps), `tasks` (work run off
-//! the JavaScript thread), `trim` (giving memory back when the engine goes idle).
+//! the JavaScript thread), `text` (strings in the engine's escaped form and back), `trim` (giving
+//! memory back when the engine goes idle).
 
 mod codec;
 mod conversation;
@@ -13,6 +14,7 @@ mod exports;
 mod manager;
 mod session;
 mod tasks;
+mod text;
 mod trim;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

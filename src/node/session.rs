@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::codec::*;
 use super::tasks::*;
+use super::text::{JsMessages, JsText, LongStrings};
 use super::trim::*;
 use super::*;
 use crate::condense::{condense, condense_known, Known, Options};
@@ -31,6 +32,8 @@ pub struct Session {
     run: Option<Run>,
     /// Set when the history could not cross the boundary: the run then refuses with it.
     rejected: Option<String>,
+    /// The strings the last push left out, arriving in parts.
+    incoming: crate::escape::Incoming,
 }
 
 /// What the engine thread tells JavaScript.
@@ -89,30 +92,38 @@ impl Session {
             abort: Arc::new(AtomicBool::new(false)),
             run: None,
             rejected: None,
+            incoming: Default::default(),
         })
     }
 
-    /// Adds the next messages of the history. Answers the positions (within `chunk`) of the
-    /// messages holding U+FFFD or U+FDD0: only those can carry a lone surrogate (Node-API turns
-    /// each into U+FFFD on the way in) or the escape character, and JavaScript replaces those
-    /// that do by their escaped form (`set`), so edited text comes back exactly.
-    #[napi]
-    pub fn push(&mut self, chunk: Vec<crate::json::Value>) -> Vec<u32> {
-        let flagged = chunk.iter().enumerate().filter(|(_, m)| may_need_escaping(m)).map(|(i, _)| i as u32).collect();
-        self.messages.extend(chunk);
-        flagged
+    /// Adds the next messages of the history, in the engine's escaped form (see `text`), so edited
+    /// text comes back exactly. With `longUnits`, strings longer than that are left out and
+    /// answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
+    #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
+    pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
+        let (messages, deferred, strings) = chunk.convert(long_units)?;
+        self.incoming.expect(deferred, self.messages.len());
+        self.messages.extend(messages);
+        Ok(strings)
     }
 
-    /// Replaces the pushed message at `index` (its escaped form, see `push`).
+    /// The next part (UTF-16, any length) of a string the last `push` left out; with its first
+    /// part, the whole string's length.
     #[napi]
-    pub fn set(&mut self, index: u32, message: crate::json::Value) -> Result<()> {
-        match self.messages.get_mut(index as usize) {
-            Some(m) => {
-                *m = message;
-                Ok(())
-            }
-            None => Err(Error::new(Status::InvalidArg, format!("set: no message at {index}"))),
-        }
+    pub fn text_part(&mut self, part: Utf16String, whole: Option<u32>) {
+        self.incoming.part(&part, whole.map(|n| n as usize));
+    }
+
+    /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
+    #[napi]
+    pub fn set_text(&mut self, j: u32) -> Result<()> {
+        let (i, path, text) =
+            self.incoming.take(j as usize).map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
+        let message = self
+            .messages
+            .get_mut(i)
+            .ok_or_else(|| Error::new(Status::InvalidArg, format!("setText: no message at {i}")))?;
+        crate::escape::put(message, &path, text).map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))
     }
 
     /// The changes that restore every reference in the pushed messages.
@@ -263,16 +274,17 @@ impl Session {
 
     /// The next part of what the last event left to read (a batch of summary requests, or
     /// the changed texts), or null once read.
-    #[napi]
-    pub fn read_part(&self, max_bytes: u32) -> Option<String> {
+    #[napi(ts_return_type = "string | null")]
+    pub fn read_part(&self, max_bytes: u32) -> Option<JsText> {
         read_part(self.run.as_ref(), max_bytes)
     }
 
     /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
-    /// `{ ok: false, error }` per request, in order.
+    /// `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
+    /// UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
     #[napi]
-    pub fn reply(&self, results: Value) -> Result<()> {
-        reply_run(self.run.as_ref(), results, "this session was not started")
+    pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
+        reply_run(self.run.as_ref(), results, texts, "this session was not started")
     }
 
     /// Estimates what the session's provider would do (a run with a stand-in model, see
@@ -418,7 +430,7 @@ fn lock_parts(parts: &Mutex<Option<Parts>>) -> std::sync::MutexGuard<'_, Option<
 }
 
 /// The next part of what the run's last event left to read (see [`Parts`]), or `None` once read.
-pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<String> {
+pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<JsText> {
     let mut slot = lock_parts(&run?.parts);
     let parts = slot.as_mut()?;
     let part = parts.next(max_bytes);
@@ -432,7 +444,7 @@ pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<String> {
     if let (Some(p), true) = (&part, frees_as_read) {
         read_out(p.len());
     }
-    part
+    part.map(JsText)
 }
 
 /// Lets go of whatever of a run's texts is still unread.
@@ -442,20 +454,29 @@ pub fn drop_parts(run: Option<&Run>) {
     }
 }
 
-/// Hands the run JavaScript's answers to a batch of summary requests.
-pub fn reply_run(run: Option<&Run>, results: Value, not_started: &str) -> Result<()> {
+/// Hands the run JavaScript's answers to a batch of summary requests; each reply's text is the
+/// matching entry of `texts`, escaped (without `texts`, the reply's own, read as UTF-8).
+pub fn reply_run(run: Option<&Run>, results: Value, texts: Option<Vec<Utf16String>>, not_started: &str) -> Result<()> {
     let Some(run) = run else {
         return Err(Error::new(Status::GenericFailure, not_started.to_string()));
     };
     let Value::Array(items) = results else {
         return Err(Error::new(Status::InvalidArg, "reply: expected an array"));
     };
+    let mut texts = texts.map(Vec::into_iter);
     let answers = items
         .into_iter()
         .map(|item| {
+            let text = texts.as_mut().and_then(Iterator::next);
             if item.get("ok").and_then(Value::as_bool) == Some(true) {
-                serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
-                    .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))
+                let mut reply =
+                    serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
+                        .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))?;
+                reply.text = match text {
+                    Some(t) => crate::escape::escape_utf16(&t),
+                    None => crate::escape::double_esc(&reply.text),
+                };
+                Ok(reply)
             } else {
                 Err(item.get("error").and_then(Value::as_str).unwrap_or("the summarize callback failed").to_string())
             }
@@ -467,7 +488,7 @@ pub fn reply_run(run: Option<&Run>, results: Value, not_started: &str) -> Result
 }
 
 /// The next event of an engine run, as JavaScript receives it.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct RawEvent {
     /// "summarize" (the batch is then read with `readPart`), "done" (the changed texts are read
     /// with `readPart`) or "error".
