@@ -156,8 +156,9 @@ describe("a conversation's counts", () => {
     expect(() => conv.append([h[0]])).toThrow(/conversation\.append: the conversation is busy/)
     // Closed before the long string it was sending reached the engine: stopped there.
     conv.close()
-    await expect(counting).rejects.toThrow('conversation.count: the conversation was closed while counting')
-    await expect(again).rejects.toThrow('conversation.count: the conversation was closed while counting')
+    const closed = { name: 'AbortError', errorCode: 'closed', message: 'conversation.count: the conversation was closed while the call was running' }
+    await expect(counting).rejects.toMatchObject(closed)
+    await expect(again).rejects.toMatchObject(closed)
     expect(offThread).not.toHaveBeenCalled()
     expect(conv.closed).toBe(true)
   })

@@ -41,8 +41,11 @@ function signalIn(args) {
   return undefined
 }
 
-/** `fn` whose thrown errors and rejections carry their `errorCode`. */
+const CODED = Symbol('context-condense.coded')
+
+/** `fn` whose thrown errors and rejections carry their `errorCode` (`fn` itself when it does already). */
 function coded(fn) {
+  if (fn[CODED]) return fn
   const wrapped = function (...args) {
     let r
     try {
@@ -58,6 +61,7 @@ function coded(fn) {
     return r
   }
   Object.defineProperty(wrapped, 'name', { value: fn.name })
+  wrapped[CODED] = true
   return wrapped
 }
 
