@@ -57,7 +57,8 @@ describe('bad input: the shape of the history', () => {
       await expect(condense(bad as never, { provider: 'lossless' })).rejects.toThrow(/^condense: messages: expected an array of messages, got /)
     }
     expect(validateConversation({ a: 1 })).toEqual([{ path: 'messages', code: 'not_an_array', message: 'expected an array of messages, got an object' }])
-    expect(() => countTokens({ a: 1 } as never)).toThrow(/^countTokens: messages: expected an array of messages, got an object$/)
+    // countTokens names its parameter as its type does: `input`, a string or an array of messages.
+    expect(() => countTokens({ a: 1 } as never)).toThrow(/^countTokens: input: expected a string or an array of messages, got an object$/)
   })
 
   const structural: Array<[string, unknown[], string]> = [
@@ -199,7 +200,7 @@ describe('bad input: values JSON cannot carry, sizes and odd fields', () => {
     expect(validateConversation(input)).toEqual([
       { path: 'messages[1].content[1].input.a… (124 levels deeper)', code: 'unsupported_value', message: 'nested more than 128 levels deep (the JSON limit)' },
     ])
-    expect(() => countTokens(input)).toThrow(/^countTokens: messages\[1\]\.content\[1\]\.input\.a… \(124 levels deeper\): nested more than 128/)
+    expect(() => countTokens(input)).toThrow(/^countTokens: input\[1\]\.content\[1\]\.input\.a… \(124 levels deeper\): nested more than 128/)
   })
 
   it('a cycle and NaN in a message: refused with the path', async () => {
@@ -448,7 +449,9 @@ describe('bad input reaching the other entry points', () => {
     ;(input[3] as { ts?: number }).ts = NaN
     expect(() => analyze(input)).toThrow(/^analyze: messages\[3\]\.ts: NaN is not a JSON number$/)
     await expect(analyzeAsync(input)).rejects.toThrow(/^analyzeAsync: messages\[3\]\.ts: NaN is not a JSON number$/)
-    await expect(new CondensationManager({ config: { provider: 'lossless' } }).estimateReduction(input)).rejects.toThrow(/^estimate: messages\[3\]\.ts: NaN/)
+    await expect(new CondensationManager({ config: { provider: 'lossless' } }).estimateReduction(input)).rejects.toThrow(
+      /^estimateReduction: messages\[3\]\.ts: NaN/,
+    )
   })
 })
 
@@ -574,5 +577,348 @@ describe('error codes of what the library throws', () => {
     const r = await condense(h, { provider: 'lossless', signal: ac.signal }).catch((e: unknown) => e)
     expect(r).toBe(reason)
     expect((reason as { errorCode?: string }).errorCode).toBeUndefined()
+  })
+})
+
+describe('arguments the types rule out: refused where they are read, naming the place as the .d.ts does', () => {
+  /** What a call made of `f` gives: a throw or rejection (its message and errorCode), or the answer's `error`. */
+  const outcome = async (f: () => unknown): Promise<{ thrown?: string; errorCode?: string; answered?: string }> => {
+    try {
+      const r = (await f()) as { error?: string } | undefined
+      return { answered: r && typeof r === 'object' && typeof r.error === 'string' ? r.error : 'no error' }
+    } catch (e) {
+      return { thrown: (e as Error).message, errorCode: (e as { errorCode?: string }).errorCode }
+    }
+  }
+  const refused = async (f: () => unknown, message: string | RegExp, errorCode = 'invalid-argument') => {
+    const o = await outcome(f)
+    expect(o.thrown, `answered ${o.answered}`).toMatch(message)
+    expect(o.errorCode, o.thrown).toBe(errorCode)
+  }
+
+  it('an unknown option key, with the one rule for known keys (lib/checks.js): `<fn>: options.<key>: unknown key, expected one of …`', async () => {
+    const { analyze, analyzeAsync, countTokensAsync, expandReferences, workingSet, workingSetAsync } = await import('../lib/index.js')
+    const h = base()
+    const bogus = { bogus: 1 } as never
+    await refused(() => expandReferences(h, bogus), /^expandReferences: options\.bogus: unknown key, expected one of format$/)
+    await refused(() => analyze(h, bogus), /^analyze: options\.bogus: unknown key, expected one of encoding, format$/)
+    await refused(() => analyzeAsync(h, bogus), /^analyzeAsync: options\.bogus: unknown key/)
+    await refused(() => countTokens(h, bogus), /^countTokens: options\.bogus: unknown key, expected one of encoding, format$/)
+    await refused(() => countTokensAsync(h, bogus), /^countTokensAsync: options\.bogus: unknown key/)
+    await refused(() => workingSet(h, bogus), /^workingSet: options\.bogus: unknown key, expected one of turns, budgetTokens, text, encoding$/)
+    await refused(() => workingSetAsync(h, bogus), /^workingSetAsync: options\.bogus: unknown key/)
+    const m = new CondensationManager()
+    await refused(() => m.decide({ totalTokens: 1, contextWindow: 1000, bogus: 1 } as never), /^situation\.bogus: unknown key, expected one of totalTokens/)
+    await refused(
+      () => m.condenseIfNeeded(h, { contextWindow: 1000, bogus: 1 } as never),
+      /^condenseIfNeeded: context\.bogus: unknown key, expected one of contextWindow/,
+    )
+    await refused(
+      () => m.estimateReduction(h, bogus),
+      /^estimateReduction: options\.bogus: unknown key, expected one of provider, pricing, summarize, prevContextTokens$/,
+    )
+    await refused(
+      () => new CondensationManager({ telemetry: { captureEverything() {} } } as never),
+      /^CondensationManager: options\.telemetry\.captureEverything: unknown key/,
+    )
+  })
+
+  it('countTokens names its parameter `input`; replay names `history` and `options.llmUrl`; conversation.truncate names `length`', async () => {
+    const { countTokensAsync, replay, openConversation: open } = await import('../lib/index.js')
+    await refused(() => countTokens(5 as never), /^countTokens: input: expected a string or an array of messages, got number 5$/)
+    const holed = () => {
+      const h = base().slice(0, 3)
+      delete h[1]
+      return h
+    }
+    await refused(() => countTokensAsync(holed()), /^countTokensAsync: input\[1\]: expected a message object, got undefined$/)
+    await refused(() => replay(5 as never), /^replay: history: expected an array of messages, got number 5$/)
+    // A hole is named where it is, before anything is counted.
+    await refused(() => replay(holed()), /^replay: history\[1\]: expected a message object, got undefined$/)
+    await refused(() => replay(base(), { llmUrl: 'not a url' }), /^replay: options\.llmUrl: expected an http\(s\) URL/)
+    await refused(() => replay(base(), { policy: null } as never), /^replay: options\.policy: expected one of roo-default/)
+    await refused(() => replay(base(), { cache: null } as never), /^replay: options\.cache: expected "anthropic" or "openai", got null$/)
+    const conv = await open(base())
+    await refused(() => conv.truncate(-1), /^conversation\.truncate: length: expected a whole number >= 0, got number -1$/)
+    conv.close()
+  })
+
+  it('conversation.condense checks its options are an object before reading them (a long string is not a million keys)', async () => {
+    const { openConversation: open } = await import('../lib/index.js')
+    const conv = await open(base())
+    const started = performance.now()
+    await refused(() => conv.condense('x'.repeat(1 << 20) as never), /^conversation\.condense: options: expected an object/)
+    // Refused at once, not after sending a key per character to the engine (about 10 s before).
+    expect(performance.now() - started).toBeLessThan(5000)
+    expect(conv.length).toBe(6)
+    conv.close()
+  })
+
+  it('the Conversation constructor (use openConversation) throws with errorCode "invalid-argument"', async () => {
+    const { Conversation } = await import('../lib/index.js')
+    await refused(() => new (Conversation as unknown as new () => unknown)(), /^Conversation: use openConversation/)
+  })
+
+  it('a BigInt or NaN in options on their way to the engine is named by its path (lib/crossing.js checkCrossable), not by the conversion', async () => {
+    const h = base()
+    await refused(
+      () => condense(h, { provider: 'lossless', prevContextTokens: 5n as never }),
+      /^condense: options\.prevContextTokens: a BigInt \(5n\) is not a JSON number/,
+    )
+    await refused(() => condense(h, { provider: 'native', config: { keepLast: 5n as never } }), /^condense: options\.config\.keepLast: a BigInt/)
+    const m = new CondensationManager()
+    await refused(() => m.setConfig({ threshold: 50n as never }), /^CondensationManager: config\.threshold: a BigInt/)
+    await refused(() => m.estimateCost(h, { pricing: { inputPrice: Number.NaN } }), /^estimateCost: options\.pricing\.inputPrice: NaN is not a JSON number$/)
+    await refused(
+      () => m.estimateCost(h, { prevContextTokens: 5n as never }),
+      /^estimateCost: options\.prevContextTokens: expected a whole number >= 0, got bigint 5n$/,
+    )
+    await refused(() => m.estimateCost(h, null as never), /^estimateCost: options: expected an object, got null$/)
+    // validateConversation answers about any value: one JSON has no form for is a problem, not a throw.
+    expect(validateConversation(Number.NaN)).toEqual([{ path: 'messages', code: 'unsupported_value', message: 'NaN is not a JSON number' }])
+  })
+
+  it('null given for an option the types do not let be null is refused, not taken as the option left out', async () => {
+    const h = base()
+    for (const key of ['prevContextTokens', 'encoding', 'config'])
+      await refused(
+        () => condense(h, { provider: 'lossless', [key]: null } as never),
+        new RegExp(`^invalid options: options\\.${key}: null is not a value`),
+        'invalid-options',
+      )
+    await refused(() => new CondensationManager({ config: null } as never), /config: expected an object/, 'invalid-options')
+    await refused(
+      () => new CondensationManager({ conversations: null } as never),
+      /^CondensationManager: options\.conversations: expected a whole number >= 0, got null$/,
+    )
+    await refused(() => new CondensationManager().getEffectiveThreshold(null as never), /^getEffectiveThreshold: profileId: expected a string, got null$/)
+    await refused(
+      () => new CondensationManager().decide({ totalTokens: null, contextWindow: 1000 } as never),
+      /^invalid options: situation\.totalTokens: expected a whole number >= 0, got null$/,
+      'invalid-options',
+    )
+    // Where a provider's schema takes null (the key left out), the types say so and it is taken.
+    expect((await condense(h, { provider: 'native', summarize: async () => 'S', config: { customPrompt: null, keepLast: 2 } })).error).toBeUndefined()
+    expect(new CondensationManager().validateConfig({ condensingProfileId: null, triggers: { stopPercent: null } })).toEqual([])
+  })
+
+  it("the manager's methods check their arguments: the call's context, ids, a provider's members, the JSON of a config", async () => {
+    const h = base()
+    const m = new CondensationManager()
+    const ctx = { contextWindow: 4000 }
+    await refused(() => m.condenseIfNeeded(h, { ...ctx, taskId: 5 } as never), /^condenseIfNeeded: context\.taskId: expected a string, got number 5$/)
+    await refused(
+      () => m.condenseIfNeeded(h, { ...ctx, force: 'yes' } as never),
+      /^condenseIfNeeded: context\.force: expected true or false, got string "yes"$/,
+    )
+    await refused(
+      () => m.condenseIfNeeded(h, { ...ctx, isAutomaticTrigger: 1 } as never),
+      /^condenseIfNeeded: context\.isAutomaticTrigger: expected true or false/,
+    )
+    await refused(() => m.condenseIfNeeded(h, { ...ctx, systemPrompt: 5 } as never), /^condenseIfNeeded: context\.systemPrompt: expected a string/)
+    await refused(
+      () => m.condenseIfNeeded(h, { ...ctx, systemPromptTokens: '5' } as never),
+      /^condenseIfNeeded: context\.systemPromptTokens: expected a whole number >= 0/,
+    )
+    await refused(
+      () => m.condenseIfNeeded(h, { ...ctx, expectedTurns: 0 } as never),
+      /^condenseIfNeeded: context\.expectedTurns: expected a whole number >= 1, got number 0$/,
+    )
+    await refused(
+      () => m.condenseIfNeeded(h, { ...ctx, summarize: null } as never),
+      /^condenseIfNeeded: context\.summarize: expected an async function, got null$/,
+    )
+    await refused(() => m.condenseIfNeeded([h[0], null, h[1]] as never, ctx), /^condenseIfNeeded: messages\[1\]: expected a message object, got null$/)
+    await refused(() => m.closeConversations(5 as never), /^closeConversations: taskId: expected a string, got number 5$/)
+    await refused(() => m.unregisterProvider(5 as never), /^unregisterProvider: id: expected a provider id \(a string\), got number 5$/)
+    const provider = { id: 'mine', name: 'Mine', description: 'd', condense: async (messages: ApiMessage[]) => ({ messages }) }
+    await refused(() => m.registerProvider({ ...provider, validateConfig: 5 } as never), /^registerProvider: provider\.validateConfig: expected a function/)
+    await refused(
+      () => m.registerProvider({ ...provider, capabilities: { estimatedSpeed: 'warp' } } as never),
+      /^registerProvider: provider\.capabilities\.estimatedSpeed: expected "fast", "medium" or "slow"/,
+    )
+    await refused(() => m.registerProvider({ ...provider, bogus: 1 } as never), /^registerProvider: provider\.bogus: unknown key/)
+    await refused(() => m.importConfig(5 as never), /^importConfig: json: expected the JSON text of a manager config, got number 5$/)
+    await refused(() => m.importConfig('5'), /^importConfig: json: expected the JSON of a manager config \(an object\), got number 5$/)
+    // Roo's earlier config keys are checked in their own names, even beside the keys they map onto.
+    expect(m.validateConfig({ autoCondense: true, autoCondenseContext: 'yes' }).map((p) => p.path)).toEqual(['config.autoCondenseContext'])
+    await refused(
+      () => new CondensationManager({ telemetry: { captureContextCondensed: 5 } } as never),
+      /^CondensationManager: options\.telemetry\.captureContextCondensed: expected a function/,
+    )
+  })
+
+  it('openai-client and openai-format: errors carry errorCode; the summarizer checks its request', async () => {
+    const { createOpenAISummarizer, chatCompletionsUrl } = await import('../lib/openai-client.js')
+    const { toAnthropic } = await import('../lib/openai-format.js')
+    await refused(() => createOpenAISummarizer({} as never), /^createOpenAISummarizer: options\.url: expected an http\(s\) URL/)
+    await refused(() => chatCompletionsUrl(5 as never), /^chatCompletionsUrl: url: expected an http\(s\) URL .*got number 5$/)
+    const summarize = createOpenAISummarizer({ url: 'http://127.0.0.1:9/v1' })
+    const request = { purpose: 'conversation' as const, systemPrompt: 'S', messages: [{ role: 'user' as const, content: 'x' }] }
+    await refused(() => summarize({ ...request, purpose: 'everything' as never }), /^summarize: request\.purpose: expected one of "conversation"/)
+    await refused(() => summarize({ ...request, systemPrompt: 5 as never }), /^summarize: request\.systemPrompt: expected a string, got number 5$/)
+    await refused(() => summarize({ ...request, maxTokens: -1 }), /^summarize: request\.maxTokens: expected a whole number >= 1, got number -1$/)
+    await refused(() => summarize({ ...request, taskId: 5 as never }), /^summarize: request\.taskId: expected a string, got number 5$/)
+    await refused(() => summarize({ ...request, bogus: 1 } as never), /^summarize: request\.bogus: unknown key/)
+    await refused(() => summarize({ ...request, messages: [undefined] } as never), /^summarize: request\.messages\[0\]: expected a message/)
+    await refused(() => summarize(request, { signal: 5 } as never), /^summarize: context\.signal: expected an AbortSignal, got number 5$/)
+    const conversion = toAnthropic([{ role: 'user', content: 'x' }])
+    await refused(() => conversion.restore(5 as never), /^restore: condensed: expected an array of messages, got number 5$/)
+    await refused(() => conversion.locate(5 as never), /^locate: text: expected a string, got number 5$/)
+    await refused(() => conversion.finish(null as never), /^finish: result: expected a condense result/)
+  })
+
+  it("the Roo entries: this package's options checked in full, Roo's arguments named (an `error` answer for a summary or context call, a throw for the rest)", async () => {
+    const roo = await import('../lib/roo.js')
+    const roo2025 = await import('../lib/roo-2025.js')
+    const roo202601 = await import('../lib/roo-2026-01.js')
+    const messages = (): ApiMessage[] =>
+      [1, 2, 3, 4, 5, 6, 7].map((i) => ({ role: i % 2 ? 'user' : 'assistant', content: `message ${i}`, ts: i }) as ApiMessage)
+    const apiHandler = {
+      createMessage: () =>
+        (async function* () {
+          yield { type: 'text', text: 'A summary' }
+        })(),
+    }
+    try {
+      await refused(() => roo.configure({ pricing: { inputPrice: 'x' } } as never), /^configure: options\.pricing\.inputPrice: invalid type: string "x"/)
+      await refused(
+        () => roo.configure({ provider: 'lossless', providerConfig: { keep: 'both' } } as never),
+        /^configure: options\.providerConfig\.keep: unknown variant `both`/,
+      )
+      await refused(
+        () => roo.configure({ providerConfig: { preset: 'turbo' } } as never),
+        /^configure: options\.providerConfig: a config none of lossless, truncation and smart takes/,
+      )
+      await refused(() => roo.configure({ telemetry: { captureEverything() {} } } as never), /^configure: options\.telemetry\.captureEverything: unknown key/)
+      await refused(
+        () => roo.configure({ summarizeOptions: { concurrency: 0 } }),
+        /^configure: options\.summarizeOptions\.concurrency: expected a whole number >= 1/,
+      )
+    } finally {
+      roo.configure()
+    }
+    const call = { messages: messages(), apiHandler, systemPrompt: 'S', taskId: 't' }
+    const answered = async (f: () => unknown, message: RegExp) => expect((await outcome(f)).answered).toMatch(message)
+    await answered(
+      () => roo.summarizeConversation({ ...call, taskId: 5 } as never),
+      /^Failed to condense context: summarizeConversation: options\.taskId: expected a task id \(a string\), got number 5$/,
+    )
+    await answered(
+      () => roo.summarizeConversation({ ...call, isAutomaticTrigger: 'yes' } as never),
+      /summarizeConversation: options\.isAutomaticTrigger: expected true or false/,
+    )
+    await answered(
+      () => roo.summarizeConversation({ ...call, bogus: 1 } as never),
+      /summarizeConversation: options\.bogus: unknown key, expected one of provider/,
+    )
+    await answered(
+      () => roo.summarizeConversation({ ...call, apiHandler: { ...apiHandler, countTokens: 5 } } as never),
+      /summarizeConversation: options\.apiHandler\.countTokens: expected a function/,
+    )
+    await answered(
+      () => roo2025.summarizeConversation(messages(), apiHandler as never, 'S', 't', null as never),
+      /summarizeConversation: prevContextTokens: expected a number >= 0, got null$/,
+    )
+    await answered(
+      () => roo202601.summarizeConversation(messages(), apiHandler as never, 'S', 't', 1000, false, undefined, 5 as never),
+      /summarizeConversation: options: expected an object, got number 5$/,
+    )
+    await refused(
+      () => roo.summarizeConversation(5 as never),
+      /^summarizeConversation: expected an options object, or the messages array of the positional call, first; got number 5$/,
+    )
+    const manage = {
+      ...call,
+      totalTokens: 100,
+      contextWindow: 1000,
+      maxTokens: 100,
+      autoCondenseContext: true,
+      autoCondenseContextPercent: 100,
+      profileThresholds: {},
+      currentProfileId: 'p',
+    }
+    await answered(
+      () => roo.manageContext({ ...manage, autoCondenseContext: 'yes' } as never),
+      /manageContext: autoCondenseContext: expected true or false, got string "yes"$/,
+    )
+    await answered(
+      () => roo.manageContext({ ...manage, currentProfileId: 5 } as never),
+      /manageContext: currentProfileId: expected a profile id \(a string\), got number 5$/,
+    )
+    await refused(() => roo.manageContext(5 as never), /^manageContext: options: expected an object of Roo's arguments, got number 5$/)
+    const { messages: _m, apiHandler: _a, systemPrompt: _s, taskId: _t, ...will } = { ...manage, lastMessageTokens: 10 }
+    expect(roo.willManageContext(will)).toBe(false)
+    await refused(
+      () => roo.willManageContext({ ...will, totalTokens: '5' } as never),
+      /^willManageContext: totalTokens: expected a number >= 0, got string "5"$/,
+    )
+    await refused(() => roo.willManageContext({ ...will, bogus: 1 } as never), /^willManageContext: options\.bogus: unknown key/)
+    await refused(
+      () => roo.truncateConversation(messages(), '0.5' as never, 't'),
+      /^truncateConversation: fracToRemove: expected a number from 0 to 1, got string "0\.5"$/,
+    )
+    await refused(() => roo.truncateConversation(messages(), 0.5, 5 as never), /^truncateConversation: taskId: expected a task id \(a string\), got number 5$/)
+    await refused(
+      () => roo.truncateConversation(messages(), 0.5, 't', { bogus: 1 } as never),
+      /^truncateConversation: options\.bogus: unknown key, expected one of telemetry, nonDestructive, generateId$/,
+    )
+    await refused(() => roo.truncateConversation(messages(), 0.5, 't', null as never), /^truncateConversation: options: expected an object, got null$/)
+    await refused(() => roo.toolUseToText(undefined as never), /^toolUseToText: block: expected a content block \(an object\), got undefined$/)
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    await refused(
+      () => roo.toolUseToText({ type: 'tool_use', id: 'x', name: 'n', input: { a: cyclic } }),
+      /^toolUseToText: block\.input\.a\.self: the value contains itself \(a cycle\)$/,
+    )
+    await refused(() => roo.toolResultToText(null as never), /^toolResultToText: block: expected a content block/)
+    await refused(
+      () => roo.convertToolBlocksToText(5 as never),
+      /^convertToolBlocksToText: content: expected a string or an array of content blocks, got number 5$/,
+    )
+    await refused(
+      () => roo.transformMessagesForCondensing([null] as never),
+      /^transformMessagesForCondensing: messages\[0\]: expected a message object, got null$/,
+    )
+    await refused(() => roo.extractCommandBlocks(5 as never), /^extractCommandBlocks: message: expected a message object, got number 5$/)
+    await refused(() => roo.estimateTokenCount(5 as never), /^estimateTokenCount: content: expected an array of content blocks, got number 5$/)
+    await refused(() => roo.estimateTokenCount([null] as never), /^estimateTokenCount: content\[0\]: expected a content block, got null$/)
+    // Roo's own rule, its specs hold the entries to: no content at all counts 0.
+    expect(await roo.estimateTokenCount(undefined as never)).toBe(0)
+    await refused(
+      () => roo.rewindConversation(messages(), { index: 1, ts: 2 } as never),
+      /^rewindConversation: at: expected \{ index \} or \{ ts \}, got both$/,
+    )
+    await refused(() => roo.rewindConversation(messages(), { ts: '5' } as never), /^rewindConversation: at\.ts: expected a number, got string "5"$/)
+    await refused(
+      () => roo202601.getKeepMessagesWithToolBlocks(messages(), '3' as never),
+      /^getKeepMessagesWithToolBlocks: keepCount: expected a whole number >= 0, got string "3"$/,
+    )
+    const outlineFile = async () => 'outline'
+    await refused(
+      () => roo.generateFoldedFileContext('a.ts' as never, { cwd: '/w', outlineFile }),
+      /^generateFoldedFileContext: filePaths: expected an array of file paths, got string "a\.ts"$/,
+    )
+    await refused(
+      () => roo.generateFoldedFileContext(['a.ts'], { cwd: 5, outlineFile } as never),
+      /^generateFoldedFileContext: options\.cwd: expected a folder \(a string\), got number 5$/,
+    )
+    await refused(
+      () => roo.generateFoldedFileContext(['a.ts'], { cwd: '/w', outlineFile, maxCharacters: '9' } as never),
+      /^generateFoldedFileContext: options\.maxCharacters: expected a whole number >= 0/,
+    )
+  })
+
+  it('settings: previews check their settings as the manager checks its config; validate checks its schema and path', async () => {
+    const { previewOnHistory, summaryRequestFor } = await import('../lib/settings/schemas.js')
+    const { validate } = await import('../lib/settings/validate.mjs')
+    await refused(() => previewOnHistory(base(), { autoCondense: 'yes' } as never), /^previewOnHistory: settings\.autoCondense: expected true or false/)
+    await refused(() => summaryRequestFor(base(), { loopGuard: { bogus: 1 } } as never), /^summaryRequestFor: settings\.loopGuard\.bogus: unknown key/)
+    await refused(() => previewOnHistory(base(), {}, { bogus: 1 } as never), /^previewOnHistory: options\.bogus: unknown key, expected one of summarize$/)
+    await refused(() => validate(5, {}), /^validate: schema: expected a JSON Schema \(an object or a boolean\), got number 5$/)
+    await refused(() => validate({ type: 'object', text: 'x' }, {}), /^validate: schema: #: schema keyword "text" is not supported$/)
+    await refused(() => validate({ type: 'object' }, {}, 5 as never), /^validate: path: expected a string/)
+    // A value the schema's types rule out is a problem, whatever it is (a BigInt included).
+    expect(validate({ type: 'integer' }, 5n)).toEqual([{ path: 'settings', message: 'expected integer, got 5n', schemaPath: '#/type' }])
   })
 })

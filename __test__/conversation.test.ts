@@ -215,11 +215,13 @@ describe('misuse is refused, and the conversation stays as it was', () => {
     await expect(openConversation([h[0], [] as never])).rejects.toThrow(/openConversation: messages\[1\]: expected a message object, got/)
     expect(conv.length).toBe(6)
     expect(() => conv.replace(9, h[0])).toThrow(/conversation\.replace: no message at index 9 \(the conversation holds 6\)/)
-    expect(() => conv.truncate(-1)).toThrow(/conversation\.truncate: expected a whole number >= 0/)
+    expect(() => conv.truncate(-1)).toThrow(/^conversation\.truncate: length: expected a whole number >= 0, got number -1$/)
     await expect(conv.condense({ provider: 'lossless', format: 'openai' } as never)).rejects.toThrow(/options\.format/)
     await expect(conv.condense({ provider: 'lossless', encoding: 'cl100k_base' })).rejects.toThrow(/counts in o200k_base, not cl100k_base/)
     await expect(openConversation(h, { encoding: 'p50k' as never })).rejects.toThrow(/openConversation: options\.encoding: unknown encoding "p50k"/)
-    await expect(openConversation(h, { depth: 1 } as never)).rejects.toThrow(/openConversation: options\.depth: unknown option/)
+    await expect(openConversation(h, { depth: 1 } as never)).rejects.toThrow(
+      /^openConversation: options\.depth: unknown key, expected one of encoding, signal$/,
+    )
 
     // A condense in progress: changes wait for it.
     const running = conv.condense({

@@ -244,10 +244,13 @@ describe('the policy setting', () => {
       ['fastest', /^CondensationManager: options\.policy: expected one of default, cache-aware, cache-aware-strict, got "fastest"$/],
       [{ name: 'cheap' }, /^CondensationManager: options\.policy\.name: expected one of default, cache-aware, cache-aware-strict, got "cheap"$/],
       [42, /^CondensationManager: options\.policy: expected one of "default", "cache-aware", "cache-aware-strict" or an object/],
-      [{ name: 'cache-aware', cach: 'openai' }, /^CondensationManager: options\.policy\.cach: unknown key; expected one of name, cache, pricing,/],
+      [{ name: 'cache-aware', cach: 'openai' }, /^CondensationManager: options\.policy\.cach: unknown key, expected one of name, cache, pricing,/],
       [{ name: 'cache-aware', cache: 'gemini' }, /^CondensationManager: options\.policy\.cache: expected "anthropic" or "openai", got "gemini"$/],
       [{ name: 'cache-aware', pricing: { inputPrice: -1 } }, /^CondensationManager: options\.policy\.pricing\.inputPrice: expected a price >= 0/],
-      [{ name: 'cache-aware', pricing: { input: 3 } }, /^CondensationManager: options\.policy\.pricing\.input: unknown price/],
+      [
+        { name: 'cache-aware', pricing: { input: 3 } },
+        /^CondensationManager: options\.policy\.pricing\.input: unknown key, expected one of inputPrice, outputPrice, cacheWritesPrice, cacheReadsPrice, accounting$/,
+      ],
       [{ name: 'cache-aware', workingSetTurns: 0 }, /^CondensationManager: options\.policy\.workingSetTurns: expected a whole number >= 1, got number 0$/],
       [{ name: 'cache-aware', expectedTurns: 2.5 }, /^CondensationManager: options\.policy\.expectedTurns: expected a whole number >= 1, got number 2.5$/],
       [

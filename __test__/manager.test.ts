@@ -114,7 +114,7 @@ describe('config', () => {
     const other = new CondensationManager()
     other.importConfig(json)
     expect(other.exportConfig()).toBe(json)
-    expect(() => other.importConfig('{ not json')).toThrow(/^importConfig: not JSON/)
+    expect(() => other.importConfig('{ not json')).toThrow(/^importConfig: json: not JSON/)
     expect(() => other.importConfig('{"threshold": 500}')).toThrow(/config\.threshold/)
   })
 

@@ -58,18 +58,18 @@ describe('createOpenAISummarizer: options', () => {
 
   it('rejects bad options, naming them', () => {
     expect(() => createOpenAISummarizer({ url: 'not a url' })).toThrow(
-      /url: expected an http\(s\) URL such as http:\/\/127\.0\.0\.1:11434\/v1, got string "not a url"/,
+      /^createOpenAISummarizer: options\.url: expected an http\(s\) URL such as http:\/\/127\.0\.0\.1:11434\/v1, got string "not a url"/,
     )
-    expect(() => createOpenAISummarizer({ url: 'ftp://x/v1' })).toThrow(/url: expected an http or https URL, got "ftp:\/\/x\/v1"/)
+    expect(() => createOpenAISummarizer({ url: 'ftp://x/v1' })).toThrow(/options\.url: expected an http or https URL, got "ftp:\/\/x\/v1"/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', timeoutMs: -1 })).toThrow(
-      /^createOpenAISummarizer: timeoutMs: expected a whole number of milliseconds from 0 \(no timeout\) to 2147483647 \(the longest a Node\.js timer waits, about 24\.8 days\), got number -1$/,
+      /^createOpenAISummarizer: options\.timeoutMs: expected a whole number of milliseconds from 0 \(no timeout\) to 2147483647 \(the longest a Node\.js timer waits, about 24\.8 days\), got number -1$/,
     )
     // Past the longest a timer waits, setTimeout would fire after 1 ms: refused.
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', timeoutMs: 2 ** 31 })).toThrow(/timeoutMs: .* to 2147483647 .*got number 2147483648$/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', stream: 'yes' as never })).toThrow(/stream: expected true or false, got string "yes"/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', headers: { a: 1 } as never })).toThrow(/headers\.a: expected a string, got number 1/)
     expect(() => createOpenAISummarizer({ url: 'http://x/v1', modle: 'x' } as never)).toThrow(
-      /modle: unknown option, expected one of url, model, apiKey, stream, timeoutMs, headers, body/,
+      /^createOpenAISummarizer: options\.modle: unknown key, expected one of url, model, apiKey, stream, timeoutMs, headers, body$/,
     )
   })
 })

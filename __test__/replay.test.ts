@@ -254,8 +254,8 @@ describe('replay', () => {
       [{ policy: 'fastest' }, /^replay: options\.policy: expected one of roo-default, .*cache-aware-strict, got "fastest"$/],
       [{ cache: 'gemini' }, /^replay: options\.cache: expected "anthropic" or "openai", got "gemini"$/],
       [{ pricing: { inputPrice: -1 } }, /^replay: options\.pricing\.inputPrice: expected a price >= 0/],
-      [{ pricing: { input: 3 } }, /^replay: options\.pricing\.input: unknown price/],
-      [{ window: 5 }, /^replay: options\.window: unknown option; expected one of policy, contextWindow/],
+      [{ pricing: { input: 3 } }, /^replay: options\.pricing\.input: unknown key, expected one of inputPrice/],
+      [{ window: 5 }, /^replay: options\.window: unknown key, expected one of policy, contextWindow/],
       [{ summarize: 'yes' }, /^replay: options\.summarize: expected an async function/],
       [{ model: 'x' }, /^replay: options\.model: needs options\.llmUrl$/],
       [{ cache: 'openai', lookbackBlocks: 20 }, /^replay: options\.lookbackBlocks: applies to the "anthropic" cache model only$/],
@@ -280,7 +280,7 @@ describe('replay', () => {
     const controller = new AbortController()
     controller.abort(new Error('stop'))
     await expect(replay(history, { signal: controller.signal })).rejects.toThrow('stop')
-    await expect(replay({} as never)).rejects.toThrow('replay: messages: expected an array of messages, got an object')
+    await expect(replay({} as never)).rejects.toThrow('replay: history: expected an array of messages, got an object')
     await expect(replay([{ role: 'system', content: 'x' }] as never)).rejects.toThrow('replay: history[0].role: expected "user" or "assistant", got "system"')
   })
 })

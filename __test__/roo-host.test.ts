@@ -179,21 +179,28 @@ describe('bad numbers are refused, never computed with', () => {
       [{ length: 2 }, 'an object'],
       ['x', 'string "x"'],
     ] as const) {
+      // Named as each call's type names it: a key of the options object, or the positional parameter.
       const calls: Array<[string, () => Promise<unknown>]> = [
-        ['manageContext', () => today.manageContext({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
-        ['manageContext', () => jan.manageContext({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
-        ['truncateConversationIfNeeded', () => truncateConversationIfNeeded({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
-        ['summarizeConversation', () => today.summarizeConversation({ messages: bad, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' } as never)],
-        ['summarizeConversation', () => jan.summarizeConversation(bad as never, mockHandler() as never, 'S', 't', 10_000)],
-        ['summarizeConversation', () => summarizeConversation(bad as never, mockHandler() as never, 'S', 't', 10_000)],
+        ['manageContext: options.messages', () => today.manageContext({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
+        ['manageContext: options.messages', () => jan.manageContext({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never)],
+        [
+          'truncateConversationIfNeeded: options.messages',
+          () => truncateConversationIfNeeded({ ...tcinOptions({ totalTokens: 99_000 }), messages: bad } as never),
+        ],
+        [
+          'summarizeConversation: options.messages',
+          () => today.summarizeConversation({ messages: bad, apiHandler: todayHandler(), systemPrompt: 'S', taskId: 't' } as never),
+        ],
+        ['summarizeConversation: messages', () => jan.summarizeConversation(bad as never, mockHandler() as never, 'S', 't', 10_000)],
+        ['summarizeConversation: messages', () => summarizeConversation(bad as never, mockHandler() as never, 'S', 't', 10_000)],
       ]
-      for (const [fn, call] of calls) {
+      for (const [place, call] of calls) {
         const e = await call().then(
           (r) => r,
           (x) => x,
         )
-        expect(e, `${fn} ${shown}`).toBeInstanceOf(TypeError)
-        expect((e as Error).message).toBe(`${fn}: messages: expected an array of messages, got ${shown}`)
+        expect(e, `${place} ${shown}`).toBeInstanceOf(TypeError)
+        expect((e as Error).message).toBe(`${place}: expected an array of messages, got ${shown}`)
         expect((e as { errorCode?: string }).errorCode).toBe('invalid-argument')
       }
       // The entries' synchronous functions throw the same, with the code.

@@ -218,7 +218,7 @@ describe('configure', () => {
     expect(byDefault.messages.length).toBeGreaterThan(input.length)
     expect(configure({ provider: 'smart' })).toEqual({ provider: 'lossless', nonDestructive: true, telemetry: t })
     expect(configure()).toEqual({ provider: 'smart' })
-    expect(() => configure({ providr: 'smart' } as never)).toThrow(/^configure: options\.providr: unknown option, expected one of provider, /)
+    expect(() => configure({ providr: 'smart' } as never)).toThrow(/^configure: options\.providr: unknown key, expected one of provider, /)
     expect(() => configure({ nonDestructive: 'yes' } as never)).toThrow('configure: options.nonDestructive: expected true or false, got string "yes"')
     expect(() => configure({ errors: { condense_nope: 'x' } } as never)).toThrow(/^configure: options\.errors\.condense_nope: unknown key/)
     // @ts-expect-error: the declarations know the providers too

@@ -213,7 +213,7 @@ describe('the entry points on top of it', () => {
 
   it('countTokensAsync names a bad message by index, as countTokens does', async () => {
     const h = [{ role: 'user', content: 'hi' }, 42] as unknown as ApiMessage[]
-    expect(() => countTokens(h)).toThrow('countTokens: messages[1]: expected a message object, got number 42')
-    await expect(countTokensAsync(h)).rejects.toThrow('countTokensAsync: messages[1]: expected a message object, got number 42')
+    expect(() => countTokens(h)).toThrow('countTokens: input[1]: expected a message object, got number 42')
+    await expect(countTokensAsync(h)).rejects.toThrow('countTokensAsync: input[1]: expected a message object, got number 42')
   })
 })

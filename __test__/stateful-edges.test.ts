@@ -234,7 +234,7 @@ describe('the manager refuses what it cannot use, at once', () => {
   }
   it.each([
     [{ conversations: -1 }, /options\.conversations: expected a whole number >= 0, got number -1/],
-    [{ confg: { provider: 'smart' } }, /options\.confg: unknown option/],
+    [{ confg: { provider: 'smart' } }, /options\.confg: unknown key, expected one of config, policy/],
     [{ now: 5 }, /options\.now: expected a function/],
     [{ summarize: 5 }, /options\.summarize: expected an async function, got number 5/],
     [{ summarizeOptions: { timeoutMs: -1 } }, /options\.summarizeOptions\.timeoutMs: expected a whole number of milliseconds from 1/],

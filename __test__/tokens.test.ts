@@ -63,8 +63,8 @@ describe('countTokens', () => {
   })
 
   it('rejects bad input with the place named', () => {
-    expect(() => countTokens(42 as never)).toThrow(/messages: expected an array/)
-    expect(() => countTokens([null] as never)).toThrow(/messages\[0\]: expected a message object/)
+    expect(() => countTokens(42 as never)).toThrow(/^countTokens: input: expected a string or an array of messages, got number 42$/)
+    expect(() => countTokens([null] as never)).toThrow(/^countTokens: input\[0\]: expected a message object, got null$/)
     expect(() => countTokens('x', { encoding: 'gpt2' as never })).toThrow(/unknown encoding "gpt2"/)
   })
 })

@@ -1,7 +1,9 @@
 // The hand-written public types (lib/index.d.ts) against the engine's JSON Schemas: every config
 // interface names exactly the keys its schema has, optional where the schema does not require
-// them, and each enum type holds exactly the schema's values. Reads the .d.ts with the TypeScript
-// compiler; a key added in Rust and not in the types (or the reverse) fails here.
+// them, taking null exactly where the schema does (the engine reads a null there as the key left
+// out; nowhere else is null taken), and each enum type holds exactly the schema's values. Reads the
+// .d.ts with the TypeScript compiler; a key added in Rust and not in the types (or the reverse)
+// fails here.
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
@@ -11,7 +13,14 @@ import { CondensationManager, configSchema, managerConfigSchema } from '../lib/i
 type Schema = { properties?: Record<string, unknown>; required?: string[]; $defs?: Record<string, Schema>; enum?: unknown[]; oneOf?: Schema[]; const?: unknown }
 
 const DTS = join(__dirname, '..', 'lib', 'index.d.ts')
-const program = ts.createProgram([DTS], { noEmit: true, types: [], moduleResolution: ts.ModuleResolutionKind.Bundler, module: ts.ModuleKind.ESNext })
+// strict: null stays in the types (without it, `string | null` reads as `string`).
+const program = ts.createProgram([DTS], {
+  noEmit: true,
+  strict: true,
+  types: [],
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  module: ts.ModuleKind.ESNext,
+})
 const checker = program.getTypeChecker()
 const file = program.getSourceFile(DTS)!
 const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(file)!)
@@ -41,6 +50,20 @@ function propertyType(iface: string, key: string): ts.Type {
 
 const keysOf = (s: Schema) => Object.keys(s.properties ?? {}).sort()
 
+/** Whether a property's schema takes null (`type: [x, "null"]`, a null branch, or null among its enum values). */
+function schemaTakesNull(p: Schema & { type?: unknown; anyOf?: Schema[] }): boolean {
+  const branches = [...(p.anyOf ?? []), ...(p.oneOf ?? [])] as Array<Schema & { type?: unknown }>
+  return (Array.isArray(p.type) && p.type.includes('null')) || p.type === 'null' || branches.some((b) => b.type === 'null') || (p.enum ?? []).includes(null)
+}
+
+/** Whether the declared type of an interface's property takes null. */
+function typeTakesNull(iface: string, key: string): boolean {
+  const symbol = exported.find((s) => s.getName() === iface)!
+  const prop = checker.getDeclaredTypeOfSymbol(symbol).getProperty(key)!
+  const t = checker.getTypeOfSymbolAtLocation(prop, file)
+  return (t.isUnion() ? t.types : [t]).some((u) => (u.flags & ts.TypeFlags.Null) !== 0)
+}
+
 describe('the public types say what the engine takes', () => {
   const smart = configSchema('smart') as Schema
   const manager = managerConfigSchema() as Schema
@@ -59,6 +82,12 @@ describe('the public types say what the engine takes', () => {
     const m = members(name)
     expect(Object.keys(m).sort(), `${name} vs its schema`).toEqual(keysOf(schema))
     for (const key of Object.keys(m)) expect(m[key], `${name}.${key} optional`).toBe(!(schema.required ?? []).includes(key))
+  })
+
+  it.each([...cases, ['ManagerConfig', manager] as [string, Schema]])('%s: a key takes null exactly where its schema does', (name, schema) => {
+    for (const key of keysOf(schema)) {
+      expect(typeTakesNull(name, key), `${name}.${key} takes null`).toBe(schemaTakesNull((schema.properties ?? {})[key] as Schema))
+    }
   })
 
   it("ManagerConfig: its schema's keys, plus Roo Code's earlier keys that the manager reads and the schema leaves out", () => {

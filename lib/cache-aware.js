@@ -36,6 +36,7 @@
 'use strict'
 
 const { describe, wholeNumber: checkWhole } = require('./values.js')
+const { checkKnownKeys } = require('./checks.js')
 const { countTokensAsync } = require('./tokens.js')
 const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
 
@@ -65,9 +66,7 @@ function readPolicy(given) {
     throw new TypeError(
       `${AT}: expected one of ${POLICY_NAMES.map((n) => `"${n}"`).join(', ')} or an object { name, cache, pricing, ... }, got ${describe(given)}`,
     )
-  for (const key of Object.keys(o)) {
-    if (!POLICY_KEYS.includes(key)) throw new TypeError(`${AT}.${key}: unknown key; expected one of ${POLICY_KEYS.join(', ')}`)
-  }
+  checkKnownKeys(o, POLICY_KEYS, AT)
   const name = o.name
   if (!POLICY_NAMES.includes(name))
     throw new TypeError(
@@ -78,7 +77,7 @@ function readPolicy(given) {
     if (extra) throw new TypeError(`${AT}.${extra}: the default policy takes no settings`)
     return undefined
   }
-  const cache = o.cache ?? 'anthropic'
+  const cache = o.cache === undefined ? 'anthropic' : o.cache
   if (cache !== 'anthropic' && cache !== 'openai')
     throw new TypeError(`${AT}.cache: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
   let lookbackBlocks
@@ -204,13 +203,14 @@ class PolicyTasks {
   }
 }
 
-/** The system prompt's size from the call's context: `systemPromptTokens`, else `systemPrompt` counted (off the JavaScript thread). */
+/**
+ * The system prompt's size from the call's context (its keys checked by the manager first):
+ * `systemPromptTokens`, else `systemPrompt` counted (off the JavaScript thread).
+ */
 async function systemPromptOf(context) {
   const n = context.systemPromptTokens
-  if (n !== undefined) return { tokens: checkWhole(n, 'condenseIfNeeded: context.systemPromptTokens', 0), text: undefined }
+  if (n !== undefined) return { tokens: n, text: undefined }
   if (typeof context.systemPrompt === 'string') return { tokens: await countTokensAsync(context.systemPrompt), text: context.systemPrompt }
-  if (context.systemPrompt !== undefined)
-    throw new TypeError(`condenseIfNeeded: context.systemPrompt: expected a string, got ${describe(context.systemPrompt)}`)
   throw new TypeError(
     'condenseIfNeeded: context.systemPromptTokens: the cache-aware policy prices each request with its system prompt; give its size in tokens (or context.systemPrompt, to be counted)',
   )
@@ -285,7 +285,6 @@ async function runCacheAware(o) {
   const system = await systemPromptOf(context)
   const sys = system.tokens
   const expectedTurns = context.expectedTurns ?? p.expectedTurns
-  if (context.expectedTurns !== undefined) checkWhole(context.expectedTurns, 'condenseIfNeeded: context.expectedTurns', 1)
   // Every count below is a look-up: what is new is counted here, off the JavaScript thread.
   await counter.prepare(o.messages)
   if (state.returned) await counter.prepare(state.returned)

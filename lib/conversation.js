@@ -8,12 +8,12 @@
 
 const native = require('./native.js')
 const scheduler = require('./scheduler.js')
-const { describe } = require('./values.js')
+const { describe, wholeNumber } = require('./values.js')
 const { pushChunk } = require('./crossing.js')
-const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
+const { checkMessagesArray, checkMessageObjects, checkEncoding, checkOptionsObject } = require('./checks.js')
 const { pushInChunks, checkSignal } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
-const { stateError, withCode } = require('./errors.js')
+const { stateError, withCode, tag } = require('./errors.js')
 
 /**
  * What `sync` compares besides identity: the fields and blocks a host might change in place. A
@@ -70,7 +70,7 @@ class Conversation {
 
   /** Use `openConversation`. */
   constructor(key, encoding) {
-    if (key !== OPEN) throw new TypeError('Conversation: use openConversation(messages, options) to make one')
+    if (key !== OPEN) throw tag(new TypeError('Conversation: use openConversation(messages, options) to make one'))
     this.#encoding = encoding
     this.#native = new native.Conversation(encoding)
   }
@@ -259,9 +259,7 @@ class Conversation {
   /** Keeps the first `length` messages (a rewind). */
   truncate(length) {
     this.#usable('conversation.truncate')
-    if (!Number.isInteger(length) || length < 0) {
-      throw new TypeError(`conversation.truncate: expected a whole number >= 0, got ${describe(length)}`)
-    }
+    wholeNumber(length, 'conversation.truncate: length', 0)
     this.#pending = undefined
     if (length >= this.#messages.length) return
     this.#sendNow()
@@ -309,9 +307,11 @@ class Conversation {
    */
   async condense(options) {
     this.#usable('conversation.condense')
-    const { adopt = true, ...rest } = options ?? {}
+    // The options are checked to be an object before anything is taken out of them (spreading a
+    // string would make a key of each of its characters).
+    const { signal, summarize, llm, repair, engineOptions: given } = readCondenseOptions(options, 'conversation.condense')
+    const { adopt = true, ...engineOptions } = given
     if (typeof adopt !== 'boolean') throw new TypeError(`conversation.condense: options.adopt: expected true or false, got ${describe(adopt)}`)
-    const { signal, summarize, llm, repair, engineOptions } = readCondenseOptions(options === undefined ? options : rest, 'conversation.condense')
     if (repair) throw new TypeError('conversation.condense: options.repair: repair the messages before they are appended (repairConversation)')
     if ('format' in engineOptions) {
       throw new TypeError(
@@ -408,16 +408,6 @@ class Conversation {
   }
 }
 
-/** A conversation holds message objects: anything else is refused before it crosses. */
-function checkMessageObjects(messages, at, name = (i) => `messages[${i}]`) {
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]
-    if (m === null || typeof m !== 'object' || Array.isArray(m)) {
-      throw new TypeError(`${at}: ${name(i)}: expected a message object, got ${describe(m)}`)
-    }
-  }
-}
-
 function checkIndex(index, length, at) {
   if (!Number.isInteger(index) || index < 0 || index >= length) {
     const error = new RangeError(`${at}: no message at index ${typeof index === 'number' ? index : describe(index)} (the conversation holds ${length})`)
@@ -437,12 +427,9 @@ function closedDuring(at) {
 async function openConversation(messages, options) {
   checkMessagesArray(messages, 'openConversation')
   checkMessageObjects(messages, 'openConversation')
-  const opts = checkOptionsObject(options, 'openConversation')
+  const opts = checkOptionsObject(options, 'openConversation', ['encoding', 'signal'])
   const encoding = checkEncoding(opts.encoding, 'openConversation: options.encoding')
   const signal = checkSignal(opts.signal, 'openConversation: options.signal')
-  for (const key of Object.keys(opts)) {
-    if (key !== 'encoding' && key !== 'signal') throw new TypeError(`openConversation: options.${key}: unknown option (expected encoding or signal)`)
-  }
   const conv = new Conversation(OPEN, encoding)
   await conv[OPEN](messages, signal)
   return conv

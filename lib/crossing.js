@@ -59,8 +59,10 @@ function textSender(target, strings) {
 // ---------------------------------------------------------------------------------------------
 // Values a history cannot carry into the engine: nesting deeper than the JSON limit (128 levels,
 // as serde_json and Node-API's conversion have it), cycles, numbers JSON has no form for (NaN,
-// Infinity), empty slots and undefined in arrays, functions and symbols (a BigInt crosses as a
-// number). Found without recursion, so a hostile depth cannot overflow the stack here either.
+// Infinity), empty slots and undefined in arrays, functions and symbols. A BigInt in a message
+// crosses as a number (the message itself comes back untouched); in options it is refused, as a
+// number the engine would read is not what the caller wrote. Found without recursion, so a
+// hostile depth cannot overflow the stack here either.
 
 const MAX_DEPTH = 128
 
@@ -72,14 +74,20 @@ function pathText(segments) {
   return `${head}… (${segments.length - 6} levels deeper)`
 }
 
-/** The first value under `root` the engine cannot take, as { path, message }, or null. */
-function findUnsupported(root, rootPath) {
+/**
+ * The first value under `root` the engine cannot take, as { path, message }, or null. With
+ * `options` (a config or options value, not a history) a BigInt is one of them.
+ */
+function findUnsupported(root, rootPath, { options = false } = {}) {
   const stack = [[root, rootPath, new Set()]]
   while (stack.length > 0) {
     const [value, path, ancestors] = stack.pop()
     switch (typeof value) {
       case 'number':
         if (!Number.isFinite(value)) return { path, message: `${value} is not a JSON number` }
+        continue
+      case 'bigint':
+        if (options) return { path, message: `a BigInt (${value}n) is not a JSON number: give a number` }
         continue
       case 'function':
       case 'symbol':
@@ -109,14 +117,27 @@ function findUnsupported(root, rootPath) {
   return null
 }
 
-/** The problem in `messages` (from index `offset`) that stopped the crossing, named by path. */
-function unsupportedProblem(messages, offset, fallback) {
+/**
+ * The one check of an options or config value on its way to the engine (the engine reads it as
+ * JSON, and Node-API's conversion would fail on such a value without naming where): a value JSON
+ * has no form for (NaN, ±Infinity, a BigInt, a cycle, a hole, undefined in an array, a function)
+ * throws a TypeError naming it by path: `<at>: options.pricing.inputPrice: NaN is not a JSON
+ * number`. `rootPath` is the value's own path (`['options']`). Answers `value`.
+ */
+function checkCrossable(value, at, rootPath) {
+  const found = findUnsupported(value, rootPath, { options: true })
+  if (found) throw new TypeError(`${at}: ${pathText(found.path)}: ${found.message}`)
+  return value
+}
+
+/** The problem in `messages` (from index `offset`) that stopped the crossing, named by path (the array named `name`). */
+function unsupportedProblem(messages, offset, fallback, name = 'messages') {
   for (let i = 0; i < messages.length; i++) {
-    if (messages[i] === undefined) return `messages[${offset + i}]: expected a message object, got undefined`
-    const found = findUnsupported(messages[i], ['messages', offset + i])
+    if (messages[i] === undefined) return `${name}[${offset + i}]: expected a message object, got undefined`
+    const found = findUnsupported(messages[i], [name, offset + i])
     if (found) return `${pathText(found.path)}: ${found.message}`
   }
-  return `messages[${offset}..${offset + messages.length}]: ${fallback}`
+  return `${name}[${offset}..${offset + messages.length}]: ${fallback}`
 }
 
 /** Whether a tool input is nested deeper than a message may be (the input sits 3 levels down). */
@@ -184,6 +205,7 @@ module.exports = {
   TEXT_PART,
   pathText,
   findUnsupported,
+  checkCrossable,
   unsupportedProblem,
   inputTooDeep,
   pushChunk,

@@ -37,6 +37,9 @@ export interface ApiMessage {
 
 export type Encoding = 'o200k_base' | 'cl100k_base'
 
+// In the providers' configurations (and the manager's), a key the types let be null takes null as
+// the key left out, as the engine's JSON Schemas (configSchema) say; nowhere else is null taken.
+
 /** Configuration of the Lossless provider; every operation is on by default. */
 export interface LosslessConfig {
   /** Repeated reads of a file become references to the copy that stays. @default true */
@@ -64,7 +67,7 @@ export type OpSpec =
   | Operation
   | {
       operation: Operation
-      params?: { truncate?: TruncateParams; summarize?: { maxTokens?: number; customPrompt?: string } }
+      params?: { truncate?: TruncateParams; summarize?: { maxTokens?: number | null; customPrompt?: string | null } }
     }
 
 /** Configuration of the Truncation provider. */
@@ -92,7 +95,7 @@ export interface TruncationConfig {
   /** @default true */
   preserveErrors?: boolean
   /** Stop once the context is at most this many tokens (oldest content first). */
-  targetTokens?: number
+  targetTokens?: number | null
 }
 
 /** Prices in dollars per million tokens; `accounting` says whether input counts include cached tokens. */
@@ -108,25 +111,25 @@ export interface Pricing {
 /** Configuration of the Native provider (Roo Code's summarization). */
 export interface NativeConfig {
   /** Replaces the default summary prompt when not blank. */
-  customPrompt?: string
+  customPrompt?: string | null
   /** Messages kept whole at the end. @default 3 */
   keepLast?: number
-  pricing?: Pricing
-  taskId?: string
-  maxTokens?: number
+  pricing?: Pricing | null
+  taskId?: string | null
+  maxTokens?: number | null
 }
 
 export interface ContentTypeOps {
-  messageText?: OpSpec
-  toolParameters?: OpSpec
-  toolResults?: OpSpec
-  environmentDetails?: OpSpec
+  messageText?: OpSpec | null
+  toolParameters?: OpSpec | null
+  toolResults?: OpSpec | null
+  environmentDetails?: OpSpec | null
 }
 
 export interface SmartPass {
   id: string
-  name?: string
-  description?: string
+  name?: string | null
+  description?: string | null
   selection?:
     | { type: 'preserve_recent'; keepRecentCount: number }
     | { type: 'preserve_percent'; keepPercentage: number }
@@ -137,28 +140,28 @@ export interface SmartPass {
     overrides?: Array<{ messageIndex: number; operations: ContentTypeOps }>
     /** Content under this many tokens is left alone, per type. */
     thresholds?: { messageText?: number; toolParameters?: number; toolResults?: number; environmentDetails?: number }
-  }
+  } | null
   batchConfig?: {
     operation?: 'keep' | 'summarize'
-    summarizationConfig?: { customPrompt?: string; keepFirst?: number; keepLast?: number; maxTokens?: number }
-  }
+    summarizationConfig?: { customPrompt?: string | null; keepFirst?: number; keepLast?: number; maxTokens?: number | null }
+  } | null
   execution?: { type: 'always' } | { type: 'conditional'; condition: { tokenThreshold: number } }
 }
 
 /** Configuration of the Smart provider: a preset, or passes (keys beside a preset replace its own). */
 export interface SmartConfig {
-  preset?: 'conservative' | 'balanced' | 'aggressive' | 'speed' | 'quality' | 'cost'
-  losslessPrelude?: { enabled?: boolean; operations?: LosslessConfig }
-  passes?: SmartPass[]
-  targetTokens?: number
+  preset?: 'conservative' | 'balanced' | 'aggressive' | 'speed' | 'quality' | 'cost' | null
+  losslessPrelude?: { enabled?: boolean; operations?: LosslessConfig } | null
+  passes?: SmartPass[] | null
+  targetTokens?: number | null
   /** 0-100 */
-  targetReductionPercent?: number
+  targetReductionPercent?: number | null
   /** @default true */
   preserveUserText?: boolean
   /** @default true */
   preserveErrors?: boolean
-  pricing?: Pricing
-  taskId?: string
+  pricing?: Pricing | null
+  taskId?: string | null
   /** Keep the working set whatever the passes do. Absent: the preset's (every preset keeps it), off without a preset; null: off. */
   workingSet?: WorkingSetConfig | null
 }

@@ -10,16 +10,20 @@ const native = require('./native.js')
 const { repairConversation: repairUncoded, repairPushed } = require('./repair.js')
 const { coded, codeMethods } = require('./errors.js')
 const openaiFormat = require('./openai-format.js')
-const { fromEngine, pushAll } = require('./crossing.js')
+const { fromEngine, pushAll, findUnsupported, pathText } = require('./crossing.js')
 const { checkMessagesArray, checkEncoding, checkOptionsObject, checkName } = require('./checks.js')
 const { describe, wholeNumber } = require('./values.js')
-const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache } = require('./tokens.js')
+const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache, COUNT_OPTIONS } = require('./tokens.js')
 const { applyChanges } = require('./apply.js')
 const { pushInChunks, abortError } = require('./intake.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
 const { openConversation: openConversationUncoded, Conversation } = require('./conversation.js')
 
 native.warmUp()
+
+// The keys each function's options may hold (lib/index.d.ts): any other is refused (checks.js).
+const EXPAND_OPTIONS = ['format']
+const WORKING_SET_OPTIONS = ['turns', 'budgetTokens', 'text', 'encoding']
 
 async function condenseUncoded(messages, options) {
   // options.format: an OpenAI-format history is converted (lib/openai-format.js), condensed as
@@ -45,7 +49,7 @@ function expandReferencesUncoded(messages, options) {
   // options.format: a marker names a message by its position in the array it is in, in either
   // format (condense returns an OpenAI history's markers in its own numbering), so the history
   // expands as it is; the option is checked as the other entry points check it.
-  openaiFormat.readFormat(messages, checkOptionsObject(options, 'expandReferences'), 'expandReferences')
+  openaiFormat.readFormat(messages, checkOptionsObject(options, 'expandReferences', EXPAND_OPTIONS), 'expandReferences')
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`expandReferences: ${problem}`)
@@ -54,7 +58,13 @@ function expandReferencesUncoded(messages, options) {
 
 function validateConversationUncoded(messages) {
   const session = new native.Session({ provider: 'lossless' })
-  if (!Array.isArray(messages)) return JSON.parse(session.validate(messages))
+  if (!Array.isArray(messages)) {
+    // Any value may be asked about: one JSON has no form for (NaN, a cycle) is named before it
+    // crosses, as such a value inside a history is.
+    const found = findUnsupported(messages, ['messages'])
+    if (found) return [{ path: pathText(found.path), code: 'unsupported_value', message: found.message }]
+    return JSON.parse(session.validate(messages))
+  }
   const problem = pushAll(session, messages)
   if (problem) {
     const at = problem.indexOf(': ')
@@ -67,7 +77,7 @@ function analyzeUncoded(messages, options) {
   const routed = openaiFormat.route(messages, options, 'analyze') // options.format: see condense
   if (routed) return analyzeUncoded(routed.messages, routed.options)
   checkMessagesArray(messages, 'analyze')
-  const opts = checkOptionsObject(options, 'analyze')
+  const opts = checkOptionsObject(options, 'analyze', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
   const session = new native.Session({ provider: 'lossless' })
   const problem = pushAll(session, messages)
@@ -79,7 +89,7 @@ async function analyzeAsyncUncoded(messages, options) {
   const routed = openaiFormat.route(messages, options, 'analyzeAsync') // options.format: see condense
   if (routed) return analyzeAsync(routed.messages, routed.options)
   checkMessagesArray(messages, 'analyzeAsync')
-  const opts = checkOptionsObject(options, 'analyzeAsync')
+  const opts = checkOptionsObject(options, 'analyzeAsync', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'analyzeAsync: options.encoding')
   // A session is the engine's chunked intake; its provider is not used by analyze.
   const session = new native.Session({ provider: 'lossless' })
@@ -91,7 +101,7 @@ async function analyzeAsyncUncoded(messages, options) {
 /** workingSet's arguments, checked: the engine's config, whether to return texts, the encoding. */
 function workingSetArgs(messages, options, name) {
   checkMessagesArray(messages, name)
-  const opts = checkOptionsObject(options, name)
+  const opts = checkOptionsObject(options, name, WORKING_SET_OPTIONS)
   const encoding = checkEncoding(opts.encoding, `${name}: options.encoding`)
   if (opts.text !== undefined && typeof opts.text !== 'boolean')
     throw new TypeError(`${name}: options.text: expected true or false, got ${describe(opts.text)}`)

@@ -10,13 +10,13 @@ export const DEFAULT_MAX_TOKENS: 8192
 
 export interface Triggers {
   /** Condense when the context reaches this % of the window (5..100). */
-  triggerPercent?: number
+  triggerPercent?: number | null
   /** Aim for this % of the window (Truncation and Smart take it as `targetTokens`). */
-  stopPercent?: number
+  stopPercent?: number | null
   /** Skip a condensation that saves fewer tokens (keeps the host's prompt cache). */
-  minGainTokens?: number
+  minGainTokens?: number | null
   /** Skip a condensation that saves less than this % of the context. */
-  minGainPercent?: number
+  minGainPercent?: number | null
 }
 
 export interface ManagerConfig {
@@ -36,7 +36,8 @@ export interface ManagerConfig {
   /** Native when a callback exists, then the sliding window. @default true */
   fallback?: boolean
   loopGuard?: { maxAttempts?: number; coolDownMs?: number }
-  condensingProfileId?: string
+  /** null: none (as left out). */
+  condensingProfileId?: string | null
   /** Roo Code's earlier keys, mapped onto the ones above. */
   autoCondenseContext?: boolean
   autoCondenseContextPercent?: number

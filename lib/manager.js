@@ -12,9 +12,11 @@
 'use strict'
 
 const { coded, codeMethods, tag } = require('./errors.js')
-const { isObject, describe } = require('./values.js')
+const { isObject, describe, wholeNumber } = require('./values.js')
+const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optionalBoolean, optionalFunction, optionalObject } = require('./checks.js')
 const { checkSummarizeOptions } = require('./summarize.js')
-const { findUnsupported, pathText } = require('./crossing.js')
+const { countMessagesAsync } = require('./tokens.js')
+const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
 const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
 const lib = require('./index.js')
@@ -39,21 +41,92 @@ const SITUATION_TYPES = {
 }
 /** The options `new CondensationManager` takes. */
 const MANAGER_OPTIONS = ['config', 'policy', 'summarize', 'summarizeOptions', 'telemetry', 'now', 'conversations']
+/** The callbacks `options.telemetry` may hold. */
+const TELEMETRY_KEYS = ['captureContextCondensed', 'captureSlidingWindowTruncation']
+/** The keys of a call's context (`condenseIfNeeded`, CondenseContext in lib/manager.d.ts). */
+const CONTEXT_KEYS = [
+  'contextWindow',
+  'totalTokens',
+  'lastMessageTokens',
+  'maxTokens',
+  'profileId',
+  'taskId',
+  'signal',
+  'summarize',
+  'force',
+  'isAutomaticTrigger',
+  'systemPromptTokens',
+  'systemPrompt',
+  'expectedTurns',
+]
+/** The keys of an estimate's options (`estimateReduction`, `estimateCost`). */
+const ESTIMATE_KEYS = ['provider', 'pricing', 'summarize', 'prevContextTokens']
+/** The members a custom provider may have (CustomProvider in lib/manager.d.ts): any other is refused. */
+const PROVIDER_MEMBERS = ['id', 'name', 'description', 'capabilities', 'configSchema', 'validateConfig', 'condense', 'estimateReduction']
 
 /**
  * The fields of a situation (`decide`) or of a call's context (`condenseIfNeeded`) that decide,
- * their types checked here and their values by the engine; errors name them under `at`.
+ * their types checked here and their values by the engine; errors name them under `at`. `known`:
+ * the keys the object may hold (a situation's, or a context's).
  */
-function readSituation(situation, at) {
+function readSituation(situation, at, known = Object.keys(SITUATION_TYPES)) {
   if (!isObject(situation)) throw refused(`${at}: expected an object, got ${describe(situation)}`)
+  checkKnownKeys(situation, known, at)
   for (const [k, type] of Object.entries(SITUATION_TYPES)) {
     const v = situation[k]
-    if (v !== undefined && v !== null && typeof v !== type) {
+    // null is no number and no string: a field left out is absent, not null.
+    if (v !== undefined && typeof v !== type) {
       throw refused(`${at}.${k}: expected ${type === 'number' ? 'a whole number >= 0' : 'a string'}, got ${describe(v)}`)
     }
   }
   const { totalTokens, lastMessageTokens = 0, contextWindow, maxTokens, profileId, provider } = situation
   return { totalTokens, lastMessageTokens, contextWindow, maxTokens, profileId, provider }
+}
+
+/**
+ * A call's context (`condenseIfNeeded`) checked before anything runs, every key whatever the
+ * policy reads: what decides (`readSituation`), the task id, the signal, the callback, the
+ * switches and the cache-aware policy's figures. Errors name the key as `condenseIfNeeded: context.<key>`.
+ */
+function checkContext(context) {
+  const at = 'condenseIfNeeded: context'
+  if (!isObject(context) || !(typeof context.contextWindow === 'number' && context.contextWindow > 0)) {
+    throw new TypeError(
+      `${at}.contextWindow: expected the model's context window in tokens, got ${describe(isObject(context) ? context.contextWindow : context)}`,
+    )
+  }
+  readSituation(context, at, CONTEXT_KEYS)
+  optionalString(context.taskId, `${at}.taskId`)
+  checkSignal(context.signal, `${at}.signal`)
+  optionalFunction(context.summarize, `${at}.summarize`, 'an async function')
+  optionalBoolean(context.force, `${at}.force`)
+  optionalBoolean(context.isAutomaticTrigger, `${at}.isAutomaticTrigger`)
+  if (context.systemPromptTokens !== undefined) wholeNumber(context.systemPromptTokens, `${at}.systemPromptTokens`, 0)
+  optionalString(context.systemPrompt, `${at}.systemPrompt`)
+  if (context.expectedTurns !== undefined) wholeNumber(context.expectedTurns, `${at}.expectedTurns`, 1)
+}
+
+/** `new CondensationManager`'s telemetry: an object of the two callbacks, each optional. */
+function checkTelemetry(telemetry) {
+  const at = 'CondensationManager: options.telemetry'
+  if (telemetry === undefined) return
+  checkObject(telemetry, at)
+  checkKnownKeys(telemetry, TELEMETRY_KEYS, at)
+  for (const k of TELEMETRY_KEYS) optionalFunction(telemetry[k], `${at}.${k}`)
+}
+
+/**
+ * Every problem of a manager config as the engine reads it (src/manager/config.rs: types, ranges,
+ * unknown keys, the built-in providers' configs), each `{ path, code, message }` with its path
+ * from `config`; a value JSON has no form for (NaN, a cycle, a BigInt) is named first, by its
+ * path, not by the conversion that would fail. What the manager's own providers add is its
+ * `validateConfig`'s; the settings panel's previews check their settings here too.
+ */
+function configProblems(config) {
+  const unsupported = findUnsupported(config, ['config'], { options: true })
+  if (unsupported) return [{ path: pathText(unsupported.path), code: 'unsupported_value', message: unsupported.message }]
+  // No config at all is a config that is not an object (undefined does not cross as a value).
+  return native.managerValidateConfig(config === undefined ? null : config)
 }
 
 /** Providers that take a token target (the stop setting). */
@@ -91,14 +164,33 @@ function slidingWindow(messages, fracToRemove = 0.5) {
   return cutWindow(messages, fracToRemove)
 }
 
+/** The keys of a provider's capabilities (ProviderCapabilities): booleans, and the speed. */
+const CAPABILITY_FLAGS = ['supportsLossless', 'supportsBatchMode', 'supportsIndividualMode', 'supportsMultiPass', 'supportsLLMSummarization']
+const SPEEDS = ['fast', 'medium', 'slow']
+
+/** A provider written in JavaScript (CustomProvider): its required members and the optional ones it gives. */
 function checkProvider(p) {
-  if (p === null || typeof p !== 'object') throw new TypeError('registerProvider: expected { id, name, description, condense(messages, context) }')
+  const at = 'registerProvider: provider'
+  checkObject(p, at, 'a provider { id, name, description, condense(messages, context) }')
+  checkKnownKeys(p, PROVIDER_MEMBERS, at)
   for (const key of ['id', 'name', 'description']) {
-    if (typeof p[key] !== 'string' || p[key] === '') throw new TypeError(`registerProvider: provider.${key}: expected a non-empty string, got ${typeof p[key]}`)
+    if (typeof p[key] !== 'string' || p[key] === '') throw new TypeError(`${at}.${key}: expected a non-empty string, got ${describe(p[key])}`)
   }
   if (typeof p.condense !== 'function')
-    throw new TypeError(`registerProvider: provider.condense: expected a function (messages, context) => Promise<{ messages }>`)
-  if (p.id in BUILT_IN) throw new TypeError(`registerProvider: "${p.id}" is a built-in provider`)
+    throw new TypeError(`${at}.condense: expected a function (messages, context) => Promise<{ messages }>, got ${describe(p.condense)}`)
+  optionalFunction(p.validateConfig, `${at}.validateConfig`, 'a function (config) => problems')
+  optionalFunction(p.estimateReduction, `${at}.estimateReduction`, 'an async function (messages, context) => estimate')
+  optionalObject(p.configSchema, `${at}.configSchema`, 'a JSON Schema object')
+  if (p.capabilities !== undefined) {
+    const where = `${at}.capabilities`
+    checkObject(p.capabilities, where)
+    checkKnownKeys(p.capabilities, [...CAPABILITY_FLAGS, 'estimatedSpeed'], where)
+    for (const k of CAPABILITY_FLAGS) optionalBoolean(p.capabilities[k], `${where}.${k}`)
+    const speed = p.capabilities.estimatedSpeed
+    if (speed !== undefined && !SPEEDS.includes(speed))
+      throw new TypeError(`${where}.estimatedSpeed: expected "fast", "medium" or "slow", got ${describe(speed)}`)
+  }
+  if (p.id in BUILT_IN) throw new TypeError(`${at}.id: "${p.id}" is a built-in provider`)
 }
 
 class CondensationManager {
@@ -122,29 +214,16 @@ class CondensationManager {
 
   /** The constructor's work: every option checked before anything is kept. */
   _init(options) {
-    if (!isObject(options)) throw new TypeError(`CondensationManager: options: expected an object, got ${describe(options)}`)
-    for (const key of Object.keys(options)) {
-      if (!MANAGER_OPTIONS.includes(key)) {
-        throw new TypeError(`CondensationManager: options.${key}: unknown option (expected one of ${MANAGER_OPTIONS.join(', ')})`)
-      }
-    }
+    checkOptionsObject(options, 'CondensationManager', MANAGER_OPTIONS)
     const { summarize, summarizeOptions, telemetry, now } = options
-    if (summarize !== undefined && typeof summarize !== 'function') {
-      throw new TypeError(`CondensationManager: options.summarize: expected an async function, got ${describe(summarize)}`)
-    }
-    if (now !== undefined && typeof now !== 'function') {
-      throw new TypeError(`CondensationManager: options.now: expected a function answering the time in ms, got ${describe(now)}`)
-    }
-    if (telemetry !== undefined && !isObject(telemetry)) {
-      throw new TypeError(`CondensationManager: options.telemetry: expected an object, got ${describe(telemetry)}`)
-    }
+    optionalFunction(summarize, 'CondensationManager: options.summarize', 'an async function')
+    optionalFunction(now, 'CondensationManager: options.now', 'a function answering the time in ms')
+    checkTelemetry(telemetry)
     checkSummarizeOptions(summarizeOptions, 'CondensationManager: options.summarizeOptions')
-    const keep = options.conversations ?? DEFAULT_MAX_TASKS
-    if (!Number.isInteger(keep) || keep < 0) {
-      throw new TypeError(`CondensationManager: options.conversations: expected a whole number >= 0, got ${describe(keep)}`)
-    }
+    // Left out, not null: null is no number and no config.
+    const keep = options.conversations === undefined ? DEFAULT_MAX_TASKS : wholeNumber(options.conversations, 'CondensationManager: options.conversations', 0)
     this._policy = readPolicy(options.policy)
-    this.useConfig(options.config ?? {})
+    this.useConfig(options.config === undefined ? {} : options.config)
     this.summarize = summarize
     this.summarizeOptions = summarizeOptions
     this.telemetry = telemetry
@@ -165,6 +244,7 @@ class CondensationManager {
 
   /** Lets go of the histories kept for tasks (all of them, or one task's), and the policy's state for them. */
   async closeConversations(taskId) {
+    optionalString(taskId, 'closeConversations: taskId')
     if (this._policyTasks) this._policyTasks.forget(taskId)
     // The loop guard's state for the task (for every task, without one).
     if (taskId === undefined) this.guards.clear()
@@ -181,6 +261,7 @@ class CondensationManager {
   }
 
   unregisterProvider(id) {
+    if (typeof id !== 'string') throw new TypeError(`unregisterProvider: id: expected a provider id (a string), got ${describe(id)}`)
     return this.providers.delete(id)
   }
 
@@ -200,10 +281,8 @@ class CondensationManager {
 
   /** Every problem of a manager config (legacy Roo keys accepted), each with its path. */
   validateConfig(config) {
-    // A value JSON has no form for (NaN, a cycle, a BigInt) is named by its path, not by the conversion that failed.
-    const unsupported = findUnsupported(config, ['config'])
-    if (unsupported) return [{ path: pathText(unsupported.path), code: 'unsupported_value', message: unsupported.message }]
-    const problems = native.managerValidateConfig(config)
+    const problems = configProblems(config)
+    if (problems.length > 0 && problems[0].code === 'unsupported_value') return problems
     const given = config && typeof config === 'object' ? config.providers : undefined
     const provider = config && typeof config === 'object' ? config.provider : undefined
     if (typeof provider === 'string' && !(provider in BUILT_IN) && !this.providers.has(provider)) {
@@ -234,8 +313,7 @@ class CondensationManager {
 
   /** Reads the config once: `rules` answers thresholds, triggers and the loop guard from it. */
   useConfig(config) {
-    const unsupported = findUnsupported(config, ['config'])
-    if (unsupported) throw new TypeError(`CondensationManager: ${pathText(unsupported.path)}: ${unsupported.message}`)
+    checkCrossable(config, 'CondensationManager', ['config'])
     const rules = new native.ManagerRules(config)
     const checked = rules.config()
     if (this._policy) {
@@ -276,23 +354,21 @@ class CondensationManager {
 
   /** A config from `exportConfig` (or hand-written JSON); throws with every problem. */
   importConfig(json) {
+    if (typeof json !== 'string') throw new TypeError(`importConfig: json: expected the JSON text of a manager config, got ${describe(json)}`)
     let parsed
     try {
       parsed = JSON.parse(json)
     } catch (e) {
-      throw new TypeError(`importConfig: not JSON: ${e.message}`)
+      throw new TypeError(`importConfig: json: not JSON: ${e.message}`)
     }
+    if (!isObject(parsed)) throw new TypeError(`importConfig: json: expected the JSON of a manager config (an object), got ${describe(parsed)}`)
     this.setConfig(parsed)
   }
 
   /** The trigger threshold for a profile, % of the window. */
   getEffectiveThreshold(profileId, provider) {
-    for (const [name, v] of [
-      ['profileId', profileId],
-      ['provider', provider],
-    ]) {
-      if (v !== undefined && v !== null && typeof v !== 'string') throw new TypeError(`getEffectiveThreshold: ${name}: expected a string, got ${describe(v)}`)
-    }
+    optionalString(profileId, 'getEffectiveThreshold: profileId')
+    optionalString(provider, 'getEffectiveThreshold: provider')
     const t = this.rules.threshold(provider, profileId)
     if (t.warning) console.warn(t.warning)
     return t.percent
@@ -380,13 +456,9 @@ class CondensationManager {
    * @param {{ contextWindow: number, totalTokens?: number, lastMessageTokens?: number, maxTokens?: number, profileId?: string, taskId?: string, signal?: AbortSignal, summarize?: Function, force?: boolean, isAutomaticTrigger?: boolean }} context
    */
   async condenseIfNeeded(messages, context) {
-    if (!Array.isArray(messages)) throw new TypeError('condenseIfNeeded: messages: expected an array of messages')
-    if (!context || typeof context !== 'object' || !(context.contextWindow > 0)) {
-      throw new TypeError("condenseIfNeeded: context.contextWindow: expected the model's context window in tokens")
-    }
-    // What decides, and the signal, checked before anything runs (named as the caller passed them).
-    readSituation(context, 'condenseIfNeeded: context')
-    checkSignal(context.signal, 'condenseIfNeeded: context.signal')
+    if (!Array.isArray(messages)) throw new TypeError(`condenseIfNeeded: messages: expected an array of messages, got ${describe(messages)}`)
+    // Every key of the context checked before anything runs (named as the caller passed them).
+    checkContext(context)
     if (this._policy) return this._condenseWithPolicy(messages, context)
     return this._ask(messages, context)
   }
@@ -454,8 +526,8 @@ class CondensationManager {
       lastMessageTokens ??= lastOwn
       totalTokens ??= all - lastOwn
     }
-    lastMessageTokens ??= last ? await lib.countTokensAsync([last]) : 0
-    totalTokens ??= await lib.countTokensAsync(messages.slice(0, -1))
+    lastMessageTokens ??= last ? await countMessagesAsync([last], 'condenseIfNeeded', n - 1) : 0
+    totalTokens ??= await countMessagesAsync(messages.slice(0, -1), 'condenseIfNeeded')
     const situation = { totalTokens, lastMessageTokens, contextWindow: context.contextWindow, maxTokens: context.maxTokens, profileId: context.profileId }
     const decision = this._decideAs(situation, 'condenseIfNeeded: context')
     const prev = decision.prevContextTokens
@@ -548,30 +620,36 @@ class CondensationManager {
     return { ...base, cost, error, report: `Context not condensed: ${error}` }
   }
 
-  async _estimate(messages, opts = {}) {
-    if (!Array.isArray(messages)) throw new TypeError('estimate: messages: expected an array of messages')
+  async _estimate(messages, options, fn) {
+    if (!Array.isArray(messages)) throw new TypeError(`${fn}: messages: expected an array of messages, got ${describe(messages)}`)
+    const opts = checkOptionsObject(options, fn, ESTIMATE_KEYS)
+    optionalString(opts.provider, `${fn}: options.provider`)
+    optionalFunction(opts.summarize, `${fn}: options.summarize`, 'an async function')
+    if (opts.prevContextTokens !== undefined) wholeNumber(opts.prevContextTokens, `${fn}: options.prevContextTokens`, 0)
+    optionalObject(opts.pricing, `${fn}: options.pricing`)
+    checkCrossable(opts.pricing, fn, ['options', 'pricing'])
     const id = opts.provider ?? this.config.provider
     if (!(id in BUILT_IN)) {
       const p = this.providers.get(id)
       if (p && typeof p.estimateReduction === 'function') return p.estimateReduction(messages, { config: this.config.providers[id] ?? {} })
-      throw new TypeError(`estimate: provider "${id}" does not estimate`)
+      throw new TypeError(`${fn}: options.provider: provider "${id}" does not estimate`)
     }
-    const config = this._providerOptions(id, opts.decision)
+    const config = this._providerOptions(id)
     const pricing = opts.pricing ?? config.pricing
     const session = new native.Session({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
     const problem = await pushInChunks(session, messages, undefined)
-    if (problem) throw new TypeError(`estimate: ${problem}`)
+    if (problem) throw new TypeError(`${fn}: ${problem}`)
     return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
   }
 
   /** What the provider would save, from a run with a stand-in model (exact without model calls). */
   async estimateReduction(messages, opts) {
-    return this._estimate(messages, opts)
+    return this._estimate(messages, opts, 'estimateReduction')
   }
 
   /** What the provider's model calls would cost, in dollars (0 without a pricing). */
   async estimateCost(messages, opts) {
-    return (await this._estimate(messages, opts)).cost
+    return (await this._estimate(messages, opts, 'estimateCost')).cost
   }
 }
 
@@ -589,6 +667,7 @@ exports.CondensationManager = CondensationManager
 exports.managerConfigSchema = coded(managerConfigSchema)
 exports.slidingWindow = coded(slidingWindow)
 exports.cutWindow = cutWindow
+exports.configProblems = configProblems
 exports.MIN_CONDENSE_THRESHOLD = CATALOGUE.constants.minCondenseThreshold
 exports.MAX_CONDENSE_THRESHOLD = CATALOGUE.constants.maxCondenseThreshold
 exports.TOKEN_BUFFER_PERCENTAGE = CATALOGUE.constants.tokenBufferPercentage

@@ -5,7 +5,11 @@
 // an abort). Node's global fetch only; no dependencies.
 'use strict'
 
-const { describe, checkTimeoutMs } = require('./values.js')
+const { describe, checkTimeoutMs, wholeNumber } = require('./values.js')
+const { checkKnownKeys, checkObject, checkOptionsObject, optionalBoolean, optionalObject, optionalString } = require('./checks.js')
+const { checkCrossable } = require('./crossing.js')
+const { checkSignal } = require('./intake.js')
+const { coded } = require('./errors.js')
 
 const DEFAULT_TIMEOUT_MS = 120_000
 
@@ -20,49 +24,77 @@ class OpenAIClientError extends Error {
   }
 }
 
-/** The chat-completions URL for a base URL (`http://host/v1`) or the full one. */
-function chatCompletionsUrl(url) {
+/**
+ * The chat-completions URL for a base URL (`http://host/v1`) or the full one; a value that is not
+ * an http(s) URL is refused as a TypeError naming `where` (the parameter or option it was given as).
+ */
+function endpointOf(url, where) {
   let u
   try {
+    if (typeof url !== 'string') throw new TypeError('not a string')
     u = new URL(url)
   } catch {
-    throw new TypeError(`createOpenAISummarizer: url: expected an http(s) URL such as http://127.0.0.1:11434/v1, got ${describe(url)}`)
+    throw new TypeError(`${where}: expected an http(s) URL such as http://127.0.0.1:11434/v1, got ${describe(url)}`)
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
-    throw new TypeError(`createOpenAISummarizer: url: expected an http or https URL, got ${JSON.stringify(url)}`)
+    throw new TypeError(`${where}: expected an http or https URL, got ${JSON.stringify(url)}`)
   }
   if (!/\/chat\/completions\/?$/.test(u.pathname)) u.pathname = `${u.pathname.replace(/\/+$/, '')}/chat/completions`
   return u.toString()
 }
 
+/** The chat-completions URL for a base URL (`http://host/v1`) or the full one. */
+function chatCompletionsUrl(url) {
+  return endpointOf(url, 'chatCompletionsUrl: url')
+}
+
+const OPTION_KEYS = ['url', 'model', 'apiKey', 'stream', 'timeoutMs', 'headers', 'body']
+const AT = 'createOpenAISummarizer: options'
+
 function checkOptions(options) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`createOpenAISummarizer: expected an options object such as { url, model }, got ${describe(options)}`)
-  }
-  const known = ['url', 'model', 'apiKey', 'stream', 'timeoutMs', 'headers', 'body']
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw new TypeError(`createOpenAISummarizer: ${key}: unknown option, expected one of ${known.join(', ')}`)
-  }
+  checkObject(options, AT, 'an options object such as { url, model }')
+  checkKnownKeys(options, OPTION_KEYS, AT)
   const { model, apiKey, stream, timeoutMs, headers, body } = options
-  if (model !== undefined && (typeof model !== 'string' || model === ''))
-    throw new TypeError(`createOpenAISummarizer: model: expected a model name, got ${describe(model)}`)
-  if (apiKey !== undefined && typeof apiKey !== 'string') throw new TypeError(`createOpenAISummarizer: apiKey: expected a string, got ${describe(apiKey)}`)
-  if (stream !== undefined && typeof stream !== 'boolean')
-    throw new TypeError(`createOpenAISummarizer: stream: expected true or false, got ${describe(stream)}`)
-  if (timeoutMs !== undefined) checkTimeoutMs(timeoutMs, 'createOpenAISummarizer: timeoutMs', 0)
-  for (const [name, value] of [
-    ['headers', headers],
-    ['body', body],
-  ]) {
-    if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
-      throw new TypeError(`createOpenAISummarizer: ${name}: expected an object, got ${describe(value)}`)
-    }
+  if (model !== undefined && (typeof model !== 'string' || model === '')) throw new TypeError(`${AT}.model: expected a model name, got ${describe(model)}`)
+  optionalString(apiKey, `${AT}.apiKey`)
+  optionalBoolean(stream, `${AT}.stream`)
+  if (timeoutMs !== undefined) checkTimeoutMs(timeoutMs, `${AT}.timeoutMs`, 0)
+  optionalObject(headers, `${AT}.headers`)
+  optionalObject(body, `${AT}.body`)
+  if (headers)
+    for (const [k, v] of Object.entries(headers)) if (typeof v !== 'string') throw new TypeError(`${AT}.headers.${k}: expected a string, got ${describe(v)}`)
+  // The body is sent as JSON: a value JSON has no form for is named here, not when a request fails.
+  if (body) checkCrossable(body, 'createOpenAISummarizer', ['options', 'body'])
+}
+
+/** The keys of a SummarizeRequest (lib/index.d.ts), and the purposes the library asks for. */
+const REQUEST_KEYS = ['purpose', 'systemPrompt', 'messages', 'maxTokens', 'taskId']
+const PURPOSES = ['conversation', 'toolResult', 'toolParameters', 'messageText']
+
+/**
+ * A summary request as the library makes it (SummarizeRequest), and the call's context: what
+ * would be sent is checked before anything is, each error naming its place
+ * (`summarize: request.messages[1].content: …`).
+ */
+function checkRequest(request, context) {
+  const at = 'summarize: request'
+  checkObject(request, at, 'a summary request { purpose, systemPrompt, messages }')
+  checkKnownKeys(request, REQUEST_KEYS, at)
+  if (!PURPOSES.includes(request.purpose))
+    throw new TypeError(`${at}.purpose: expected one of ${PURPOSES.map((p) => JSON.stringify(p)).join(', ')}, got ${describe(request.purpose)}`)
+  if (typeof request.systemPrompt !== 'string') throw new TypeError(`${at}.systemPrompt: expected a string, got ${describe(request.systemPrompt)}`)
+  if (!Array.isArray(request.messages)) throw new TypeError(`${at}.messages: expected an array of { role, content }, got ${describe(request.messages)}`)
+  for (let i = 0; i < request.messages.length; i++) {
+    const m = request.messages[i]
+    const where = `${at}.messages[${i}]`
+    checkObject(m, where, 'a message { role, content }')
+    if (m.role !== 'user' && m.role !== 'assistant') throw new TypeError(`${where}.role: expected "user" or "assistant", got ${describe(m.role)}`)
+    if (typeof m.content !== 'string') throw new TypeError(`${where}.content: expected a string, got ${describe(m.content)}`)
   }
-  if (headers) {
-    for (const [k, v] of Object.entries(headers)) {
-      if (typeof v !== 'string') throw new TypeError(`createOpenAISummarizer: headers.${k}: expected a string, got ${describe(v)}`)
-    }
-  }
+  if (request.maxTokens !== undefined) wholeNumber(request.maxTokens, `${at}.maxTokens`, 1)
+  optionalString(request.taskId, `${at}.taskId`)
+  const signal = checkOptionsObject(context, 'summarize', ['signal'], 'context').signal
+  return checkSignal(signal, 'summarize: context.signal')
 }
 
 /** What a failing HTTP status most likely means, as a hint. */
@@ -220,19 +252,16 @@ async function readStream(body, endpoint) {
  */
 function createOpenAISummarizer(options) {
   checkOptions(options)
-  const endpoint = chatCompletionsUrl(options.url)
+  const endpoint = endpointOf(options.url, `${AT}.url`)
   const { model, apiKey, stream = false, timeoutMs = DEFAULT_TIMEOUT_MS, headers = {}, body: extraBody = {} } = options
 
   async function summarize(request, context) {
-    if (request === null || typeof request !== 'object' || !Array.isArray(request.messages)) {
-      throw new TypeError(`summarize: request: expected { systemPrompt, messages }, got ${describe(request)}`)
-    }
-    const signal = context && context.signal
+    const signal = checkRequest(request, context)
     const messages = []
-    if (typeof request.systemPrompt === 'string' && request.systemPrompt !== '') messages.push({ role: 'system', content: request.systemPrompt })
+    if (request.systemPrompt !== '') messages.push({ role: 'system', content: request.systemPrompt })
     for (const m of request.messages) messages.push({ role: m.role, content: m.content })
     const body = { ...(model !== undefined ? { model } : {}), messages }
-    if (typeof request.maxTokens === 'number' && !('max_completion_tokens' in extraBody)) body.max_tokens = request.maxTokens
+    if (request.maxTokens !== undefined && !('max_completion_tokens' in extraBody)) body.max_tokens = request.maxTokens
     if (stream) {
       body.stream = true
       body.stream_options = { include_usage: true }
@@ -304,8 +333,11 @@ function createOpenAISummarizer(options) {
     }
   }
 
-  Object.defineProperty(summarize, 'endpoint', { value: endpoint, enumerable: true })
-  return summarize
+  // Its rejections carry `errorCode` (lib/errors.js) when they are the caller's mistakes; an
+  // OpenAIClientError keeps its own `code`, and an abort the signal's reason.
+  const coded_ = coded(summarize)
+  Object.defineProperty(coded_, 'endpoint', { value: endpoint, enumerable: true })
+  return coded_
 }
 
 function abortReason(signal) {
@@ -313,4 +345,8 @@ function abortReason(signal) {
   return new DOMException('This operation was aborted', 'AbortError')
 }
 
-module.exports = { createOpenAISummarizer, chatCompletionsUrl, OpenAIClientError }
+// The entry's functions throw with `errorCode` set (lib/errors.js), as the main entry's do. Each is
+// written out: Node's ESM import of this file finds named exports only in such forms.
+const createOpenAISummarizerCoded = coded(createOpenAISummarizer)
+const chatCompletionsUrlCoded = coded(chatCompletionsUrl)
+module.exports = { createOpenAISummarizer: createOpenAISummarizerCoded, chatCompletionsUrl: chatCompletionsUrlCoded, endpointOf, OpenAIClientError }

@@ -239,7 +239,7 @@ function convert(messages) {
  */
 function wayBack(caller, messages, aside, places, out) {
   function restore(condensed) {
-    if (!Array.isArray(condensed)) throw new TypeError(`restore: expected an array of messages, got ${describe(condensed)}`)
+    if (!Array.isArray(condensed)) throw new TypeError(`restore: condensed: expected an array of messages, got ${describe(condensed)}`)
     const { result, from, origin } = restoreLaid(condensed)
     if (messages === caller && !holdsMarker(result)) return result
     // The markers name messages of `condensed`: renumbered for the OpenAI history returned; a
@@ -394,11 +394,14 @@ function wayBack(caller, messages, aside, places, out) {
 
   /** Every `messages[n]…` path in a text, named in the OpenAI history. */
   function locateAll(text) {
+    if (typeof text !== 'string') throw new TypeError(`locate: text: expected a string, got ${describe(text)}`)
     return text.replace(/(messages\[\d+\](?:\.content\[\d+\])?)(\.(?:input|tool_use_id|id|name)\b)?/g, (_, prefix, rest) => locate(prefix, rest ?? ''))
   }
 
   /** A condense result on the converted history, as the OpenAI history's. */
   function finish(result) {
+    if (!isObject(result) || (result.error === undefined && !Array.isArray(result.messages)))
+      throw new TypeError(`finish: result: expected a condense result on the converted messages, got ${describe(result)}`)
     const out = { ...result }
     if (result.error) {
       out.messages = caller.slice()
@@ -411,7 +414,8 @@ function wayBack(caller, messages, aside, places, out) {
     return out
   }
 
-  return { messages: out, restore, locate: locateAll, finish, system: aside.map((i) => caller[i]) }
+  // Its functions throw with `errorCode` set, as the entry's own do.
+  return { messages: out, restore: coded(restore), locate: coded(locateAll), finish: coded(finish), system: aside.map((i) => caller[i]) }
 }
 
 // ---------------------------------------------------------------------------------------------

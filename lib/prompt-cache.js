@@ -12,6 +12,7 @@
 const { countTokens, countEachAsync } = require('./tokens.js')
 const scheduler = require('./scheduler.js')
 const { describe, deepFreeze } = require('./values.js')
+const { checkKnownKeys } = require('./checks.js')
 
 /** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
  * Anthropic model (write 1.25x, read 0.1x of input), GPT-4o's for the OpenAI model (read 0.5x). */
@@ -33,9 +34,8 @@ function readPricing(given, cache, at) {
   if (given === undefined) return { ...base }
   if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError(`${at}: expected an object, got ${describe(given)}`)
   const out = {}
+  checkKnownKeys(given, ['inputPrice', 'outputPrice', 'cacheWritesPrice', 'cacheReadsPrice', 'accounting'], at)
   for (const key of Object.keys(given)) {
-    if (!['inputPrice', 'outputPrice', 'cacheWritesPrice', 'cacheReadsPrice', 'accounting'].includes(key))
-      throw new TypeError(`${at}.${key}: unknown price; expected inputPrice, outputPrice, cacheWritesPrice or cacheReadsPrice`)
     if (key === 'accounting') continue
     const v = given[key]
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)

@@ -34,7 +34,8 @@ export function summarizeConversation(
   apiHandler: ApiHandler,
   systemPrompt: string,
   taskId: string,
-  prevContextTokens: number,
+  /** The context size the summary must stay under; left out, the history and the system prompt are counted. */
+  prevContextTokens?: number,
   isAutomaticTrigger?: boolean,
   customCondensingPrompt?: string,
   options?: RooCallOptions | boolean,

@@ -24,7 +24,7 @@
 'use strict'
 
 const { coded } = require('./errors.js')
-const { isObject } = require('./values.js')
+const { isObject, describe } = require('./values.js')
 const {
   N_MESSAGES_TO_KEEP,
   MIN_CONDENSE_THRESHOLD,
@@ -35,6 +35,7 @@ const {
   ERAS,
   CONFIG_KEYS,
   readOptions,
+  checkProviderConfig,
 } = require('./roo/options.js')
 const { finite, shown, estimateTokenCount } = require('./roo/host.js')
 const { cleanupAfterTruncation, rewindConversation, effectiveHistory } = require('./roo/history.js')
@@ -62,6 +63,8 @@ function createEntry(eraName) {
   const state = { era: ERAS[eraName], defaults: {}, conversations: new ConversationPool() }
   const configure = (options) => {
     const next = readOptions(options, CONFIG_KEYS, 'configure: options', true)
+    // A providerConfig set without its provider is checked against the provider calls run with by default.
+    if (next.providerConfig !== undefined && next.provider === undefined) checkProviderConfig('native', next.providerConfig, 'configure: options')
     const previous = state.defaults
     state.defaults = next
     return { ...previous }
@@ -125,22 +128,24 @@ function createEntry(eraName) {
   // Today's: an options object; positional calls are those of the first fresh-start Roo
   // (…, customCondensingPrompt, metadata), with this package's options after them.
   api.summarizeConversation = (...args) => {
+    // An options object is today's call, an array the positional one; anything else is neither.
+    if (!Array.isArray(args[0]) && !isObject(args[0]))
+      throw new TypeError(`summarizeConversation: expected an options object, or the messages array of the positional call, first; got ${describe(args[0])}`)
     if (!Array.isArray(args[0])) return freshStart(state, args[0])
     const [messages, apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt, metadata, options] = args
-    const call = { ...(isObject(options) ? options : {}), messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata }
-    if (prevContextTokens !== undefined && prevContextTokens !== null && !(finite(prevContextTokens) && prevContextTokens >= 0)) {
-      return Promise.resolve({
-        messages,
-        cost: 0,
-        summary: '',
-        error: `${ROO_ERROR_MESSAGES.condense_failed}: summarizeConversation: prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}`,
-      })
+    const refused = (detail) =>
+      Promise.resolve({ messages, cost: 0, summary: '', error: `${ROO_ERROR_MESSAGES.condense_failed}: summarizeConversation: ${detail}` })
+    if (prevContextTokens !== undefined && !(finite(prevContextTokens) && prevContextTokens >= 0)) {
+      return refused(`prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}`)
     }
-    return freshStart(state, call, { prevContextTokens: prevContextTokens ?? undefined })
+    // This package's options come last, as an object (its keys are checked with the call's).
+    if (options !== undefined && !isObject(options)) return refused(`options: expected an object, got ${shown(options)}`)
+    const call = { ...(options ?? {}), messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata }
+    return freshStart(state, call, { prevContextTokens })
   }
   api.manageContext = (params) => {
     const p = isObject(params) ? params : {}
-    return manage(state, p, 'manageContext', async (messages, prevContextTokens, extra) => {
+    return manage(state, params, 'manageContext', async (messages, prevContextTokens, extra) => {
       const seam = isObject(extra) && typeof extra.summarizeConversation === 'function' ? extra.summarizeConversation : state.defaults.summarizeConversation
       const call = {
         messages,

@@ -79,6 +79,8 @@ export interface ApiHandler {
   /** Tokens of some content blocks (a number >= 0; anything else, a throw or no answer within
    * `timeoutMs` is an error result). Without it the engine's o200k count is used. */
   countTokens?(content: ContentBlock[]): Promise<number>
+  /** Roo's ApiHandler has more members (getModel, …): they are not read. */
+  [member: string]: unknown
 }
 
 /** Roo's TelemetryService methods this module calls (each optional; a throw is ignored). */

@@ -4,12 +4,11 @@
 'use strict'
 
 const scheduler = require('./scheduler.js')
-const { fromEngine } = require('./crossing.js')
+const { fromEngine, checkCrossable } = require('./crossing.js')
 const { buildMessages, copyMessages } = require('./apply.js')
 const { abortError, checkSignal } = require('./intake.js')
 const { summarizeBatch, readRequests, checkSummarizeOptions } = require('./summarize.js')
 const { describe } = require('./values.js')
-const { pathText, findUnsupported } = require('./crossing.js')
 
 /**
  * Runs the engine on `handle` (a native Session or Conversation holding `messages`): `start()`
@@ -89,8 +88,7 @@ function readCondenseOptions(options, at) {
     throw new TypeError(`${at}: options.summarize: expected an async function, got ${describe(summarize)}`)
   }
   const llm = checkSummarizeOptions(summarizeOptions, `${at}: options.summarizeOptions`)
-  const badOption = findUnsupported(engineOptions, ['options'])
-  if (badOption) throw new TypeError(`${at}: ${pathText(badOption.path)}: ${badOption.message}`)
+  checkCrossable(engineOptions, at, ['options'])
   return { signal, summarize, llm, repair, engineOptions }
 }
 

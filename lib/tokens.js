@@ -8,7 +8,20 @@ const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
 const { unsupportedProblem, inputTooDeep } = require('./crossing.js')
-const { checkMessagesArray, checkEncoding, checkOptionsObject } = require('./checks.js')
+const { checkEncoding, checkOptionsObject } = require('./checks.js')
+
+/** The keys the options of countTokens, countTokensAsync and analyze may hold (CountOptions). */
+const COUNT_OPTIONS = Object.freeze(['encoding', 'format'])
+
+/**
+ * `input` is a string or an array (its elements are checked as they are walked), else a
+ * TypeError naming the parameter as the caller knows it (`name`: "input" for countTokens).
+ */
+function checkInput(input, fn, name) {
+  if (typeof input !== 'string' && !Array.isArray(input)) {
+    throw new TypeError(`${fn}: ${name}: expected a string or an array of messages, got ${describe(input)}`)
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Token counting. One definition, mirrored from src/tokens/ (a test checks both agree):
@@ -101,7 +114,7 @@ function countThroughCache(texts, encoding) {
  * to UTF-8 as it crosses, so a single huge text holds the loop for that copy (1-2 ms per MB
  * measured). With `each` (an empty array), each message's count is filled in too.
  */
-async function countTokensSliced(input, encoding, fn, each) {
+async function countTokensSliced(input, encoding, fn, each, name = 'input', offset = 0) {
   const cache = cacheFor(encoding)
   let total = 0
   const misses = []
@@ -118,9 +131,9 @@ async function countTokensSliced(input, encoding, fn, each) {
       if (each) each[current] += n
     }
   }
+  checkInput(input, fn, name)
   if (typeof input === 'string') look(input)
   else {
-    checkMessagesArray(input, fn)
     const addFixed = (n) => {
       total += n
       if (each) each[current] += n
@@ -135,7 +148,7 @@ async function countTokensSliced(input, encoding, fn, each) {
     await scheduler.run(
       (size) => {
         const stop = Math.min(input.length, i + size)
-        collectRange(input, i, stop, fn, look, addFixed, at)
+        collectRange(input, i, stop, fn, name, look, addFixed, at, offset)
         i = stop
         return i >= input.length
       },
@@ -185,14 +198,15 @@ async function countTokensSliced(input, encoding, fn, each) {
 
 /**
  * Hands the texts of messages[from..to) to `text` and their fixed amounts to `addFixed` (telling
- * `at`, when given, the index of each message before its parts).
+ * `at`, when given, the index of each message before its parts); a message that is not an object
+ * is named as `<name>[offset + i]` (`input` is the caller's array from index `offset`).
  */
-function collectRange(input, from, to, fn, text, addFixed, at) {
+function collectRange(input, from, to, fn, name, text, addFixed, at, offset = 0) {
   for (let i = from; i < to; i++) {
     if (at) at(i)
     const m = input[i]
     if (m === null || typeof m !== 'object') {
-      throw new TypeError(`${fn}: messages[${i}]: expected a message object, got ${describe(m)}`)
+      throw new TypeError(`${fn}: ${name}[${offset + i}]: expected a message object, got ${describe(m)}`)
     }
     if (typeof m.content === 'string') text(m.content)
     else if (Array.isArray(m.content)) {
@@ -200,19 +214,19 @@ function collectRange(input, from, to, fn, text, addFixed, at) {
         for (const b of m.content) blockParts(b, text, addFixed)
       } catch (e) {
         // JSON.stringify of a tool input: too deep, a cycle, a BigInt.
-        throw new TypeError(`${fn}: ${unsupportedProblem([m], i, e && e.message)}`)
+        throw new TypeError(`${fn}: ${unsupportedProblem([m], offset + i, e && e.message, name)}`)
       }
     }
   }
 }
 
-function collectTexts(input, fn) {
+function collectTexts(input, fn, name) {
+  checkInput(input, fn, name)
   if (typeof input === 'string') return { texts: [input], fixed: 0 }
-  checkMessagesArray(input, fn)
   const texts = []
   let fixed = 0
   const text = (t) => texts.push(t)
-  collectRange(input, 0, input.length, fn, text, (n) => {
+  collectRange(input, 0, input.length, fn, name, text, (n) => {
     fixed += n
   })
   return { texts, fixed }
@@ -221,16 +235,16 @@ function collectTexts(input, fn) {
 function countTokens(input, options) {
   const routed = openaiFormat.route(input, options, 'countTokens') // options.format: see condense
   if (routed) return countTokens(routed.messages, routed.options)
-  const opts = checkOptionsObject(options, 'countTokens')
+  const opts = checkOptionsObject(options, 'countTokens', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'countTokens: options.encoding')
-  const { texts, fixed } = collectTexts(input, 'countTokens')
+  const { texts, fixed } = collectTexts(input, 'countTokens', 'input')
   return fixed + countThroughCache(texts, encoding)
 }
 
 async function countTokensAsync(input, options) {
   const routed = openaiFormat.route(input, options, 'countTokensAsync') // options.format: see condense
   if (routed) return countTokensAsync(routed.messages, routed.options)
-  const opts = checkOptionsObject(options, 'countTokensAsync')
+  const opts = checkOptionsObject(options, 'countTokensAsync', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'countTokensAsync: options.encoding')
   return countTokensSliced(input, encoding, 'countTokensAsync')
 }
@@ -241,8 +255,17 @@ async function countTokensAsync(input, options) {
  */
 async function countEachAsync(messages, encoding = 'o200k_base', fn = 'countTokensAsync') {
   const each = []
-  await countTokensSliced(messages, encoding, fn, each)
+  await countTokensSliced(messages, encoding, fn, each, 'messages')
   return each
+}
+
+/**
+ * Tokens of `messages[offset..]` of a history the library was given as `messages` (the slice
+ * counted is passed), counted as `countTokensAsync` counts; a message that is not an object is
+ * named by its place in the caller's array (`condenseIfNeeded: messages[7]: …`).
+ */
+function countMessagesAsync(messages, fn, offset = 0) {
+  return countTokensSliced(messages, 'o200k_base', fn, undefined, 'messages', offset)
 }
 
 /** Empties both token-count caches (this file's and the engine's). */
@@ -252,4 +275,4 @@ function clearTokenCache() {
   native.clearTokenCache()
 }
 
-module.exports = { countTokens, countTokensAsync, countEachAsync, clearTokenCache }
+module.exports = { countTokens, countTokensAsync, countEachAsync, countMessagesAsync, clearTokenCache, COUNT_OPTIONS }

@@ -25,19 +25,36 @@ use crate::tokens::Encoding;
 use crate::tokens::{count_messages_within, Cancel};
 use crate::validate::first_structural_problem;
 
-/// Options of `condense`, as they arrive from JavaScript (callbacks and signals stay there).
+/// Options of `condense`, as they arrive from JavaScript (callbacks and signals stay there). A key
+/// left out takes its default; a key given as null is refused (`present`): none of them has a
+/// meaning for null, and taking it as absent would hide a caller's mistake.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct RawOptions {
     provider: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     config: Option<serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     prev_context_tokens: Option<f64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     encoding: Option<String>,
     #[serde(default)]
     provenance: bool,
+}
+
+/// An optional key that, when given, must hold a value of its type: null is refused, not read as
+/// the key left out.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde::de::Error;
+    let value = serde_json::Value::deserialize(deserializer)?;
+    if value.is_null() {
+        return Err(D::Error::custom("null is not a value for this option: leave the key out for its default"));
+    }
+    T::deserialize(value).map(Some).map_err(D::Error::custom)
 }
 
 /// The JSON Schema of a provider's `config`, for settings UIs.
@@ -468,5 +485,32 @@ fn refusal(provider: &'static str, encoding: Encoding, tokens: u64, started: Ins
         error: Some(error.to_string()),
         metrics,
         provenance: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(v: serde_json::Value) -> String {
+        match Options::from_value(&v) {
+            Err(e) => e.to_string(),
+            Ok(o) => panic!("taken: {o:?}"),
+        }
+    }
+
+    #[test]
+    fn an_option_given_as_null_is_refused_by_its_name_and_one_left_out_takes_its_default() {
+        for key in ["prevContextTokens", "encoding", "config"] {
+            let text = refusal(serde_json::json!({ "provider": "lossless", key: null }));
+            assert!(text.starts_with(&format!("invalid options: options.{key}: null is not a value")), "{text}");
+        }
+        let o = Options::from_value(&serde_json::json!({ "provider": "lossless" })).expect("the defaults");
+        assert_eq!((o.prev_context_tokens, o.encoding), (None, Encoding::default()));
+        // Given, each is read as before.
+        let o = Options::from_value(&serde_json::json!({ "provider": "lossless", "prevContextTokens": 7, "encoding": "cl100k_base", "config": {} }))
+            .expect("given");
+        assert_eq!(o.prev_context_tokens, Some(7));
+        assert_eq!(o.encoding, Encoding::parse("cl100k_base").expect("an encoding"));
     }
 }

@@ -9,7 +9,9 @@
 //   `skip`: why the sweep cannot call it here (then it is not swept; say where it is tested);
 //   `opaque`: parameter names whose keys are not swept one by one (an identity token, not options);
 //   `aliases`: parameter name -> other words an error may name it by ("unknown preset" for `name`);
-//   `lenient`: position -> why a value its type rules out may be accepted there (documented leniency);
+//   `lenient`: a place (a parameter's position, or the place as the sweep shows it: `content`,
+//     `options.condensingApiHandler`) -> why a value its type rules out may be accepted there (a
+//     documented leniency: for the Roo entries, one Roo's own specs require);
 //   `identity`: parameter names whose value is an identity token: its frozen variant is the valid
 //     value itself, frozen in place (a copy would be refused for not being the same object);
 //   `mayChange`: parameter name -> why the call may change it (documented: adopt fills in the result);
@@ -152,6 +154,7 @@ export function baselineTable({ lib, llmUrl }) {
   for (const g of ['length', 'messages', 'encoding', 'tokens', 'closed'])
     add('main', `Conversation.${g}`, async () => ({ self: await conversation(), args: [] }))
   add('main', 'Conversation#tokensOf', async () => ({ self: await conversation(), args: [1] }))
+  add('main', 'Conversation#count', async () => ({ self: await conversation(), args: [] }))
   add('main', 'Conversation#append', async () => ({ self: await conversation(), args: [more()] }))
   add('main', 'Conversation#replace', async () => ({ self: await conversation(), args: [1, history()[1]] }))
   add('main', 'Conversation#truncate', async () => ({ self: await conversation(), args: [4] }))
@@ -286,6 +289,23 @@ export function baselineTable({ lib, llmUrl }) {
   // each call is undone. Roo's own message for a handler without createMessage names the handler
   // in words.
   const handler = { aliases: { createMessage: ['API handler'], apiHandler: ['API handler'], condensingApiHandler: ['API handler'] } }
+  // Roo's rules that take values the types leave out, each one Roo's own specs hold the entries to
+  // (scripts/roo-compat.sh):
+  // - estimateTokenCount counts no content at all (undefined, null) as 0 (context-management.spec.ts,
+  //   sliding-window.spec.ts: "should return 0 for empty or undefined content");
+  // - 2025's summary falls back to the main handler when the condensing handler is not one (its
+  //   createMessage not a function), with Roo's console.warn (index.spec.ts: "should fall back to
+  //   mainApiHandler if condensingApiHandler is invalid"), and with a condensing handler that is one,
+  //   the main handler's createMessage is never called.
+  const noContent = { content: 'Roo counts no content (undefined, null) as 0; its specs call estimateTokenCount(undefined, handler)' }
+  const fallback =
+    "2025's Roo uses the condensing handler only when its createMessage is a function, else the main one (console.warn); the main one's createMessage is not called while the condensing one works"
+  const lenient2025 = {
+    condensingApiHandler: fallback,
+    'condensingApiHandler.createMessage': fallback,
+    apiHandler: fallback,
+    'apiHandler.createMessage': fallback,
+  }
   for (const era of ['roo', 'roo-2025', 'roo-2026-01']) {
     const roo = lib[era]
     const after = () => roo.configure()
@@ -308,11 +328,10 @@ export function baselineTable({ lib, llmUrl }) {
       'getMessagesSinceLastSummary',
       call(() => [rooConversation()]),
     )
-    add(
-      era,
-      'estimateTokenCount',
-      call(() => [[{ type: 'text', text: 'hello there' }], apiHandler()]),
-    )
+    add(era, 'estimateTokenCount', {
+      lenient: noContent,
+      make: call(() => [[{ type: 'text', text: 'hello there' }], apiHandler()]),
+    })
     add(
       era,
       'getEffectiveApiHistory',
@@ -361,10 +380,17 @@ export function baselineTable({ lib, llmUrl }) {
         ]),
       )
     }
-    if (era === 'roo-2025') add(era, 'truncateConversationIfNeeded', { ...handler, make: call(() => [manage()]) })
+    if (era === 'roo-2025')
+      add(era, 'truncateConversationIfNeeded', {
+        ...handler,
+        lenient: { 'options.condensingApiHandler': fallback, 'options.condensingApiHandler.createMessage': fallback },
+        make: call(() => [manage()]),
+      })
   }
   add('roo', 'summarizeConversation/1', {
     ...handler,
+    // An array first is the other overload's `messages` (the positional call): its errors name them.
+    aliases: { ...handler.aliases, options: ['messages'] },
     make: call(() => [
       { messages: rooConversation(), apiHandler: apiHandler(), systemPrompt: 'SYSTEM', taskId: 'task-1', isAutomaticTrigger: false, ...rooCallOptions() },
     ]),
@@ -379,6 +405,7 @@ export function baselineTable({ lib, llmUrl }) {
   })
   add('roo-2025', 'summarizeConversation', {
     ...handler,
+    lenient: lenient2025,
     make: call(() => [rooConversation(), apiHandler(), 'SYSTEM', 'task-1', 1000, false, 'Custom prompt', apiHandler(), rooCallOptions()]),
   })
   add(

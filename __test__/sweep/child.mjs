@@ -258,7 +258,11 @@ const semantic = (v) => v !== null && typeof v === 'object' && (SEMANTIC_CODES.h
 const shown = (e) => (e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 300) : `a thrown ${kindOf(e)}: ${describeValue(e)}`)
 const errorOf = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.error === 'string' && v.error !== '' ? v.error : undefined)
 // What the library documents for what it throws (lib/index.d.ts ThrownErrorCode), 'internal' aside: a bug.
-const CODES = new Set(require('./codes.cjs').thrownErrorCodes().filter((c) => c !== 'internal'))
+const CODES = new Set(
+  require('./codes.cjs')
+    .thrownErrorCodes()
+    .filter((c) => c !== 'internal'),
+)
 
 /** Lets go of what a call left open: a conversation, a manager's conversations. */
 async function release(...things) {

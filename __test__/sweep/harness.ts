@@ -1,13 +1,12 @@
 // Runs the hostile sweep (child.mjs) in processes of its own and gathers what it found: a runner
 // that dies (a native crash) or stops answering (a call that holds the event loop) is charged to
-// the call it had started, and a new runner goes on from the next call. Also matches failures
-// against the KNOWN_FAILURES list. Used by __test__/hostile-sweep.test.ts and the slow suite.
+// the call it had started, and a new runner goes on from the next call. Used by
+// __test__/hostile-sweep.test.ts and the slow suite: every failure it finds fails them (there is
+// no list of failures taken as known).
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-
-import type { KnownFailure } from './known-failures.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { readSurface } = require('./surface.cjs') as { readSurface(): Array<{ name: string; callables: Array<{ id: string }> }> }
@@ -139,46 +138,6 @@ function runOnce(config: string, stallMs: number, run: SweepRun): Promise<Once> 
       resolve({ done, lastStarted: done ? undefined : lastStarted, why, stderr: stderr.trim() })
     })
   })
-}
-
-// ---------------------------------------------------------------------------------------------
-// Matching against KNOWN_FAILURES.
-
-const globToRegExp = (glob: string) => new RegExp(`^${glob.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 's')
-
-export interface Judged {
-  /** Failures no KNOWN_FAILURES entry covers (only their uncovered reasons). */
-  unknown: CaseFailure[]
-  /** Entries whose cases ran and none of which failed the way they say: fixed, to be removed. */
-  fixed: KnownFailure[]
-}
-
-/**
- * Failures an entry covers only when its `reason` names them: a crash, a hang, a changed argument,
- * a process warning or a stray rejection is never waved through by an entry about error messages.
- */
-const SEVERE = /^(the process died|stopped answering|did not settle|changed what it was given|made the process warn|left an? )/
-
-/** Splits a run's failures into those KNOWN_FAILURES covers and the rest. */
-export function judgeAgainst(run: SweepRun, known: KnownFailure[]): Judged {
-  const compiled = known.map((k) => ({ k, cases: k.cases.map(globToRegExp), used: false, ran: false }))
-  const unknown: CaseFailure[] = []
-  for (const f of run.failures) {
-    const left = f.reasons.filter((reason) => {
-      let covered = false
-      for (const c of compiled) {
-        if (c.cases.some((re) => re.test(f.key)) && (c.k.reason ? c.k.reason.test(reason) : !SEVERE.test(reason))) {
-          c.used = true
-          covered = true
-        }
-      }
-      return !covered
-    })
-    if (left.length > 0) unknown.push({ key: f.key, reasons: left })
-  }
-  const ran = new Set(run.ran)
-  const fixed = compiled.filter((c) => !c.used && [...ran].some((key) => c.cases.some((re) => re.test(key)))).map((c) => c.k)
-  return { unknown, fixed }
 }
 
 /** A readable list of failures for an assertion message. */

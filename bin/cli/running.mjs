@@ -41,7 +41,7 @@ function makeSummarizer(values, state) {
   try {
     client = createOpenAISummarizer({ url, model: values.model, apiKey, stream: Boolean(values.stream), timeoutMs })
   } catch (e) {
-    throw usageError(`--llm-url: ${e.message.replace(/^createOpenAISummarizer: (url|model): /, '')}`)
+    throw usageError(`--llm-url: ${e.message.replace(/^createOpenAISummarizer: options\.(url|model): /, '')}`)
   }
   const stats = {
     endpoint: client.endpoint,

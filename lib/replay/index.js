@@ -6,7 +6,7 @@
 // Never changes the caller's history or options.
 'use strict'
 
-const { checkMessagesArray } = require('../checks.js')
+const { checkMessagesArray, checkMessageObjects } = require('../checks.js')
 const { coded } = require('../errors.js')
 const { readOptions } = require('./options.js')
 const { splitTurns } = require('./messages.js')
@@ -14,9 +14,10 @@ const { REPLAY_POLICIES, policyNamed } = require('./policies.js')
 const { runReplay } = require('./run.js')
 
 async function replayUncoded(history, options) {
-  checkMessagesArray(history, 'replay')
+  checkMessagesArray(history, 'replay', 'history')
+  // Every element (a hole in a sparse array too) is a message with a role a request can have.
+  checkMessageObjects(history, 'replay', (i) => `history[${i}]`)
   history.forEach((m, i) => {
-    if (m === null || typeof m !== 'object' || Array.isArray(m)) throw new TypeError(`replay: history[${i}]: expected a message object`)
     if (m.role !== 'user' && m.role !== 'assistant')
       throw new TypeError(`replay: history[${i}].role: expected "user" or "assistant", got ${JSON.stringify(m.role) ?? 'nothing'}`)
   })

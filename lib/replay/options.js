@@ -5,6 +5,8 @@
 
 const { describe, wholeNumber: checkWhole, deepFreeze } = require('../values.js')
 const { DEFAULT_PRICING, readPricing } = require('../prompt-cache.js')
+const { checkKnownKeys } = require('../checks.js')
+const { endpointOf } = require('../openai-client.js')
 
 const DEFAULTS = deepFreeze({
   contextWindow: 200_000,
@@ -48,10 +50,9 @@ function readOptions(options, policyNames) {
   if (options === undefined) options = {}
   if (options === null || typeof options !== 'object' || Array.isArray(options))
     throw new TypeError(`replay: options: expected an object, got ${describe(options)}`)
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`replay: options.${key}: unknown option; expected one of ${[...KNOWN].join(', ')}`)
-  }
-  const policy = options.policy ?? 'roo-default'
+  checkKnownKeys(options, [...KNOWN], 'replay: options')
+  // Left out, not null: null names no policy and no cache model.
+  const policy = options.policy === undefined ? 'roo-default' : options.policy
   if (typeof policy !== 'string' || !policyNames.includes(policy))
     throw new TypeError(
       `${at('policy')}: expected one of ${policyNames.join(', ')}, got ${typeof policy === 'string' ? JSON.stringify(policy) : describe(policy)}`,
@@ -66,7 +67,7 @@ function readOptions(options, policyNames) {
     throw new TypeError(
       `${at('contextWindow')}: ${contextWindow} tokens leave no room for the history: 90% of it is ${Math.floor(contextWindow * 0.9)}, the system prompt (${systemTokens}) and the reserved answer (${maxTokens}) take ${systemTokens + maxTokens}`,
     )
-  const cache = options.cache ?? DEFAULTS.cache
+  const cache = options.cache === undefined ? DEFAULTS.cache : options.cache
   if (cache !== 'anthropic' && cache !== 'openai')
     throw new TypeError(`${at('cache')}: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
   const pricing = readPricing(options.pricing, cache, at('pricing'))
@@ -81,6 +82,8 @@ function readOptions(options, policyNames) {
     if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === ''))
       throw new TypeError(`${at(key)}: expected a non-empty string, got ${describe(options[key])}`)
   }
+  // The URL is checked as the client checks it, in this option's name.
+  if (options.llmUrl !== undefined) endpointOf(options.llmUrl, at('llmUrl'))
   if (options.summarize !== undefined && typeof options.summarize !== 'function')
     throw new TypeError(`${at('summarize')}: expected an async function (request) => summary, got ${describe(options.summarize)}`)
   if (options.summarize !== undefined && options.llmUrl !== undefined) throw new TypeError(`${at('summarize')}: give either summarize or llmUrl, not both`)

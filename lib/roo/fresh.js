@@ -5,7 +5,8 @@
 
 const path = require('node:path')
 const lib = require('../index.js')
-const { isObject } = require('../values.js')
+const { isObject, describe, wholeNumber } = require('../values.js')
+const { checkKnownKeys, checkObject } = require('../checks.js')
 const { ROO_ERROR_MESSAGES, FRESH_START_SYSTEM_PROMPT, resolveOptions, capture, message } = require('./options.js')
 const {
   finite,
@@ -19,6 +20,9 @@ const {
   failure,
   checkArray,
   checkMessageObjects,
+  checkArguments,
+  asAnswer,
+  shown,
 } = require('./host.js')
 const { tagStates, afterSummary, SENT, TRUNCATION_PARENT_LIVE, writeNonDestructive } = require('./history.js')
 const { transformMessagesForCondensing, injectSyntheticToolResults, extractCommandBlocks, getMessagesSinceLastSummary } = require('./tools.js')
@@ -92,6 +96,20 @@ const FRESH_KEYS = [
   'prevContextTokens',
 ]
 
+/** The arguments of FRESH_KEYS that host.js checkArguments checks (messages apart; rooIgnoreController is the host's). */
+const FRESH_ARGUMENTS = [
+  'apiHandler',
+  'systemPrompt',
+  'taskId',
+  'isAutomaticTrigger',
+  'customCondensingPrompt',
+  'metadata',
+  'environmentDetails',
+  'filesReadByRoo',
+  'cwd',
+  'prevContextTokens',
+]
+
 /** Roo's errorDetails of a failed request: the message and what the API error carries. */
 function errorDetails(error) {
   if (!(error instanceof Error)) return String(error)
@@ -118,7 +136,8 @@ function errorDetails(error) {
  * result that is not under `legacy.prevContextTokens`.
  */
 async function freshStart(state, params, legacy) {
-  const p = isObject(params) ? params : {}
+  if (!isObject(params)) throw new TypeError(`summarizeConversation: options: expected an object of Roo's arguments, got ${describe(params)}`)
+  const p = params
   const {
     messages,
     apiHandler,
@@ -132,23 +151,26 @@ async function freshStart(state, params, legacy) {
     cwd,
     rooIgnoreController,
   } = p
-  checkArray(messages, 'summarizeConversation')
+  checkArray(messages, 'summarizeConversation', legacy ? 'messages' : 'options.messages')
+  const response = { messages, cost: 0, summary: '' }
   const extra = {}
   for (const [k, v] of Object.entries(p)) if (!FRESH_KEYS.includes(k)) extra[k] = v
-  const telemetry = isObject(extra.telemetry) ? extra.telemetry : state.defaults.telemetry
-  capture(telemetry, 'captureContextCondensed', [taskId, isAutomaticTrigger ?? false, Boolean(nonBlank(customCondensingPrompt))])
-  const response = { messages, cost: 0, summary: '' }
   let o
   try {
     o = resolveOptions(state, extra, 'summarizeConversation: options')
   } catch (e) {
     return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
   }
+  // The history and Roo's arguments, checked before anything is done (a refused call reports
+  // nothing to telemetry).
   try {
     checkMessageObjects(messages, 'summarizeConversation')
+    asAnswer(() => checkArguments('summarizeConversation', p, FRESH_ARGUMENTS, legacy ? '' : 'options.'))
   } catch (e) {
     return { ...response, error: failure(e, o) }
   }
+  const telemetry = isObject(extra.telemetry) ? extra.telemetry : state.defaults.telemetry
+  capture(telemetry, 'captureContextCondensed', [taskId, isAutomaticTrigger ?? false, Boolean(nonBlank(customCondensingPrompt))])
   const toSummarize = getMessagesSinceLastSummary(messages)
   if (toSummarize.length <= 1) return { ...response, error: message(o, messages.length <= 1 ? 'condense_not_enough_messages' : 'condensed_recently') }
   if (toSummarize.some((m) => m && m.isSummary) && toSummarize.length <= 2) return { ...response, error: message(o, 'condensed_recently') }
@@ -276,21 +298,28 @@ function historyOutlines(messages, cwd) {
  * failed, are counted as skipped (one console.warn names the failed ones).
  */
 async function generateFoldedFileContext(filePaths, options) {
-  const o = isObject(options) ? options : {}
-  const maxCharacters = o.maxCharacters ?? 50_000
-  const result = { content: '', sections: [], filesProcessed: 0, filesSkipped: 0, characterCount: 0 }
-  if (!Array.isArray(filePaths) || filePaths.length === 0) return result
+  const at = 'generateFoldedFileContext'
+  if (!Array.isArray(filePaths)) throw new TypeError(`${at}: filePaths: expected an array of file paths, got ${describe(filePaths)}`)
+  for (let i = 0; i < filePaths.length; i++) {
+    if (typeof filePaths[i] !== 'string') throw new TypeError(`${at}: filePaths[${i}]: expected a file path (a string), got ${shown(filePaths[i])}`)
+  }
+  const o = checkObject(options, `${at}: options`, '{ cwd, outlineFile, maxCharacters?, rooIgnoreController? }')
+  checkKnownKeys(o, ['cwd', 'maxCharacters', 'rooIgnoreController', 'outlineFile'], `${at}: options`)
+  if (typeof o.cwd !== 'string') throw new TypeError(`${at}: options.cwd: expected a folder (a string), got ${shown(o.cwd)}`)
+  const maxCharacters = o.maxCharacters === undefined ? 50_000 : wholeNumber(o.maxCharacters, `${at}: options.maxCharacters`, 0)
   if (typeof o.outlineFile !== 'function')
     throw new TypeError(
-      'generateFoldedFileContext: options.outlineFile: expected a function (absolutePath, rooIgnoreController) => Promise<string | undefined>',
+      `${at}: options.outlineFile: expected a function (absolutePath, rooIgnoreController) => Promise<string | undefined>, got ${shown(o.outlineFile)}`,
     )
+  const result = { content: '', sections: [], filesProcessed: 0, filesSkipped: 0, characterCount: 0 }
+  if (filePaths.length === 0) return result
   const sections = []
   const failed = []
   let chars = 0
   const section = (file, body) => `<system-reminder>\n## File Context: ${file}\n${body}\n</system-reminder>`
   for (let i = 0; i < filePaths.length; i++) {
     const file = filePaths[i]
-    const absolute = path.isAbsolute(file) ? file : path.resolve(o.cwd ?? '.', file)
+    const absolute = path.isAbsolute(file) ? file : path.resolve(o.cwd, file)
     try {
       const outline = await o.outlineFile(absolute, o.rooIgnoreController)
       if (!outline || typeof outline !== 'string' || OUTLINE_ERRORS.some((e) => outline.includes(e))) {

@@ -7,6 +7,7 @@ const native = require('../native.js')
 const { pushInChunks } = require('../intake.js')
 const { applyChanges } = require('../apply.js')
 const { describe, isObject } = require('../values.js')
+const { checkKnownKeys } = require('../checks.js')
 const { finite, checkArray } = require('./host.js')
 
 // ---------------------------------------------------------------------------------------------
@@ -107,12 +108,20 @@ function rewindConversation(messages, at) {
   checkArray(messages, 'rewindConversation')
   let cut
   if (typeof at === 'number') cut = at
-  else if (isObject(at) && typeof at.index === 'number') cut = at.index
-  else if (isObject(at) && typeof at.ts === 'number') {
-    cut = messages.findIndex((m) => m && typeof m.ts === 'number' && m.ts >= at.ts)
-    if (cut < 0) cut = messages.length
+  else if (isObject(at)) {
+    // One of the two, given as a number: `{ index }` or `{ ts }`.
+    checkKnownKeys(at, ['index', 'ts'], 'rewindConversation: at')
+    const given = ['index', 'ts'].filter((k) => k in at)
+    if (given.length !== 1) throw new TypeError(`rewindConversation: at: expected { index } or { ts }, got ${given.length === 0 ? 'neither' : 'both'}`)
+    const [k] = given
+    if (typeof at[k] !== 'number' || Number.isNaN(at[k])) throw new TypeError(`rewindConversation: at.${k}: expected a number, got ${describe(at[k])}`)
+    if (k === 'index') cut = at.index
+    else {
+      cut = messages.findIndex((m) => m && typeof m.ts === 'number' && m.ts >= at.ts)
+      if (cut < 0) cut = messages.length
+    }
   } else throw new TypeError(`rewindConversation: at: expected an index or { index } or { ts }, got ${describe(at)}`)
-  if (!Number.isInteger(cut)) throw new TypeError(`rewindConversation: at: expected a whole index, got ${cut}`)
+  if (!Number.isInteger(cut)) throw new TypeError(`rewindConversation: at: expected a whole index, got ${describe(cut)}`)
   cut = Math.max(0, Math.min(messages.length, cut))
   while (
     cut > 0 &&

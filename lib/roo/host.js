@@ -193,9 +193,25 @@ async function countWith(content, apiHandler, o) {
   return hostNumber(n, "the API handler's countTokens", undefined)
 }
 
-/** Roo's estimateTokenCount: the handler's count of some content blocks (0 for none). */
+/**
+ * Roo's estimateTokenCount: the handler's count of some content blocks (0 for none). No content at
+ * all (undefined or null) counts 0, as Roo's own does and its specs require ("should return 0 for
+ * empty or undefined content"); any other value that is not an array of blocks is refused.
+ */
 async function estimateTokenCount(content, apiHandler) {
-  if (!content || content.length === 0) return 0
+  if (content === undefined || content === null) return 0
+  if (!Array.isArray(content)) throw new TypeError(`estimateTokenCount: content: expected an array of content blocks, got ${shown(content)}`)
+  for (let i = 0; i < content.length; i++) {
+    if (!isObject(content[i])) throw new TypeError(`estimateTokenCount: content[${i}]: expected a content block, got ${shown(content[i])}`)
+  }
+  // Partial: a handler here needs only countTokens (the engine counts without one).
+  if (apiHandler !== undefined && apiHandler !== null) {
+    if (!isObject(apiHandler)) throw new TypeError(`estimateTokenCount: apiHandler: expected an API handler (an object), got ${shown(apiHandler)}`)
+    for (const k of ['countTokens', 'createMessage'])
+      if (apiHandler[k] !== undefined && typeof apiHandler[k] !== 'function')
+        throw new TypeError(`estimateTokenCount: apiHandler.${k}: expected a function, got ${shown(apiHandler[k])}`)
+  }
+  if (content.length === 0) return 0
   if (apiHandler && typeof apiHandler.countTokens === 'function') return apiHandler.countTokens(content)
   return engineCount(content)
 }
@@ -213,11 +229,12 @@ function failure(e, o) {
 }
 
 /**
- * `messages` must be an array: else a TypeError naming it, which every entry function throws (a
- * call has no history to give back unchanged, and Roo itself throws there).
+ * `messages` must be an array: else a TypeError naming it (`name`: "options.messages" for a call
+ * given an options object), which every entry function throws (a call has no history to give back
+ * unchanged, and Roo itself throws there).
  */
-function checkArray(messages, fn) {
-  checkMessagesArray(messages, fn)
+function checkArray(messages, fn, name = 'messages') {
+  checkMessagesArray(messages, fn, name)
 }
 
 /**
@@ -231,7 +248,77 @@ function checkMessageObjects(messages, fn) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Roo's own arguments (taskId, systemPrompt, …): one table of what each must be, so every entry,
+// era and function names a bad one the same way: `<fn>: <name>: expected …, got …`.
+
+const isStrings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string')
+/** Each argument by name: what it must be (`test`), in words (`what`), and whether it may be left out. */
+const ARGUMENTS = {
+  taskId: { test: (v) => typeof v === 'string', what: 'a task id (a string)' },
+  systemPrompt: { test: (v) => typeof v === 'string', what: 'the system prompt (a string)' },
+  isAutomaticTrigger: { test: (v) => typeof v === 'boolean', what: 'true or false', optional: true },
+  customCondensingPrompt: { test: (v) => typeof v === 'string', what: 'a prompt (a string)', optional: true },
+  metadata: {
+    test: (v) => isObject(v) && (v.tools === undefined || Array.isArray(v.tools)),
+    what: 'an object (its tools, when given, an array)',
+    optional: true,
+  },
+  environmentDetails: { test: (v) => typeof v === 'string', what: 'a string', optional: true },
+  filesReadByRoo: { test: isStrings, what: 'an array of file paths (strings)', optional: true },
+  cwd: { test: (v) => typeof v === 'string', what: 'a folder (a string)', optional: true },
+  prevContextTokens: { test: (v) => finite(v) && v >= 0, what: 'a number >= 0', optional: true },
+  autoCondenseContext: { test: (v) => typeof v === 'boolean', what: 'true or false' },
+  currentProfileId: { test: (v) => typeof v === 'string', what: 'a profile id (a string)' },
+  profileThresholds: { test: isObject, what: 'an object of thresholds by profile id' },
+  useNativeTools: { test: (v) => typeof v === 'boolean', what: 'true or false', optional: true },
+  lastMessageTokens: { test: (v) => finite(v) && v >= 0, what: 'a number >= 0' },
+  // A handler that is not one (no object, no createMessage function) is Roo's own case: "API
+  // handler for condensing context is invalid", an `error` result. Its other members (getModel, …)
+  // are not read; a countTokens it has must be a function.
+  apiHandler: { test: countsOrNone, what: 'an API handler whose countTokens is a function', optional: true, at: 'countTokens' },
+  condensingApiHandler: { test: countsOrNone, what: 'an API handler whose countTokens is a function', optional: true, at: 'countTokens' },
+}
+
+/** Anything but an object whose countTokens is there and not a function. */
+function countsOrNone(h) {
+  return !isObject(h) || h.countTokens === undefined || typeof h.countTokens === 'function'
+}
+
+/**
+ * Each of `names` in `args` checked against ARGUMENTS: the first that is not what it must be is a
+ * TypeError `<fn>: <name>: expected …, got …` (`prefix` before the name: "options." for an
+ * options object). A name the table marks optional may be left out (undefined, not null).
+ */
+function checkArguments(fn, args, names, prefix = '') {
+  for (const name of names) {
+    const rule = ARGUMENTS[name]
+    const v = args[name]
+    if (v === undefined && rule.optional) continue
+    if (rule.test(v)) continue
+    // A rule about one member of the argument names that member.
+    if (rule.at) throw new TypeError(`${fn}: ${prefix}${name}.${rule.at}: expected a function, got ${shown(v[rule.at])}`)
+    throw new TypeError(`${fn}: ${prefix}${name}: expected ${rule.what}, got ${shown(v)}`)
+  }
+}
+
+/**
+ * Runs `check` (argument checks, which throw TypeErrors) for a call that answers its problems
+ * rather than throwing them: a refusal becomes a HostError ("invalid", its message kept), which
+ * the call returns as its `error`.
+ */
+function asAnswer(check) {
+  try {
+    check()
+  } catch (e) {
+    if (e instanceof TypeError) throw new HostError('invalid', e.message)
+    throw e
+  }
+}
+
 module.exports = {
+  checkArguments,
+  asAnswer,
   finite,
   isHandler,
   HostError,

@@ -6,9 +6,10 @@
 const { randomUUID } = require('node:crypto')
 const native = require('../../index.js')
 const { cutWindow } = require('../manager.js')
-const { isObject } = require('../values.js')
+const { isObject, describe } = require('../values.js')
+const { checkKnownKeys } = require('../checks.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
-const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects } = require('./host.js')
+const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects, checkArguments, asAnswer } = require('./host.js')
 
 // ---------------------------------------------------------------------------------------------
 // The sliding window.
@@ -23,7 +24,10 @@ const TRUNCATION_KEYS = ['telemetry', 'nonDestructive', 'generateId']
  */
 function truncateWith(state, messages, fracToRemove, taskId, options) {
   checkArray(messages, 'truncateConversation')
-  const o = { ...state.defaults, ...readOptions(options, [...TRUNCATION_KEYS, ...CALL_KEYS], 'truncateConversation: options', false) }
+  // Any number: Roo's own arithmetic decides what NaN or a fraction past 1 does (see cutWindow).
+  if (typeof fracToRemove !== 'number') throw new TypeError(`truncateConversation: fracToRemove: expected a number from 0 to 1, got ${describe(fracToRemove)}`)
+  checkArguments('truncateConversation', { taskId }, ['taskId'])
+  const o = { ...state.defaults, ...readOptions(options, TRUNCATION_KEYS, 'truncateConversation: options') }
   capture(o.telemetry, 'captureSlidingWindowTruncation', [taskId])
   const nd = o.nonDestructive ?? state.era.nonDestructive
   if (!nd) return cutWindow(messages, fracToRemove)
@@ -91,7 +95,7 @@ function decide(p, prevParts, warn, fn) {
     // The engine's rules refuse a global threshold outside 5..100 (Roo's settings offer no other).
     const detail = String(e && e.message ? e.message : e)
       .replace(/^invalid options: /, '')
-      .replace(/config\.threshold/g, 'autoCondenseContextPercent')
+      .replace(/config\.(threshold|autoCondenseContextPercent)/g, 'autoCondenseContextPercent')
     throw new HostError('invalid', `${fn}: ${detail}`)
   }
   const d = rules.decide(situation)
@@ -100,17 +104,23 @@ function decide(p, prevParts, warn, fn) {
   return { ...d, prevContextTokens, summarize: Boolean(p.autoCondenseContext) && d.condense }
 }
 
-/** The numbers of a context-management call, checked: a clear error for each bad one. */
-function checkNumbers(fn, p) {
+/**
+ * The arguments of a context-management call (`willManageContext` too), checked: a TypeError naming
+ * each bad one (`manageContext: totalTokens: expected a number >= 0, got string "5"`). `names`:
+ * the other arguments the call takes (host.js checkArguments).
+ */
+function checkManageArguments(fn, p, names) {
   const need = (k, min, optional) => {
     const v = p[k]
-    if (optional && (v === undefined || v === null)) return
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new HostError('invalid', `${fn}: ${k}: expected a number >= ${min}, got ${shown(v)}`)
+    // maxTokens: null is Roo's own "not given" (ANTHROPIC_DEFAULT_MAX_TOKENS then).
+    if (optional && (v === undefined || (v === null && k === 'maxTokens'))) return
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min) throw new TypeError(`${fn}: ${k}: expected a number >= ${min}, got ${shown(v)}`)
   }
   need('totalTokens', 0)
   need('contextWindow', 1)
   need('maxTokens', 0, true)
   need('autoCondenseContextPercent', 0, !p.autoCondenseContext)
+  checkArguments(fn, p, ['autoCondenseContext', 'currentProfileId', 'profileThresholds', ...names])
 }
 
 /** The last message's tokens, as Roo counts them (the handler's count of its blocks). */
@@ -127,9 +137,10 @@ async function lastMessageTokens(messages, apiHandler, o) {
  * era's summary call; `windowTokens` says how the context after the sliding window is counted.
  */
 async function manage(state, params, fn, summarize) {
-  const p = isObject(params) ? params : {}
+  if (!isObject(params)) throw new TypeError(`${fn}: options: expected an object of Roo's arguments, got ${describe(params)}`)
+  const p = params
   let messages = p.messages
-  checkArray(messages, fn)
+  checkArray(messages, fn, 'options.messages')
   const extra = {}
   for (const k of Object.keys(p)) if (!MANAGE_KEYS.has(k)) extra[k] = p[k]
   const fail = (error, prevContextTokens = 0) => ({ messages, summary: '', cost: 0, prevContextTokens, error })
@@ -143,7 +154,7 @@ async function manage(state, params, fn, summarize) {
   let d
   try {
     checkMessageObjects(messages, fn)
-    checkNumbers(fn, p)
+    asAnswer(() => checkManageArguments(fn, p, MANAGE_ARGUMENTS[fn]))
     // Counted even when the signal has fired already: the caller still learns the context's size.
     const last = await lastMessageTokens(messages, p.apiHandler, { ...o, signal: undefined })
     d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, true, fn)
@@ -235,13 +246,34 @@ const MANAGE_KEYS = new Set([
   'rooIgnoreController',
 ])
 
+/** The arguments each context-management call takes besides its numbers and the profile's (`checkManageArguments`). */
+const MANAGE_ARGUMENTS = {
+  truncateConversationIfNeeded: ['apiHandler', 'systemPrompt', 'taskId', 'customCondensingPrompt', 'condensingApiHandler', 'useNativeTools'],
+  manageContext: ['apiHandler', 'systemPrompt', 'taskId', 'customCondensingPrompt', 'metadata', 'environmentDetails', 'filesReadByRoo', 'cwd'],
+}
+/**
+ * The keys willManageContext reads. Roo's type for its options is "a subset of
+ * ContextManagementOptions", so a host may pass its manageContext options as they are: their other
+ * keys are taken and not read; any other key is refused.
+ */
+const WILL_MANAGE_KEYS = [
+  'totalTokens',
+  'contextWindow',
+  'maxTokens',
+  'autoCondenseContext',
+  'autoCondenseContextPercent',
+  'profileThresholds',
+  'currentProfileId',
+  'lastMessageTokens',
+]
+
 /** Roo's willManageContext: whether manageContext would condense or slide the window now. */
 function willManageContext(params) {
-  const p = isObject(params) ? params : {}
-  checkNumbers('willManageContext', p)
-  const last = p.lastMessageTokens ?? 0
-  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0)
-    throw new TypeError(`willManageContext: lastMessageTokens: expected a number >= 0, got ${shown(last)}`)
+  if (!isObject(params)) throw new TypeError(`willManageContext: options: expected an object, got ${describe(params)}`)
+  const p = params
+  checkKnownKeys(p, [...WILL_MANAGE_KEYS, ...MANAGE_KEYS, ...CALL_KEYS], 'willManageContext: options')
+  checkManageArguments('willManageContext', p, ['lastMessageTokens'])
+  const last = p.lastMessageTokens
   let d
   try {
     d = decide(p, { totalTokens: p.totalTokens, lastMessageTokens: last }, false, 'willManageContext')

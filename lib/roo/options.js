@@ -6,10 +6,19 @@
 const { randomUUID } = require('node:crypto')
 const native = require('../../index.js')
 const { describe, isObject, checkTimeoutMs } = require('../values.js')
+const { checkKnownKeys, optionalFunction } = require('../checks.js')
+const { checkSummarizeOptions } = require('../summarize.js')
+const { findUnsupported, pathText } = require('../crossing.js')
 
 const N_MESSAGES_TO_KEEP = 3
 /** The engine's thresholds, as Roo names them; ANTHROPIC_DEFAULT_MAX_TOKENS is reserved for the model's answer when the host gives no maxTokens. */
-const { MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE, DEFAULT_MAX_TOKENS: ANTHROPIC_DEFAULT_MAX_TOKENS } = require('../manager.js')
+const {
+  MIN_CONDENSE_THRESHOLD,
+  MAX_CONDENSE_THRESHOLD,
+  TOKEN_BUFFER_PERCENTAGE,
+  DEFAULT_MAX_TOKENS: ANTHROPIC_DEFAULT_MAX_TOKENS,
+  configProblems,
+} = require('../manager.js')
 
 /** Roo's English strings (its en locale, common:errors.*), word for word; `options.errors` replaces any of them. */
 const ROO_ERROR_MESSAGES = Object.freeze({
@@ -157,24 +166,94 @@ function checkKey(key, value, at) {
         if (typeof v !== 'string') throw new TypeError(`${at}.errors.${k}: expected a string, got ${describe(v)}`)
       }
       break
-    default: // providerConfig, telemetry, pricing, summarizeOptions: objects the engine checks further
+    case 'telemetry':
+      if (!isObject(value)) throw bad('an object of telemetry callbacks')
+      checkKnownKeys(value, TELEMETRY_KEYS, `${at}.telemetry`)
+      for (const k of TELEMETRY_KEYS) optionalFunction(value[k], `${at}.telemetry.${k}`)
+      break
+    case 'summarizeOptions':
+      checkSummarizeOptions(value, `${at}.summarizeOptions`)
+      break
+    case 'pricing':
+      if (!isObject(value)) throw bad('an object of prices')
+      // The prices as the engine reads them (its Native provider prices a usage chunk with them).
+      checkEngineConfig('native', { pricing: value }, at)
+      break
+    default: // providerConfig: checked against the provider it runs with (checkProviderConfig)
       if (!isObject(value)) throw bad('an object')
   }
 }
 
-function readOptions(raw, keys, at, strict) {
-  if (raw === undefined || raw === null) return {}
+/** The callbacks `telemetry` may hold (RooTelemetry). */
+const TELEMETRY_KEYS = ['captureContextCondensed', 'captureSlidingWindowTruncation']
+
+/**
+ * `config` as the engine reads the config of `provider` (its problems, from the manager's reading
+ * of a provider's config: src/manager/config.rs), each named from `at` (`options.pricing.inputPrice`
+ * for the pricing of `{ pricing }`). Throws a TypeError listing them.
+ */
+function checkEngineConfig(provider, config, at) {
+  checkJson(config, at)
+  const problems = engineConfigProblems(provider, config)
+  const name = (p) => `${at}${p.path.replace(/^config\.providers\.\w+/, '')}: ${p.message}`
+  if (problems.length > 0) throw new TypeError(problems.map(name).join('; '))
+}
+
+/** The engine's problems of `config` as the config of `provider`, paths from `config.providers.<provider>`. */
+function engineConfigProblems(provider, config) {
+  return configProblems({ providers: { [provider]: config } })
+}
+
+/** The providers that can run before Roo's summary, and what each is given (as `prePassConfig` fills it in). */
+const FIRST_STEPS = ['lossless', 'truncation', 'smart']
+const firstStepConfig = (provider, config) =>
+  provider === 'smart' && config.preset === undefined && config.passes === undefined ? { ...config, preset: 'balanced' } : config
+
+/**
+ * `providerConfig` checked as the config of the provider it runs with: with a first step
+ * (lossless, truncation, smart) that provider's; with "native" (Roo's summary alone, which does
+ * not read it) a config one of them takes, so a default kept for calls that choose a first step
+ * is still one. Problems name it under `at` (`options.providerConfig.keep: …`).
+ */
+function checkProviderConfig(provider, config, at) {
+  const where = `${at}.providerConfig`
+  checkJson(config, where)
+  const name = (p) => `${where}${p.path.replace(/^config\.providers\.\w+/, '')}: ${p.message}`
+  if (FIRST_STEPS.includes(provider)) {
+    const problems = engineConfigProblems(provider, firstStepConfig(provider, config))
+    if (problems.length > 0) throw new TypeError(problems.map(name).join('; '))
+    return
+  }
+  const each = FIRST_STEPS.map((p) => [p, engineConfigProblems(p, firstStepConfig(p, config))])
+  if (each.some(([, problems]) => problems.length === 0)) return
+  const relative = (p) => `${p.path.replace(/^config\.providers\.\w+\.?/, '') || 'it'}: ${p.message}`
+  throw new TypeError(
+    `${where}: a config none of lossless, truncation and smart takes (${each.map(([p, problems]) => `${p}: ${problems.map(relative).join('; ')}`).join(' | ')})`,
+  )
+}
+
+/** A value JSON has no form for under `at` (an options value on its way to the engine), named by its path. */
+function checkJson(value, at) {
+  const found = findUnsupported(value, [], { options: true })
+  if (found) throw new TypeError(`${at}${found.path.length > 0 ? `.${pathText(found.path)}` : ''}: ${found.message}`)
+}
+
+/**
+ * The options in `raw` (an object; undefined is none, and so is null where `nullable`, as
+ * `configure(null)` clears the defaults), each checked, every key one of `keys`: an unknown key is
+ * refused as checks.js refuses one.
+ */
+function readOptions(raw, keys, at, nullable = false) {
+  if (raw === undefined || (raw === null && nullable)) return {}
   if (!isObject(raw)) throw new TypeError(`${at}: expected an object, got ${describe(raw)}`)
+  checkKnownKeys(raw, keys, at)
   const out = {}
   for (const [key, value] of Object.entries(raw)) {
-    if (!keys.includes(key)) {
-      if (strict) throw new TypeError(`${at}.${key}: unknown option, expected one of ${keys.join(', ')}`)
-      continue
-    }
     if (value === undefined) continue
     checkKey(key, value, at)
     out[key] = value
   }
+  if (out.providerConfig !== undefined && out.provider !== undefined) checkProviderConfig(out.provider, out.providerConfig, at)
   return out
 }
 
@@ -184,8 +263,14 @@ function readOptions(raw, keys, at, strict) {
  * resolved options object is never modified).
  */
 function resolveOptions(state, raw, at) {
-  const own = readOptions(raw, CALL_KEYS, at, false)
-  if (Object.keys(own).length > 0) return resolved(state, { ...state.defaults, ...own })
+  const own = readOptions(raw, CALL_KEYS, at)
+  if (Object.keys(own).length > 0) {
+    const o = { ...state.defaults, ...own }
+    // The first step's config as the provider this call runs with reads it (given apart, or by `configure`).
+    if (o.providerConfig !== undefined && (own.providerConfig !== undefined || own.provider !== undefined))
+      checkProviderConfig(o.provider ?? 'native', o.providerConfig, own.providerConfig !== undefined ? at : 'configure: options')
+    return resolved(state, o)
+  }
   if (state.resolvedFrom !== state.defaults) {
     state.resolved = resolved(state, state.defaults)
     state.resolvedFrom = state.defaults
@@ -238,6 +323,7 @@ module.exports = {
   CONFIG_KEYS,
   CALL_KEYS,
   readOptions,
+  checkProviderConfig,
   resolveOptions,
   capture,
   message,

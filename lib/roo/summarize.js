@@ -9,7 +9,8 @@ const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONI
 const {
   isHandler,
   HostError,
-  hostNumber,
+  finite,
+  shown,
   callHandler,
   engineDefaultPrompt,
   engineCount,
@@ -18,6 +19,7 @@ const {
   failure,
   checkArray,
   checkMessageObjects,
+  checkArguments,
 } = require('./host.js')
 const { project, originsOf, compose, fixReferences, writeNonDestructive, summaryMessage } = require('./history.js')
 const { getKeepMessagesWithToolBlocks, getMessagesSinceLastSummary } = require('./tools.js')
@@ -142,11 +144,28 @@ async function positional(state, args, keepFirstStep) {
   // Newer Roo passed a useNativeTools boolean last: accepted and ignored (tool pairs stay whole).
   if (typeof options === 'boolean') options = undefined
   if (!state.era.condensingHandler && isObject(options) && typeof options.createMessage === 'function') options = undefined
+  const response = { messages, cost: 0, summary: '' }
+  // Roo's arguments, checked before anything is done (a refused call reports nothing to telemetry).
+  try {
+    const given = { apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt, condensingApiHandler }
+    checkArguments('summarizeConversation', given, [
+      'apiHandler',
+      'systemPrompt',
+      'taskId',
+      'isAutomaticTrigger',
+      'customCondensingPrompt',
+      'condensingApiHandler',
+    ])
+    // The context size the summary must stay under; left out, the history and the system prompt are counted.
+    if (prevContextTokens !== undefined && (!finite(prevContextTokens) || prevContextTokens < 0))
+      throw new TypeError(`summarizeConversation: prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}`)
+  } catch (e) {
+    return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
+  }
   const telemetryArgs = [taskId, isAutomaticTrigger ?? false, typeof customCondensingPrompt === 'string' && customCondensingPrompt.trim() !== '']
   if (state.era.condensingHandler) telemetryArgs.push(Boolean(condensingApiHandler))
   const telemetry = isObject(options) && isObject(options.telemetry) ? options.telemetry : state.defaults.telemetry
   capture(telemetry, 'captureContextCondensed', telemetryArgs)
-  const response = { messages, cost: 0, summary: '' }
   const spent = { cost: 0 }
   let o
   try {
@@ -156,8 +175,7 @@ async function positional(state, args, keepFirstStep) {
   }
   try {
     checkMessageObjects(messages, 'summarizeConversation')
-    const prev =
-      prevContextTokens === undefined || prevContextTokens === null ? undefined : hostNumber(prevContextTokens, 'summarizeConversation: prevContextTokens')
+    const prev = prevContextTokens
     const c = {
       o,
       apiHandler,

@@ -4,24 +4,52 @@
 'use strict'
 
 const { N_MESSAGES_TO_KEEP, SYNTHETIC_TOOL_RESULT } = require('./options.js')
+const { describe, isObject, wholeNumber } = require('../values.js')
+const { checkMessageObjects } = require('../checks.js')
+const { findUnsupported, pathText } = require('../crossing.js')
 const { finite, checkArray } = require('./host.js')
 
 // ---------------------------------------------------------------------------------------------
 // Roo's helpers of today (the tool-block-to-text conversions, orphan tool calls, <command> blocks).
 
-/** A tool_use block as text ("[Tool Use: name]" and its inputs), as Roo sends it for condensing. */
-function toolUseToText(block) {
+/** A block the helpers read: an object, else a TypeError naming it as `at` (`toolUseToText: block`). */
+function checkBlock(block, at) {
+  if (!isObject(block)) throw new TypeError(`${at}: expected a content block (an object), got ${describe(block)}`)
+}
+
+/**
+ * A tool_use block as text ("[Tool Use: name]" and its inputs), as Roo sends it for condensing (an
+ * input that is not an object as Roo writes it, with String). `at` names the block in errors: an
+ * input value JSON cannot write (a cycle, a BigInt) is named by its key.
+ */
+function toolUseText(block, at) {
+  checkBlock(block, at)
   let input
   if (typeof block.input === 'object' && block.input !== null) {
     input = Object.entries(block.input)
-      .map(([key, value]) => `${key}: ${typeof value === 'object' && value !== null ? JSON.stringify(value, null, 2) : String(value)}`)
+      .map(([key, value]) => {
+        if (typeof value !== 'object' || value === null) return `${key}: ${String(value)}`
+        // A value JSON cannot write (a cycle, a BigInt) is named by its path before JSON.stringify throws.
+        const found = findUnsupported(value, [key], { options: true })
+        if (found) throw new TypeError(`${at}.input.${pathText(found.path)}: ${found.message}`)
+        return `${key}: ${JSON.stringify(value, null, 2)}`
+      })
       .join('\n')
   } else input = String(block.input)
   return `[Tool Use: ${block.name}]\n${input}`
 }
 
+function toolUseToText(block) {
+  return toolUseText(block, 'toolUseToText: block')
+}
+
 /** A tool_result block as text ("[Tool Result]" or "[Tool Result (Error)]" and its content). */
 function toolResultToText(block) {
+  return toolResultText(block, 'toolResultToText: block')
+}
+
+function toolResultText(block, at) {
+  checkBlock(block, at)
   const suffix = block.is_error ? ' (Error)' : ''
   if (typeof block.content === 'string') return `[Tool Result${suffix}]\n${block.content}`
   if (Array.isArray(block.content)) {
@@ -33,17 +61,26 @@ function toolResultToText(block) {
 
 /** A message's content with its tool_use / tool_result blocks as text blocks (a string stays as it is). */
 function convertToolBlocksToText(content) {
+  if (typeof content !== 'string' && !Array.isArray(content))
+    throw new TypeError(`convertToolBlocksToText: content: expected a string or an array of content blocks, got ${describe(content)}`)
+  return convertContent(content, 'convertToolBlocksToText: content')
+}
+
+/** `content` (a string, an array of blocks; anything else as it is: the history's own problem) with its tool blocks as text. */
+function convertContent(content, at) {
   if (!Array.isArray(content)) return content
-  return content.map((b) => {
-    if (b && b.type === 'tool_use') return { type: 'text', text: toolUseToText(b) }
-    if (b && b.type === 'tool_result') return { type: 'text', text: toolResultToText(b) }
+  return content.map((b, i) => {
+    if (b && b.type === 'tool_use') return { type: 'text', text: toolUseText(b, `${at}[${i}]`) }
+    if (b && b.type === 'tool_result') return { type: 'text', text: toolResultText(b, `${at}[${i}]`) }
     return b
   })
 }
 
 /** Copies of the messages with their tool blocks as text (the request of a summary needs no tools). */
 function transformMessagesForCondensing(messages) {
-  return messages.map((m) => ({ ...m, content: convertToolBlocksToText(m.content) }))
+  checkArray(messages, 'transformMessagesForCondensing')
+  checkMessageObjects(messages, 'transformMessagesForCondensing')
+  return messages.map((m, i) => ({ ...m, content: convertContent(m.content, `transformMessagesForCondensing: messages[${i}].content`) }))
 }
 
 /**
@@ -69,7 +106,8 @@ function injectSyntheticToolResults(messages) {
 
 /** The <command …>…</command> blocks of a message's text, joined by newlines ("" for none). */
 function extractCommandBlocks(m) {
-  const content = m ? m.content : undefined
+  if (!isObject(m)) throw new TypeError(`extractCommandBlocks: message: expected a message object, got ${describe(m)}`)
+  const content = m.content
   let text
   if (typeof content === 'string') text = content
   else if (Array.isArray(content))
@@ -97,6 +135,7 @@ const reasoningIn = (m) => (m && m.role === 'assistant' && Array.isArray(m.conte
  */
 function getKeepMessagesWithToolBlocks(messages, keepCount) {
   checkArray(messages, 'getKeepMessagesWithToolBlocks')
+  wholeNumber(keepCount, 'getKeepMessagesWithToolBlocks: keepCount', 0)
   if (messages.length <= keepCount) return { keepMessages: messages, toolUseBlocksToPreserve: [], reasoningBlocksToPreserve: [] }
   const start = messages.length - keepCount
   const keepMessages = messages.slice(start)

@@ -6,7 +6,8 @@
 
 const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
 const native = require('../native.js')
-const { checkMessagesArray } = require('../checks.js')
+const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../checks.js')
+const { configProblems } = require('../manager.js')
 const { coded } = require('../errors.js')
 const { describe, isObject } = require('../values.js')
 
@@ -29,18 +30,22 @@ function settingsSchemasUncoded() {
 
 /**
  * The arguments of a preview, checked (a TypeError naming the bad one): the history, the settings
- * (the manager configuration: an object, its `providers` an object of configs) and, for
- * previewOnHistory, its options (`summarize` a function).
+ * (the manager configuration, checked as the manager checks its config, its problems named under
+ * `settings`) and, for previewOnHistory, its options (`summarize` a function, no other key).
  */
 function checkPreviewArgs(fn, messages, settings, options) {
   checkMessagesArray(messages, fn)
   if (!isObject(settings)) throw new TypeError(`${fn}: settings: expected the manager configuration, an object, got ${describe(settings)}`)
   if (settings.providers !== undefined && !isObject(settings.providers))
     throw new TypeError(`${fn}: settings.providers: expected an object of provider configs by id, got ${describe(settings.providers)}`)
+  const problems = configProblems(settings)
+  if (problems.length > 0) {
+    const named = problems.map((p) => `${p.path.replace(/^config/, 'settings')}: ${p.message}`)
+    throw new TypeError(`${fn}: ${named.join('; ')}`)
+  }
   if (options === undefined) return
-  if (!isObject(options)) throw new TypeError(`${fn}: options: expected an object, got ${describe(options)}`)
-  if (options.summarize !== undefined && typeof options.summarize !== 'function')
-    throw new TypeError(`${fn}: options.summarize: expected an async function, got ${describe(options.summarize)}`)
+  const { summarize } = checkOptionsObject(options, fn, ['summarize'])
+  optionalFunction(summarize, `${fn}: options.summarize`, 'an async function')
 }
 
 /**

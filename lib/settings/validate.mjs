@@ -79,20 +79,69 @@ function typeMatches(type, v) {
 }
 
 function show(v) {
-  const text = JSON.stringify(v)
+  if (typeof v === 'bigint') return `${v}n`
+  let text
+  try {
+    text = JSON.stringify(v)
+  } catch {
+    // A cycle: JSON has no text for it.
+    return 'a value that contains itself'
+  }
   return text === undefined ? String(v) : text.length > 40 ? `${text.slice(0, 37)}...` : text
 }
 
 /**
- * Every problem of `value` under `schema` (whose `$defs` the refs name), each as
- * `{ path, message, schemaPath }`; an empty list when it is valid.
+ * A refusal of an argument, as the package's other entries throw it: a TypeError with
+ * `errorCode: "invalid-argument"` (this module runs in the browser too, without lib/errors.js).
  */
-export function validate(schema, value, path = 'settings', root = schema, schemaPath = '#') {
+function refused(message) {
+  const e = new TypeError(message)
+  Object.defineProperty(e, 'errorCode', { value: 'invalid-argument', enumerable: true, writable: true, configurable: true })
+  return e
+}
+
+/**
+ * Every problem of `value` under `schema` (a JSON Schema of the subset above: an object, or a
+ * boolean; its `$defs` are what the refs name), each as `{ path, message, schemaPath }`; an empty
+ * list when it is valid. `path` names the value in the problems (`settings` by default). A schema
+ * that is not one, or uses a keyword outside the subset, is refused with a TypeError naming it.
+ */
+export function validate(schema, value, path = 'settings') {
+  if (typeof schema !== 'boolean' && (schema === null || typeof schema !== 'object' || Array.isArray(schema)))
+    throw refused(`validate: schema: expected a JSON Schema (an object or a boolean), got ${describeArgument(schema)}`)
+  if (typeof path !== 'string') throw refused(`validate: path: expected a string (the name of the value in the problems), got ${describeArgument(path)}`)
+  try {
+    return check(schema, value, path, schema, '#')
+  } catch (e) {
+    if (e instanceof SchemaError) throw refused(`validate: schema: ${e.message}`)
+    throw e
+  }
+}
+
+/** A schema outside the subset this module checks. */
+class SchemaError extends Error {}
+
+function describeArgument(v) {
+  if (v === null || v === undefined) return String(v)
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'object') return 'an object'
+  if (typeof v === 'string') return `string ${show(v)}`
+  return `${typeof v} ${show(v)}`
+}
+
+function check(schema, value, path, root, schemaPath) {
   const errors = []
-  const s = resolve(schema, root)
+  let s
+  try {
+    s = resolve(schema, root)
+  } catch (e) {
+    throw new SchemaError(`${schemaPath}: ${e.message}`)
+  }
   if (s === true || s === undefined) return errors
   if (s === false) return [{ path, message: 'not allowed here', schemaPath }]
-  for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new Error(`${schemaPath}: schema keyword "${k}" is not supported`)
+  if (s === null || typeof s !== 'object' || Array.isArray(s))
+    throw new SchemaError(`${schemaPath}: expected a schema (an object or a boolean), got ${describeArgument(s)}`)
+  for (const k of Object.keys(s)) if (!KNOWN.has(k)) throw new SchemaError(`${schemaPath}: schema keyword "${k}" is not supported`)
   const at = (message, keyword) => errors.push({ path, message, schemaPath: `${schemaPath}/${keyword}` })
   if (s.type !== undefined) {
     const types = Array.isArray(s.type) ? s.type : [s.type]
@@ -114,7 +163,7 @@ export function validate(schema, value, path = 'settings', root = schema, schema
     const props = s.properties ?? {}
     for (const r of s.required ?? []) if (!(r in value)) at(`${r} is required`, 'required')
     for (const [k, v] of Object.entries(value)) {
-      if (k in props) errors.push(...validate(props[k], v, childPath(path, k), root, `${schemaPath}/properties/${k}`))
+      if (k in props) errors.push(...check(props[k], v, childPath(path, k), root, `${schemaPath}/properties/${k}`))
       else if (s.additionalProperties === false)
         errors.push({
           path: childPath(path, k),
@@ -122,14 +171,13 @@ export function validate(schema, value, path = 'settings', root = schema, schema
           schemaPath: `${schemaPath}/additionalProperties`,
         })
       else if (s.additionalProperties && s.additionalProperties !== true)
-        errors.push(...validate(s.additionalProperties, v, childPath(path, k), root, `${schemaPath}/additionalProperties`))
+        errors.push(...check(s.additionalProperties, v, childPath(path, k), root, `${schemaPath}/additionalProperties`))
     }
   }
-  if (Array.isArray(value) && s.items !== undefined)
-    value.forEach((v, i) => errors.push(...validate(s.items, v, childPath(path, i), root, `${schemaPath}/items`)))
+  if (Array.isArray(value) && s.items !== undefined) value.forEach((v, i) => errors.push(...check(s.items, v, childPath(path, i), root, `${schemaPath}/items`)))
   for (const keyword of ['oneOf', 'anyOf']) {
     if (!s[keyword]) continue
-    const results = s[keyword].map((branch, i) => validate(branch, value, path, root, `${schemaPath}/${keyword}/${i}`))
+    const results = s[keyword].map((branch, i) => check(branch, value, path, root, `${schemaPath}/${keyword}/${i}`))
     const passing = results.filter((r) => r.length === 0).length
     if (keyword === 'anyOf' ? passing > 0 : passing === 1) continue
     if (passing > 1) {

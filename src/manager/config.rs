@@ -221,6 +221,10 @@ pub(super) fn triggers_problems(at: &str, v: &Value, problems: &mut Vec<Problem>
     };
     for (k, x) in m {
         let path = format!("{at}.{k}");
+        // null is the key left out, as the schema says (each is an optional setting).
+        if x.is_null() && ["triggerPercent", "stopPercent", "minGainTokens", "minGainPercent"].contains(&k.as_str()) {
+            continue;
+        }
         match k.as_str() {
             "triggerPercent" | "stopPercent" => percent_problem(&path, x, problems),
             "minGainTokens" => {
@@ -251,7 +255,32 @@ pub fn validate_config(value: &Value) -> Vec<Problem> {
     let Value::Object(m) = value else {
         return vec![problem("config", "invalid_type", "expected an object")];
     };
-    let mapped = map_legacy(value);
+    // Roo Code's earlier keys are checked under their own names, whether or not the key each maps
+    // onto is given too (then the newer key wins, and the earlier one would otherwise go unread);
+    // one that is wrong is left out of the mapped config, so its problem is named once.
+    let mut given = m.clone();
+    for key in LEGACY_KEYS {
+        let Some(v) = m.get(key) else { continue };
+        let at = format!("config.{key}");
+        let before = problems.len();
+        match key {
+            "autoCondenseContext" if !v.is_boolean() => {
+                problems.push(problem(at, "invalid_type", format!("expected true or false, got {v}")))
+            }
+            "autoCondenseContextPercent" => percent_problem(&at, v, &mut problems),
+            "customCondensingPrompt" if !v.is_string() => {
+                problems.push(problem(at, "invalid_type", format!("expected a prompt (a string), got {v}")))
+            }
+            "condensingApiConfigId" if !v.is_string() => {
+                problems.push(problem(at, "invalid_type", format!("expected a profile id, got {v}")))
+            }
+            _ => {}
+        }
+        if problems.len() > before {
+            given.remove(key);
+        }
+    }
+    let mapped = map_legacy(&Value::Object(given));
     let Value::Object(mm) = &mapped else { return problems };
     for k in m.keys() {
         if !KEYS.contains(&k.as_str()) && !LEGACY_KEYS.contains(&k.as_str()) {

@@ -86,6 +86,42 @@ fn legacy_keys_map_onto_the_new_ones() {
 }
 
 #[test]
+fn legacy_keys_are_checked_in_their_own_names_even_beside_the_new_ones() {
+    // Beside the key each maps onto, an earlier key is not read: a wrong one is still refused.
+    let problems = validate_config(&json!({
+        "autoCondense": true,
+        "autoCondenseContext": -1,
+        "threshold": 50,
+        "autoCondenseContextPercent": "5",
+        "customCondensingPrompt": 7,
+        "condensingProfileId": "p",
+        "condensingApiConfigId": 2,
+    }));
+    let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        vec![
+            "config.autoCondenseContext",
+            "config.autoCondenseContextPercent",
+            "config.customCondensingPrompt",
+            "config.condensingApiConfigId"
+        ]
+    );
+    // Alone, a wrong earlier key is named once, by its own name.
+    let alone = validate_config(&json!({ "autoCondenseContext": "yes" }));
+    assert_eq!(alone.len(), 1);
+    assert_eq!(alone[0].path, "config.autoCondenseContext");
+}
+
+#[test]
+fn a_trigger_given_as_null_is_left_out_as_its_schema_says() {
+    let none = json!({ "triggerPercent": null, "stopPercent": null, "minGainTokens": null, "minGainPercent": null });
+    assert_eq!(validate_config(&json!({ "triggers": none, "providerTriggers": { "smart": none } })), vec![]);
+    let c = config(json!({ "triggers": none }));
+    assert_eq!(c.triggers, Triggers::default());
+}
+
+#[test]
 fn every_problem_is_reported_with_its_path() {
     let problems = validate_config(&json!({
         "threshold": 2,
