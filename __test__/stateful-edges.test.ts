@@ -343,3 +343,15 @@ describe('a bad signal leaves the task usable', () => {
     expect(await settle(m.closeConversations())).not.toBe('hang')
   })
 })
+
+describe('error messages stay small', () => {
+  it('a huge string where options belong is named by its length, not quoted whole', async () => {
+    const conv = await openConversation(history(5_000))
+    const huge = 'x'.repeat(1 << 20)
+    const error = await conv.condense(huge as any).catch((e: Error) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as Error).message).toMatch(/conversation\.condense: options: expected an object .*got a string of 1048576 characters starting "xxxx/)
+    expect((error as Error).message.length).toBeLessThan(300)
+    conv.close()
+  })
+})

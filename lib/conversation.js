@@ -323,10 +323,8 @@ class Conversation {
     const before = this.#messages
     // A result waiting to be adopted stays so until a run starts (options the engine refuses
     // start none): the engine keeps only the last run's changes.
-    let started = false
     const start = () => {
       conv.start(engineOptions, summarize !== undefined)
-      started = true
       this.#pending = undefined
     }
     // The run stops when the caller's signal fires (with its reason) or the conversation is closed.

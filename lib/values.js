@@ -13,8 +13,15 @@ function describe(value) {
   if (typeof value === 'bigint') return `bigint ${value}n` // JSON has no form for it
   if (typeof value === 'number') return `number ${value}` // NaN and Infinity by name
   if (typeof value === 'symbol') return 'a symbol'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
+  if (typeof value === 'object') return 'an object'
+  // A long string is named by its start and length: an error message stays readable and small.
+  if (typeof value === 'string' && value.length > DESCRIBED_CHARS)
+    return `a string of ${value.length} characters starting ${JSON.stringify(value.slice(0, 40))}`
+  return `${typeof value} ${JSON.stringify(value)}`
 }
+
+/** Longer strings are not quoted whole in error messages. */
+const DESCRIBED_CHARS = 200
 
 /**
  * `value` when it is a whole number from `min` to `max`; else a TypeError naming `where`:
