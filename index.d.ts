@@ -70,6 +70,11 @@ export declare class Conversation {
   reply(results: any, texts?: Array<string> | undefined | null): void
   abort(): void
   /**
+   * Makes the changes of the run that just succeeded the result waiting to be adopted
+   * (JavaScript calls it once it has built that result for the host).
+   */
+  keepResult(): void
+  /**
    * Takes on the result of the last successful condensation: the messages become the
    * condensed ones. Answers, per message now held, its index before (-1 for a written one)
    * or, when its text changed, `-2 - index`.

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { generateHistory, mulberry32 as rng } from '../fixtures/generate.mjs'
 import { CondensationManager, Conversation, condense, countTokens, openConversation, type ApiMessage, type ConversationCondenseOptions } from '../lib/index.js'
 import { FIXTURES, itReal, loadFixture } from './helpers.js'
+import { comparable } from './model/common.js'
 
 const summarize = async (req: { messages: unknown[] }) => ({ text: `Summary of ${req.messages.length} messages.` })
 
@@ -16,27 +17,6 @@ const PROVIDERS: Array<() => ConversationCondenseOptions> = [
   () => ({ provider: 'smart', config: { preset: 'aggressive' }, summarize }),
   () => ({ provider: 'native', summarize }),
 ]
-
-/** The parts of a result that must not depend on whether the history was held. */
-function comparable(r: {
-  messages: ApiMessage[]
-  summary: string
-  prevContextTokens: number
-  newContextTokens: number
-  error?: string
-  errorCode?: string
-  cost: number
-}) {
-  return {
-    messages: JSON.stringify(r.messages),
-    summary: r.summary,
-    prev: r.prevContextTokens,
-    next: r.newContextTokens,
-    error: r.error,
-    errorCode: r.errorCode,
-    cost: r.cost,
-  }
-}
 
 describe('a conversation against the stateless condense', () => {
   for (const [format, seed] of [

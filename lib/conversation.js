@@ -321,12 +321,10 @@ class Conversation {
     if (engineOptions.encoding === undefined) engineOptions.encoding = this.#encoding
     const conv = this.#native
     const before = this.#messages
-    // A result waiting to be adopted stays so until a run starts (options the engine refuses
-    // start none): the engine keeps only the last run's changes.
-    const start = () => {
-      conv.start(engineOptions, summarize !== undefined)
-      this.#pending = undefined
-    }
+    // A result waiting to be adopted stays so unless this call answers a new one: a condense that
+    // is refused, fails, is stopped or answers an error leaves it (the engine keeps the run's
+    // changes apart until `keepResult`).
+    const start = () => conv.start(engineOptions, summarize !== undefined)
     // The run stops when the caller's signal fires (with its reason) or the conversation is closed.
     return this.#whileStoppable(
       'conversation.condense',
@@ -336,6 +334,7 @@ class Conversation {
         result.changed = []
         result.layout = null
         if (result.error) return result
+        conv.keepResult()
         this.#pending = result
         if (adopt) Object.assign(result, this.#adopt(result))
         return result

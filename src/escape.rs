@@ -220,6 +220,15 @@ impl Incoming {
         let d = self.deferred.get(j).ok_or_else(|| format!("the last push left out no string {j}"))?;
         Ok((self.base + d.message, d.path.clone(), text))
     }
+
+    /// Puts the string that arrived since the last `take` in place of string `j` of the last push,
+    /// in `messages`; answers the index of the message it went into.
+    pub fn put_into(&mut self, messages: &mut [Message], j: usize) -> std::result::Result<usize, String> {
+        let (i, path, text) = self.take(j)?;
+        let message = messages.get_mut(i).ok_or_else(|| format!("no message at {i}"))?;
+        put(message, &path, text)?;
+        Ok(i)
+    }
 }
 
 /// Puts `text` at `path` in `message`, where a string was left out.

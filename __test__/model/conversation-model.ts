@@ -84,8 +84,7 @@ async function condenseChecked(m: ConvModel, r: ConvReal, what: string, options:
       checkThrown(what, o.error)
       violation('equals-model', `${what} rejected where the model answers: ${(o.error as Error)?.message}`)
     }
-    // A condense that did not finish changes nothing, and leaves nothing to adopt.
-    m.pending = undefined
+    // A condense that did not finish changes nothing: a result waiting to be adopted still is.
     return
   }
   const result = o.value
@@ -93,8 +92,9 @@ async function condenseChecked(m: ConvModel, r: ConvReal, what: string, options:
     violation('equals-model', `${what}: the conversation's result differs from condense() on the same history`)
     expect(comparable(result), what).toEqual(comparable(expected))
   }
-  m.pending = undefined
+  // An error result changes nothing either; a new result replaces the one waiting.
   if (result.error) return
+  m.pending = undefined
   if (adopt) {
     // Unchanged messages are the objects held before, in order; changed ones are new.
     const known = new Set(before)
@@ -315,8 +315,8 @@ class Concurrent implements Cmd {
     const o = await outcome('the condense the others waited for', () => running)
     if (!o.ok) throw o.error
     expect(comparable(o.value), this.toString()).toEqual(comparable(expected))
-    m.pending = undefined
     if (!o.value.error) {
+      m.pending = undefined
       m.host = o.value.messages
       m.stale = undefined
     }

@@ -202,6 +202,8 @@ class CloseTask implements Cmd {
   async run(_m: ManagerModel, r: ManagerReal) {
     const o = await outcome(this.toString(), () => r.held.closeConversations(this.task))
     if (!o.ok) throw o.error
+    // It also lets go of the task's loop-guard state: the model forgets it too.
+    await r.plain.closeConversations(this.task)
   }
   toString = () => `closeConversations(${this.task ?? ''})`
 }

@@ -97,18 +97,7 @@ const FRESH_KEYS = [
 ]
 
 /** The arguments of FRESH_KEYS that host.js checkArguments checks (messages apart; rooIgnoreController is the host's). */
-const FRESH_ARGUMENTS = [
-  'apiHandler',
-  'systemPrompt',
-  'taskId',
-  'isAutomaticTrigger',
-  'customCondensingPrompt',
-  'metadata',
-  'environmentDetails',
-  'filesReadByRoo',
-  'cwd',
-  'prevContextTokens',
-]
+const FRESH_ARGUMENTS = FRESH_KEYS.filter((k) => k !== 'messages' && k !== 'rooIgnoreController')
 
 /** Roo's errorDetails of a failed request: the message and what the API error carries. */
 function errorDetails(error) {

@@ -156,8 +156,12 @@ pub struct Conversation {
     encoding: Encoding,
     abort: Arc<AtomicBool>,
     run: Option<Run>,
-    /// The changes of the last successful run, until `adopt` applies them.
+    /// The changes of the result waiting to be adopted (the last successful run JavaScript
+    /// kept, `keepResult`), until `adopt` applies them or the messages change.
     result: Arc<Mutex<Option<Changes>>>,
+    /// The changes the run in progress (or the last one) made, until JavaScript keeps them: a run
+    /// that fails or is stopped after the engine finished leaves the waiting result as it was.
+    made: Arc<Mutex<Option<Changes>>>,
     /// The strings the last push left out, arriving in parts.
     incoming: crate::escape::Incoming,
     /// Set by `close` (or `stopCount` before it): a count running off the JavaScript thread stops.
@@ -178,6 +182,7 @@ impl Conversation {
             abort: Arc::new(AtomicBool::new(false)),
             run: None,
             result: Arc::new(Mutex::new(None)),
+            made: Arc::new(Mutex::new(None)),
             incoming: Default::default(),
             closed: Arc::new(AtomicBool::new(false)),
         })
@@ -185,7 +190,7 @@ impl Conversation {
 
     /// The messages, to change them: a result waiting for `adopt` no longer fits them.
     fn messages_mut(&mut self) -> Result<&mut Vec<Message>> {
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.forget_results();
         Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))
     }
 
@@ -228,13 +233,12 @@ impl Conversation {
     /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
     #[napi]
     pub fn set_text(&mut self, j: u32) -> Result<()> {
-        let (i, path, text) =
-            self.incoming.take(j as usize).map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
-        let message = self
-            .messages_mut()?
-            .get_mut(i)
-            .ok_or_else(|| Error::new(Status::InvalidArg, format!("setText: no message at {i}")))?;
-        crate::escape::put(message, &path, text)
+        // As `messages_mut`: a result waiting for `adopt` no longer fits (fields borrowed apart).
+        self.forget_results();
+        let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))?;
+        let i = self
+            .incoming
+            .put_into(messages, j as usize)
             .map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
         self.views().changed(i);
         self.counts().changed(i);
@@ -348,10 +352,10 @@ impl Conversation {
             ));
         }
         self.abort = Arc::new(AtomicBool::new(false));
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.made) = None;
         let held = Held { counts: self.counts.clone(), views: self.views.clone(), encoding: self.encoding };
         let spec =
-            RunSpec { options, rejected: None, with_summarizer, keep: Some(self.result.clone()), held: Some(held) };
+            RunSpec { options, rejected: None, with_summarizer, keep: Some(self.made.clone()), held: Some(held) };
         self.run = Some(spawn_run(self.messages.clone(), spec, self.abort.clone())?);
         Ok(())
     }
@@ -374,6 +378,22 @@ impl Conversation {
     #[napi]
     pub fn abort(&self) {
         abort_run(&self.abort, self.run.as_ref());
+    }
+
+    /// Makes the changes of the run that just succeeded the result waiting to be adopted
+    /// (JavaScript calls it once it has built that result for the host).
+    #[napi]
+    pub fn keep_result(&self) {
+        let made = lock(&self.made).take();
+        if made.is_some() {
+            *lock(&self.result) = made;
+        }
+    }
+
+    /// Forgets the result waiting to be adopted and the changes of the last run.
+    fn forget_results(&self) {
+        *lock(&self.result) = None;
+        *lock(&self.made) = None;
     }
 
     /// Takes on the result of the last successful condensation: the messages become the
@@ -438,7 +458,7 @@ impl Conversation {
         drop_parts(self.run.as_ref());
         *self.counts() = Counts::default();
         self.views().clear();
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.forget_results();
         free_history(std::mem::take(&mut self.messages));
     }
 }

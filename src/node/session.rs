@@ -117,13 +117,10 @@ impl Session {
     /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
     #[napi]
     pub fn set_text(&mut self, j: u32) -> Result<()> {
-        let (i, path, text) =
-            self.incoming.take(j as usize).map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
-        let message = self
-            .messages
-            .get_mut(i)
-            .ok_or_else(|| Error::new(Status::InvalidArg, format!("setText: no message at {i}")))?;
-        crate::escape::put(message, &path, text).map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))
+        self.incoming
+            .put_into(&mut self.messages, j as usize)
+            .map(|_| ())
+            .map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))
     }
 
     /// The changes that restore every reference in the pushed messages.
