@@ -4,7 +4,7 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const native = require('../../index.js')
+const native = require('../native.js')
 const { cutWindow } = require('../manager.js')
 const { isObject } = require('../values.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
