@@ -21,6 +21,7 @@ export type {
   ApiHandler,
   RooTelemetry,
   RooProvider,
+  HostCallback,
   SummarizeResponse,
   TruncationOptions,
   TruncationResult,

@@ -162,6 +162,11 @@ export interface RooTelemetry {
 // ---------------------------------------------------------------------------------------------
 // This package's options: per call, over the defaults `configure` sets.
 
+/** A callback the host gives (an option): its parameters are compared both ways, as a method's
+ * are, so a callback written with the host's own types (Roo's ApiMessage and ApiHandler, its
+ * RooIgnoreController) fits where the entry declares its own narrower shapes. */
+export type HostCallback<F extends (...args: any[]) => any> = { bivarianceHack(...args: Parameters<F>): ReturnType<F> }['bivarianceHack']
+
 /** A provider run before Roo's summary; "native" is Roo's summary alone. */
 export type RooProvider = 'native' | 'lossless' | 'truncation' | 'smart'
 
@@ -197,7 +202,7 @@ export interface RooOptions<Seam = SummarizeConversationSeam> {
   /** The host's image cleaning (Roo's maybeRemoveImageBlocks), applied to a summary request's
    * messages (copies of the caller's, and the final instructions) with the main handler the call
    * was given. @default the messages as they are */
-  prepareMessages?(messages: ApiRequestMessage[], apiHandler: ApiHandler): ApiRequestMessage[]
+  prepareMessages?: HostCallback<(messages: ApiRequestMessage[], apiHandler: ApiHandler) => ApiRequestMessage[]>
   /** The summary truncateConversationIfNeeded / manageContext calls (Roo's module seam: a host
    * passes its condense module's export so spies on it see the call), with Roo's arguments. */
   summarizeConversation?: Seam
@@ -215,13 +220,13 @@ export interface RooOptions<Seam = SummarizeConversationSeam> {
   /** Today's folded file context (Roo builds it with tree-sitter): sections appended to the summary
    * when `filesReadByRoo` and `cwd` are given, with the call's `rooIgnoreController` as it was
    * given. A failure is logged, the summary stands. */
-  foldedFileContext?(files: string[], options: { cwd: string; rooIgnoreController?: unknown }): Promise<{ sections: string[] }>
+  foldedFileContext?: HostCallback<(files: string[], options: { cwd: string; rooIgnoreController?: unknown }) => Promise<{ sections: string[] }>>
   /** The outline of one file's definitions (Roo's tree-sitter parseSourceCodeDefinitionsForFile),
    * with the call's `rooIgnoreController` as it was given; with it and no `foldedFileContext`, the
    * folded file context is generateFoldedFileContext's. Without either, the outlines are the
    * engine's, made from the latest read or write of each file in the history (files it never
    * shows whole, or of other languages, are skipped). */
-  outlineFile?(absolutePath: string, rooIgnoreController?: unknown): Promise<string | undefined>
+  outlineFile?: HostCallback<(absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>>
 }
 
 export interface RooCallOptions<Seam = SummarizeConversationSeam> extends RooOptions<Seam> {
