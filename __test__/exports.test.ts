@@ -52,6 +52,14 @@ describe('named exports at run time match the types', () => {
     expect(JSON.parse(esm.stdout), `${specifier}: missing through import`).toEqual([])
   })
 
+  // A host type-checks against an entry's .d.ts: a name exported at run time but not typed cannot be
+  // used, one typed but not exported is undefined at run time (the test above).
+  it.each(entries.filter((e) => e.specifier.startsWith('context-condense/roo')))('$specifier: exports exactly what its .d.ts names', ({ specifier, types }) => {
+    const r = node(['-e', `console.log(JSON.stringify(Object.keys(require(${JSON.stringify(specifier)})).sort()))`])
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual(valueExports(join(root, types)))
+  })
+
   it('the main entry exports nothing internal, and nothing the types do not name', () => {
     const main = entries[0]
     const names = valueExports(join(root, main.types))

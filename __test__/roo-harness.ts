@@ -98,7 +98,8 @@ export function telemetry() {
 }
 
 /** truncateConversationIfNeeded's options: a 100,000-token window, 10,000 reserved (allowed 80,000). */
-export function tcinOptions(over: Partial<TruncateOptions> = {}): TruncateOptions {
+/** The options of a context-management call every era takes (without an era's own summarizeConversation seam). */
+export function tcinOptions(over: Partial<Omit<TruncateOptions, 'summarizeConversation'>> = {}): Omit<TruncateOptions, 'summarizeConversation'> {
   return {
     messages: guard(conversation()),
     totalTokens: 1000,

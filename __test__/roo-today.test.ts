@@ -3,7 +3,7 @@
 // Handlers are mocks shaped like Roo's ApiHandler; inputs are deep-compared after every call
 // (__test__/roo-harness.ts).
 import { describe, expect, it, vi } from 'vitest'
-import { summarizeConversation, type ApiHandler, type ApiMessage, type ContentBlock } from '../lib/roo-2025.js'
+import { summarizeConversation, type ApiHandler, type ApiMessage, type RooToolResultBlock } from '../lib/roo-2025.js'
 import * as today from '../lib/roo.js'
 import * as jan2026 from '../lib/roo-2026-01.js'
 import { loadFixture, itReal } from './helpers.js'
@@ -172,7 +172,7 @@ describe('today: getEffectiveApiHistory and the helpers', () => {
   })
 
   it('tool blocks as text, command blocks, synthetic results', () => {
-    expect(today.toolUseToText({ type: 'tool_use', id: 'i', name: 'write', input: { path: 'a', opts: { x: 1 } } } as ContentBlock)).toBe(
+    expect(today.toolUseToText({ type: 'tool_use', id: 'i', name: 'write', input: { path: 'a', opts: { x: 1 } } })).toBe(
       '[Tool Use: write]\npath: a\nopts: {\n  "x": 1\n}',
     )
     expect(
@@ -184,7 +184,7 @@ describe('today: getEffectiveApiHistory and the helpers', () => {
           { type: 'text', text: 'bad' },
           { type: 'image', source: {} },
         ],
-      } as unknown as ContentBlock),
+      } as unknown as RooToolResultBlock),
     ).toBe('[Tool Result (Error)]\nbad\n[Image]')
     expect(
       today.extractCommandBlocks({

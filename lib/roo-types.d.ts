@@ -1,10 +1,18 @@
-// The type names of lib/roo.d.ts, without its values: what the entries of Roo's earlier eras
-// (lib/roo-2025.d.ts, lib/roo-2026-01.d.ts) share with today's, where a value one era lacks must not
-// be promised.
+// The type names of lib/roo.d.ts that every era's entry shares (lib/roo-2025.d.ts and
+// lib/roo-2026-01.d.ts re-export them), without values: a value one era lacks must not be promised.
+// The names whose shape differs by era (the options with the era's summarizeConversation seam,
+// context management's options) are declared by each entry's own .d.ts.
 export type {
   ApiMessage,
   ContentBlock,
   RooErrorKey,
+  RooTextBlock,
+  RooImageBlock,
+  RooToolUseBlock,
+  RooToolResultBlock,
+  RooOtherBlock,
+  RooContentBlock,
+  RooMessage,
   ApiStreamTextChunk,
   ApiStreamUsageChunk,
   ApiStreamOtherChunk,
@@ -13,16 +21,10 @@ export type {
   ApiHandler,
   RooTelemetry,
   RooProvider,
-  RooOptions,
-  RooCallOptions,
+  HostCallback,
   SummarizeResponse,
-  SummarizeConversationOptions,
   TruncationOptions,
   TruncationResult,
-  TruncateOptions,
   TruncateResponse,
-  TruncateConversationIfNeeded,
-  ManageContextOptions,
-  GetKeepMessagesWithToolBlocks,
   FoldedFileContextResult,
 } from './roo'

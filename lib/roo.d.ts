@@ -1,8 +1,16 @@
 // Types of lib/roo.js (`context-condense/roo`): Roo Code's condensing API as Roo has it today
 // (summarizeConversation with an options object and fresh-start summaries, manageContext,
-// willManageContext, the tool-block helpers), January 2026's positional calls, and the
-// non-destructive helpers, over the engine, with this package's options beside Roo's arguments.
-// lib/roo-2025.d.ts re-exports the part the 2025 API shares.
+// willManageContext, the tool-block helpers, the folded file context), and the first fresh-start
+// Roo's positional summarizeConversation, over the engine, with this package's options beside Roo's
+// arguments. It exports exactly the values lib/roo.js exports. The shapes shared with the earlier
+// eras' entries (lib/roo-2026-01.d.ts, lib/roo-2025.d.ts) are declared here; lib/roo-types.d.ts
+// lists them.
+//
+// The functions are generic over the caller's own message type `M` (Roo's ApiMessage, Anthropic's
+// MessageParam, this package's ApiMessage): what goes in comes back typed as it went in. The shapes
+// the entries read (RooMessage, RooContentBlock, ApiHandler) have no index signatures, so the
+// Anthropic SDK's interfaces (MessageParam, TextBlockParam, ImageBlockParam, ToolUseBlockParam,
+// ToolResultBlockParam) and Roo's ApiHandler fit them as they are.
 import type { ApiMessage, ContentBlock, LosslessConfig, Pricing, SmartConfig, TruncationConfig } from './index'
 
 export type { ApiMessage, ContentBlock } from './index'
@@ -37,7 +45,70 @@ export const ROO_ERROR_MESSAGES: Readonly<{
 export type RooErrorKey = keyof typeof ROO_ERROR_MESSAGES
 
 // ---------------------------------------------------------------------------------------------
-// The host's API handler, as Roo Code's ApiHandler is shaped (only what is used here).
+// Messages and content blocks, as the entries read them.
+
+/** A text block (Anthropic's TextBlockParam fits). */
+export interface RooTextBlock {
+  type: 'text'
+  text: string
+}
+
+/** An image block (Anthropic's ImageBlockParam fits). */
+export interface RooImageBlock {
+  type: 'image'
+  source: { type: string; media_type?: string; data?: string; url?: string }
+}
+
+/** A tool call (Anthropic's ToolUseBlockParam fits). */
+export interface RooToolUseBlock {
+  type: 'tool_use'
+  id: string
+  name: string
+  input: unknown
+}
+
+/** A tool's answer (Anthropic's ToolResultBlockParam fits). */
+export interface RooToolResultBlock {
+  type: 'tool_result'
+  tool_use_id: string
+  content?: string | Array<RooTextBlock | RooImageBlock | RooOtherBlock>
+  is_error?: boolean
+}
+
+/** Any other block (thinking, reasoning, documents, …): passed through untouched. */
+export interface RooOtherBlock {
+  type: string
+}
+
+/** A content block of a message. Every object with a `type` is one; the named shapes say what the
+ * entries read from text, images, tool calls and tool results. */
+export type RooContentBlock = RooTextBlock | RooImageBlock | RooToolUseBlock | RooToolResultBlock | RooOtherBlock
+
+/**
+ * The least a message must be for the Roo entries: a role and content, and Roo's optional tags.
+ * Roo's ApiMessage, Anthropic's MessageParam and this package's ApiMessage are all RooMessages;
+ * the functions below take and return the caller's own type `M`. The messages the entries write
+ * (summaries, truncation markers, tagged copies) are objects of Roo's shape: `{ role, content,
+ * ts, isSummary?, condenseId?, condenseParent?, truncationId?, truncationParent?,
+ * isTruncationMarker? }` and the caller's own fields on a tagged copy.
+ */
+export interface RooMessage {
+  role: 'user' | 'assistant'
+  content: string | RooContentBlock[]
+  /** Millisecond timestamp. */
+  ts?: number
+  /** A summary written by condensation. */
+  isSummary?: boolean
+  condenseId?: string
+  condenseParent?: string
+  truncationId?: string
+  truncationParent?: string
+  isTruncationMarker?: boolean
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host's API handler, as Roo Code's ApiHandler is shaped (only what is used here). Roo's own
+// ApiHandler fits it as it is.
 
 export interface ApiStreamTextChunk {
   type: 'text'
@@ -56,10 +127,9 @@ export interface ApiStreamUsageChunk {
   totalCost?: number
 }
 
-/** Any other chunk (reasoning, grounding, …): ignored. */
+/** Any other chunk (reasoning, grounding, tool calls, …): ignored. */
 export interface ApiStreamOtherChunk {
   type: string
-  [key: string]: unknown
 }
 
 export type ApiStreamChunk = ApiStreamTextChunk | ApiStreamUsageChunk | ApiStreamOtherChunk
@@ -69,18 +139,17 @@ export type ApiStreamChunk = ApiStreamTextChunk | ApiStreamUsageChunk | ApiStrea
  * tool blocks as text and the instructions last (today). */
 export interface ApiRequestMessage {
   role: 'user' | 'assistant'
-  content: string | ContentBlock[]
+  content: string | RooContentBlock[]
 }
 
 export interface ApiHandler {
   /** Called with the condensing prompt as system prompt; read to the end unless aborted (the
-   * iterator's `return()` is then called). A promise of a stream is accepted too. */
+   * iterator's `return()` is then called). A promise of a stream is accepted too. The third
+   * argument is the call's `metadata` (today's Roo), passed as it was given. */
   createMessage(systemPrompt: string, messages: ApiRequestMessage[], metadata?: unknown): AsyncIterable<ApiStreamChunk> | Promise<AsyncIterable<ApiStreamChunk>>
   /** Tokens of some content blocks (a number >= 0; anything else, a throw or no answer within
    * `timeoutMs` is an error result). Without it the engine's o200k count is used. */
-  countTokens?(content: ContentBlock[]): Promise<number>
-  /** Roo's ApiHandler has more members (getModel, …): they are not read. */
-  [member: string]: unknown
+  countTokens?(content: RooContentBlock[]): Promise<number>
 }
 
 /** Roo's TelemetryService methods this module calls (each optional; a throw is ignored). */
@@ -93,16 +162,26 @@ export interface RooTelemetry {
 // ---------------------------------------------------------------------------------------------
 // This package's options: per call, over the defaults `configure` sets.
 
+/** A callback the host gives (an option): its parameters are compared both ways, as a method's
+ * are, so a callback written with the host's own types (Roo's ApiMessage and ApiHandler, its
+ * RooIgnoreController) fits where the entry declares its own narrower shapes. */
+export type HostCallback<F extends (...args: any[]) => any> = { bivarianceHack(...args: Parameters<F>): ReturnType<F> }['bivarianceHack']
+
 /** A provider run before Roo's summary; "native" is Roo's summary alone. */
 export type RooProvider = 'native' | 'lossless' | 'truncation' | 'smart'
 
-export interface RooOptions {
+/**
+ * The options of every entry. `Seam` is the era's summarizeConversation as its context management
+ * calls it (`summarizeConversation` below): today's takes an options object
+ * (SummarizeConversationSeam); lib/roo-2026-01.d.ts and lib/roo-2025.d.ts name their positional ones.
+ */
+export interface RooOptions<Seam = SummarizeConversationSeam> {
   /** Runs first; when its result reaches `targetTokens`, no summary is asked for. @default "native" */
   provider?: RooProvider
   /** The first provider's `config` (Smart defaults to the "balanced" preset). */
   providerConfig?: LosslessConfig | TruncationConfig | SmartConfig
   /** Tag instead of delete, as Roo does since 2026; send `getEffectiveApiHistory(messages)`.
-   * @default true (context-condense/roo), false (context-condense/roo-2025) */
+   * @default true (context-condense/roo, context-condense/roo-2026-01), false (context-condense/roo-2025) */
   nonDestructive?: boolean
   telemetry?: RooTelemetry
   /** Prices a usage chunk without `totalCost`. */
@@ -114,17 +193,19 @@ export interface RooOptions {
   /** Ids of summaries and truncation markers. @default crypto.randomUUID */
   generateId?: () => string
   /** The summary instructions when no custom condensing prompt is given (a Roo host passes Roo's
-   * own: its CONDENSE support prompt). @default the engine's prompt */
+   * own: `supportPrompt.default.CONDENSE`, or in 2025 its `SUMMARY_PROMPT`). @default the engine's prompt */
   defaultPrompt?: string
-  /** Today's summaries: the system prompt of the request (the instructions go last, as the user's).
-   * @default this package's short prompt: text only, no tools, the request is not the user's */
+  /** Today's summaries: the system prompt of the request (the instructions go last, as the user's;
+   * a Roo host passes Roo's `SUMMARY_PROMPT`). @default this package's short prompt: text only, no
+   * tools, the request is not the user's */
   requestSystemPrompt?: string
   /** The host's image cleaning (Roo's maybeRemoveImageBlocks), applied to a summary request's
-   * messages with the main handler. @default the messages as they are */
-  prepareMessages?: (messages: ApiRequestMessage[], apiHandler: ApiHandler) => ApiRequestMessage[]
-  /** The summary truncateConversationIfNeeded / manageContext call (Roo's module seam: a host
-   * passes its condense module's export so spies on it see the call). */
-  summarizeConversation?: (...args: any[]) => Promise<SummarizeResponse>
+   * messages (copies of the caller's, and the final instructions) with the main handler the call
+   * was given. @default the messages as they are */
+  prepareMessages?: HostCallback<(messages: ApiRequestMessage[], apiHandler: ApiHandler) => ApiRequestMessage[]>
+  /** The summary truncateConversationIfNeeded / manageContext calls (Roo's module seam: a host
+   * passes its condense module's export so spies on it see the call), with Roo's arguments. */
+  summarizeConversation?: Seam
   /** Appends the files read and modified in the summarized part (from the history itself) to the
    * summary. @default false */
   filesList?: boolean
@@ -137,20 +218,22 @@ export interface RooOptions {
   /** A stream with more text than this is refused. @default 4000000 */
   maxStreamChars?: number
   /** Today's folded file context (Roo builds it with tree-sitter): sections appended to the summary
-   * when `filesReadByRoo` and `cwd` are given. A failure is logged, the summary stands. */
-  foldedFileContext?: (files: string[], options: { cwd: string; rooIgnoreController?: unknown }) => Promise<{ sections: string[] }>
-  /** The outline of one file's definitions (Roo's tree-sitter parseSourceCodeDefinitionsForFile);
-   * with it and no `foldedFileContext`, the folded file context is generateFoldedFileContext's.
-   * Without either, the outlines are the engine's, made from the latest read or write of each file
-   * in the history (files it never shows whole, or of other languages, are skipped). */
-  outlineFile?: (absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>
+   * when `filesReadByRoo` and `cwd` are given, with the call's `rooIgnoreController` as it was
+   * given. A failure is logged, the summary stands. */
+  foldedFileContext?: HostCallback<(files: string[], options: { cwd: string; rooIgnoreController?: unknown }) => Promise<{ sections: string[] }>>
+  /** The outline of one file's definitions (Roo's tree-sitter parseSourceCodeDefinitionsForFile),
+   * with the call's `rooIgnoreController` as it was given; with it and no `foldedFileContext`, the
+   * folded file context is generateFoldedFileContext's. Without either, the outlines are the
+   * engine's, made from the latest read or write of each file in the history (files it never
+   * shows whole, or of other languages, are skipped). */
+  outlineFile?: HostCallback<(absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>>
 }
 
-export interface RooCallOptions extends RooOptions {
+export interface RooCallOptions<Seam = SummarizeConversationSeam> extends RooOptions<Seam> {
   /** Stops the summary request; the answer is then `error: "Context condensing was aborted"`. */
   signal?: AbortSignal
   /** The first provider's result is used alone when it is at most this many tokens (host units).
-   * truncateConversationIfNeeded sets it: under both the threshold and the allowed size. */
+   * Context management sets it: under both the threshold and the allowed size. */
   targetTokens?: number
 }
 
@@ -164,9 +247,9 @@ export function configuration(): RooOptions
 // ---------------------------------------------------------------------------------------------
 // summarizeConversation
 
-export interface SummarizeResponse {
+export interface SummarizeResponse<M extends RooMessage = ApiMessage> {
   /** After condensing; on error, the input array itself. */
-  messages: ApiMessage[]
+  messages: M[]
   /** The summary text; "" when there is none. */
   summary: string
   /** What the model calls cost, in dollars. */
@@ -187,22 +270,29 @@ export interface SummarizeResponse {
 }
 
 /** Today's summarizeConversation options (Roo's), plus this package's options beside them. */
-export interface SummarizeConversationOptions extends RooCallOptions {
-  messages: ApiMessage[]
+export interface SummarizeConversationOptions<M extends RooMessage = ApiMessage> extends RooCallOptions {
+  messages: M[]
   apiHandler: ApiHandler
   systemPrompt: string
   taskId: string
   isAutomaticTrigger?: boolean
   customCondensingPrompt?: string
-  /** Passed to createMessage; its `tools` are counted in newContextTokens. */
-  metadata?: { tools?: unknown[]; [key: string]: unknown }
+  /** Passed to createMessage as its third argument; its `tools` (an array) are counted in
+   * newContextTokens. */
+  metadata?: object
   /** Appended to the summary on an automatic trigger. */
   environmentDetails?: string
-  /** With `cwd`, given to the `foldedFileContext` callback. */
+  /** With `cwd`, given to the folded file context. */
   filesReadByRoo?: string[]
   cwd?: string
+  /** The host's own controller (Roo's RooIgnoreController), handed to `foldedFileContext` /
+   * `outlineFile` as it is. */
   rooIgnoreController?: unknown
 }
+
+/** Today's summarizeConversation as manageContext calls it through the seam (`configure({
+ * summarizeConversation })`): one options object. */
+export type SummarizeConversationSeam = <M extends RooMessage>(options: SummarizeConversationOptions<M>) => Promise<SummarizeResponse<M>>
 
 /**
  * Today's summarizeConversation (fresh start): summarizes every message since the last summary
@@ -212,24 +302,24 @@ export interface SummarizeConversationOptions extends RooCallOptions {
  * are an `error` result; only a `messages` that is not an array rejects (a TypeError, `errorCode`
  * "invalid-argument").
  */
-export function summarizeConversation(options: SummarizeConversationOptions): Promise<SummarizeResponse>
+export function summarizeConversation<M extends RooMessage>(options: SummarizeConversationOptions<M>): Promise<SummarizeResponse<M>>
 /**
  * The positional call of the first fresh-start Roo: the same summary (`prevContextTokens` is not
  * used: a fresh start always shrinks the context to the summary). The last argument is this
  * package's options. (January 2026's and 2025's positional APIs: context-condense/roo-2026-01,
  * context-condense/roo-2025.)
  */
-export function summarizeConversation(
-  messages: ApiMessage[],
+export function summarizeConversation<M extends RooMessage>(
+  messages: M[],
   apiHandler: ApiHandler,
   systemPrompt: string,
   taskId: string,
   prevContextTokens?: number,
   isAutomaticTrigger?: boolean,
   customCondensingPrompt?: string,
-  metadata?: SummarizeConversationOptions['metadata'],
+  metadata?: object,
   options?: RooCallOptions,
-): Promise<SummarizeResponse>
+): Promise<SummarizeResponse<M>>
 
 // ---------------------------------------------------------------------------------------------
 // The sliding window.
@@ -241,26 +331,28 @@ export interface TruncationOptions {
 }
 
 /** Newer Roo's non-destructive truncation. */
-export interface TruncationResult {
+export interface TruncationResult<M extends RooMessage = ApiMessage> {
   /** Every message kept; the hidden ones tagged `truncationParent`, a marker message before the rest. */
-  messages: ApiMessage[]
+  messages: M[]
   truncationId: string
   messagesRemoved: number
 }
 
 /** Roo's sliding window: the first message, then all but an even number (`fracToRemove` of the
- * others, rounded down to even) of the oldest others. Calls captureSlidingWindowTruncation. */
-export function truncateConversation(messages: ApiMessage[], fracToRemove: number, taskId: string, options: TruncationOptions & { nonDestructive: true }): TruncationResult
-export function truncateConversation(messages: ApiMessage[], fracToRemove: number, taskId: string, options: TruncationOptions & { nonDestructive: false }): ApiMessage[]
-/** Without `nonDestructive`, the mode `configure` set (destructive unless changed). */
-export function truncateConversation(messages: ApiMessage[], fracToRemove: number, taskId: string, options?: TruncationOptions): ApiMessage[] | TruncationResult
+ * others, rounded down to even) of the oldest others. Calls captureSlidingWindowTruncation.
+ * Non-destructive (a TruncationResult) unless `nonDestructive: false` is passed, or set with
+ * `configure` (then pass it per call too, so the type says an array). */
+export function truncateConversation<M extends RooMessage>(messages: M[], fracToRemove: number, taskId: string, options: TruncationOptions & { nonDestructive: false }): M[]
+export function truncateConversation<M extends RooMessage>(messages: M[], fracToRemove: number, taskId: string, options?: TruncationOptions & { nonDestructive?: true }): TruncationResult<M>
+export function truncateConversation<M extends RooMessage>(messages: M[], fracToRemove: number, taskId: string, options?: TruncationOptions): M[] | TruncationResult<M>
 
 // ---------------------------------------------------------------------------------------------
-// truncateConversationIfNeeded
+// Context management.
 
-/** Roo's options object, plus this package's options beside its keys. */
-export interface TruncateOptions extends RooCallOptions {
-  messages: ApiMessage[]
+/** Roo's options object of context management (truncateConversationIfNeeded, manageContext), plus
+ * this package's options beside its keys. `Seam`: the era's summarizeConversation seam. */
+export interface TruncateOptions<M extends RooMessage = ApiMessage, Seam = SummarizeConversationSeam> extends RooCallOptions<Seam> {
+  messages: M[]
   /** The API's usage figure: everything but the last message. */
   totalTokens: number
   contextWindow: number
@@ -273,6 +365,7 @@ export interface TruncateOptions extends RooCallOptions {
   systemPrompt: string
   taskId: string
   customCondensingPrompt?: string
+  /** Roo 2025's separate handler for summaries. */
   condensingApiHandler?: ApiHandler
   /** Per API profile: 5..100, or -1 to inherit the global threshold. */
   profileThresholds: Record<string, number>
@@ -281,7 +374,7 @@ export interface TruncateOptions extends RooCallOptions {
   useNativeTools?: boolean
 }
 
-export interface TruncateResponse extends SummarizeResponse {
+export interface TruncateResponse<M extends RooMessage = ApiMessage> extends SummarizeResponse<M> {
   /** totalTokens plus the last message's tokens. */
   prevContextTokens: number
   /** Non-destructive sliding window: its marker's id, the messages hidden, the context after. */
@@ -290,33 +383,29 @@ export interface TruncateResponse extends SummarizeResponse {
   newContextTokensAfterTruncation?: number
 }
 
-/**
- * Roo Code's truncateConversationIfNeeded (2025; exported by context-condense/roo-2025 only): condenses when 100 * prev /
- * contextWindow reaches the effective threshold or prev passes the allowed size (contextWindow *
- * 0.9 - reserved), with the positional summary, and falls back to `truncateConversation(messages,
- * 0.5, taskId)` when condensing fails or is off and prev is past the allowed size. The rules are
- * the engine's (ManagerRules.decide). Bad numbers (totalTokens, contextWindow, …), a countTokens that
- * throws, answers garbage or never answers, an element of `messages` that is not a message object:
- * an `error` result, never a throw or a hang. A `messages` that is not an array rejects (a
- * TypeError, `errorCode` "invalid-argument"): there is no history to give back.
- */
-export type TruncateConversationIfNeeded = (options: TruncateOptions) => Promise<TruncateResponse>
-
 /** manageContext's options: today's Roo (its summary is the fresh-start one). */
-export interface ManageContextOptions extends Omit<TruncateOptions, 'condensingApiHandler' | 'useNativeTools'> {
-  metadata?: SummarizeConversationOptions['metadata']
+export interface ManageContextOptions<M extends RooMessage = ApiMessage> extends Omit<TruncateOptions<M>, 'condensingApiHandler' | 'useNativeTools'> {
+  metadata?: SummarizeConversationOptions<M>['metadata']
   environmentDetails?: string
   filesReadByRoo?: string[]
   cwd?: string
   rooIgnoreController?: unknown
 }
 
-/** Today's Roo context management: truncateConversationIfNeeded's rules with the fresh-start summary. */
-export function manageContext(options: ManageContextOptions): Promise<TruncateResponse>
+/**
+ * Today's Roo context management: condenses when 100 * prev / contextWindow reaches the effective
+ * threshold or prev passes the allowed size (contextWindow * 0.9 - reserved), with the fresh-start
+ * summary, and falls back to `truncateConversation(messages, 0.5, taskId)` when condensing fails or
+ * is off and prev is past the allowed size. The rules are the engine's (ManagerRules.decide). Bad
+ * numbers (totalTokens, contextWindow, …), a countTokens that throws, answers garbage or never
+ * answers, an element of `messages` that is not a message object: an `error` result, never a throw
+ * or a hang. A `messages` that is not an array rejects (a TypeError, `errorCode`
+ * "invalid-argument"): there is no history to give back.
+ */
+export function manageContext<M extends RooMessage>(options: ManageContextOptions<M>): Promise<TruncateResponse<M>>
 
-/** Whether manageContext would condense or slide the window now (no model call). Throws a
- * TypeError naming a bad number. */
-export function willManageContext(options: {
+/** What willManageContext reads (Roo's WillManageContextOptions). */
+export interface WillManageContextOptions {
   totalTokens: number
   contextWindow: number
   maxTokens?: number | null
@@ -325,54 +414,51 @@ export function willManageContext(options: {
   profileThresholds: Record<string, number>
   currentProfileId: string
   lastMessageTokens: number
-}): boolean
+}
+
+/** Whether manageContext would condense or slide the window now (no model call). Throws a
+ * TypeError naming a bad number. */
+export function willManageContext(options: WillManageContextOptions): boolean
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
 /** The messages since the last summary, the summary included (the array itself when there is
- * none); a summary that is not the user's is preceded by the task's first message (Roo's fix
- * #7939), or, when that is not the user's either, by
+ * none); a summary that is not the user's is preceded by the task's first message (Roo's fix for
+ * a summary that lost the task), or, when that is not the user's either, by
  * `{ role: "user", content: "Please continue from the following summary:", ts }`. */
-export function getMessagesSinceLastSummary(messages: ApiMessage[]): ApiMessage[]
+export function getMessagesSinceLastSummary<M extends RooMessage>(messages: M[]): M[]
 
 /** Tokens of content blocks: `apiHandler.countTokens` when it has one, else the engine's count; 0 for none. */
-export function estimateTokenCount(content: ContentBlock[], apiHandler?: Partial<ApiHandler> | null): Promise<number>
+export function estimateTokenCount(content: RooContentBlock[], apiHandler?: Pick<ApiHandler, 'countTokens'> | null): Promise<number>
 
 /** What the model is sent from a non-destructive history. After a fresh-start (user) summary:
  * from it on, without tool_result blocks whose tool_use is gone. Otherwise the caller's own
  * objects, in order, without the messages an existing summary, shortened copy or truncation
  * marker stands for. */
-export function getEffectiveApiHistory<M extends ApiMessage>(messages: M[]): M[]
+export function getEffectiveApiHistory<M extends RooMessage>(messages: M[]): M[]
 
 /** After messages were removed from a non-destructive history: tags whose summary, marker or copy
  * is gone are cleared (those messages are sent again); copies whose message is gone are dropped. */
-export function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[]
+export function cleanupAfterTruncation<M extends RooMessage>(messages: M[]): M[]
 
 /** Drops the stored messages from `at` on (an index, `{ index }`, or `{ ts }`: the first message
  * at or after that timestamp), then cleanupAfterTruncation. */
-export function rewindConversation(messages: ApiMessage[], at: number | { index: number } | { ts: number }): ApiMessage[]
-
-/** Roo's getKeepMessagesWithToolBlocks (context-condense/roo-2026-01): the last `keepCount` messages and the tool_use blocks (with
- * their message's reasoning blocks) that the kept tool_results answer. */
-export type GetKeepMessagesWithToolBlocks = (
-  messages: ApiMessage[],
-  keepCount: number,
-) => { keepMessages: ApiMessage[]; toolUseBlocksToPreserve: ContentBlock[]; reasoningBlocksToPreserve: ContentBlock[] }
+export function rewindConversation<M extends RooMessage>(messages: M[], at: number | { index: number } | { ts: number }): M[]
 
 /** "[Tool Use: name]" and one "key: value" line per input. */
-export function toolUseToText(block: ContentBlock): string
+export function toolUseToText(block: RooToolUseBlock): string
 /** "[Tool Result]" (or "[Tool Result (Error)]") and its content as text ("[Image]" for images). */
-export function toolResultToText(block: ContentBlock): string
+export function toolResultToText(block: RooToolResultBlock): string
 /** A message's content with its tool blocks as text blocks (a string stays as it is). */
-export function convertToolBlocksToText(content: string | ContentBlock[]): string | ContentBlock[]
+export function convertToolBlocksToText<B extends RooContentBlock>(content: string | B[]): string | Array<B | RooTextBlock>
 /** Copies of the messages with their tool blocks as text. */
-export function transformMessagesForCondensing<M extends { role: string; content: string | ContentBlock[] }>(messages: M[]): M[]
+export function transformMessagesForCondensing<M extends { role: string; content: string | RooContentBlock[] }>(messages: M[]): M[]
 /** The messages and, when some tool_use has no tool_result, one user message answering them
  * ("Context condensation triggered. Tool execution deferred."). */
-export function injectSyntheticToolResults(messages: ApiMessage[]): ApiMessage[]
+export function injectSyntheticToolResults<M extends RooMessage>(messages: M[]): M[]
 /** The `<command …>…</command>` blocks of a message's text, joined by newlines ("" for none). */
-export function extractCommandBlocks(message: ApiMessage): string
+export function extractCommandBlocks<M extends RooMessage>(message: M): string
 
 export interface FoldedFileContextResult {
   content: string
@@ -382,10 +468,16 @@ export interface FoldedFileContextResult {
   characterCount: number
 }
 
-/** Roo's folded file context: each file's outline (`outlineFile`, the host's) in its own
- * `<system-reminder>` section, within `maxCharacters` (default 50000). Skips files without an
- * outline; one console.warn names those whose outline failed. */
-export function generateFoldedFileContext(
+/** Roo's folded file context: each file's outline (`outlineFile`, the host's, given the
+ * `rooIgnoreController` as it was passed) in its own `<system-reminder>` section, within
+ * `maxCharacters` (default 50000). Skips files without an outline; one console.warn names those
+ * whose outline failed. */
+export function generateFoldedFileContext<Controller = unknown>(
   filePaths: string[],
-  options: { cwd: string; maxCharacters?: number; rooIgnoreController?: unknown; outlineFile: NonNullable<RooOptions['outlineFile']> },
+  options: {
+    cwd: string
+    maxCharacters?: number
+    rooIgnoreController?: Controller
+    outlineFile: (absolutePath: string, rooIgnoreController?: Controller) => Promise<string | undefined>
+  },
 ): Promise<FoldedFileContextResult>

@@ -6,13 +6,15 @@
 #
 # <roo-code-git-dir>: a local copy of https://github.com/RooCodeInc/Roo-Code (a clone, or its .git
 # directory); [commit]: default HEAD. The specs at that commit are exported to a temporary folder
-# (never into this repository); only their import specifiers that name Roo's condense,
-# sliding-window or context-management modules are rewritten, to the host adapter in
-# examples/roo-host, which loads the entry a maintainer of that Roo imports (context-condense/roo
-# for fresh-start summaries, context-condense/roo-2026-01 before them, context-condense/roo-2025
-# for a Roo that still has src/core/sliding-window). Roo's host is stubbed
+# (never into this repository), with the host adapter of that Roo's era from examples/roo-host put
+# where a maintainer puts it, verbatim, in place of Roo's condense and context-management (2025:
+# sliding-window) modules, and Roo's SUMMARY_PROMPT moved into its host file, as
+# scripts/roo-swap.mjs does to a checkout (context-condense/roo for fresh-start summaries,
+# context-condense/roo-2026-01 before them, context-condense/roo-2025 for a Roo that still has
+# src/core/sliding-window). The specs are not rewritten, and nothing is configured outside the
+# adapter: Roo's prompts reach the entry through the adapter. Roo's host is stubbed
 # (scripts/roo-compat/tree: telemetry, i18n with Roo's English strings, BaseProvider counting with
-# Roo's tiktoken code); Roo's default condensing prompt is read from Roo's source at that commit.
+# Roo's tiktoken code).
 # --roo runs Roo's own implementation in the same harness instead (it should pass everything: the
 # harness is fair). --keep leaves the temporary folder and prints its path.
 # Prints passed/failed per spec file and the totals. Not part of CI (it needs Roo's repository).
@@ -29,7 +31,7 @@ for arg in "$@"; do
     --roo) mode="roo" ;;
     --time) time=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) if [ -z "$git_dir" ]; then git_dir="$arg"; else commit="$arg"; fi ;;
   esac
 done

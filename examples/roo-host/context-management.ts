@@ -1,26 +1,22 @@
-// Roo Code's src/core/context-management module (src/core/sliding-window in 2025), backed by
-// context-condense. Put this file at src/core/context-management/index.ts beside the condense
-// adapter (./condense.ts in this folder, at src/core/condense/index.ts in Roo's tree).
+// Roo Code's src/core/context-management module, backed by context-condense (Roo Code as it is
+// today). Put this file at src/core/context-management/index.ts beside the condense adapter
+// (./condense.ts in this folder, at src/core/condense/index.ts in Roo's tree).
 //
-// The one seam: Roo's truncateConversationIfNeeded calls summarizeConversation through the condense
-// module, and Roo's own specs spy on that module. Passing the module's function as
-// `summarizeConversation` keeps the same seam: whatever the condense module exports at call time is
-// what runs.
-import * as condense from "../condense"
-import { createRequire } from "node:module"
+// The one seam: Roo's manageContext calls summarizeConversation through the condense module, and
+// Roo's own specs spy on that module. Passing the module's function as `summarizeConversation`
+// keeps the same seam: whatever the condense module exports at call time is what runs.
+import * as roo from "context-condense/roo"
 
-const roo = createRequire(import.meta.url)("context-condense/roo")
+import type { ApiMessage } from "../task-persistence/apiMessages"
+import * as condense from "../condense"
 
 roo.configure({
 	...roo.configuration(),
-	summarizeConversation: (...args: unknown[]) => (condense.summarizeConversation as any)(...args),
+	summarizeConversation: (options) => condense.summarizeConversation(options),
 })
 
-export const {
-	truncateConversationIfNeeded,
-	truncateConversation,
-	manageContext,
-	willManageContext,
-	estimateTokenCount,
-	TOKEN_BUFFER_PERCENTAGE,
-} = roo
+export const { manageContext, willManageContext, truncateConversation, estimateTokenCount, TOKEN_BUFFER_PERCENTAGE } = roo
+export type TruncationResult = roo.TruncationResult<ApiMessage>
+export type WillManageContextOptions = roo.WillManageContextOptions
+export type ContextManagementOptions = roo.ManageContextOptions<ApiMessage>
+export type ContextManagementResult = roo.TruncateResponse<ApiMessage>

@@ -1,20 +1,22 @@
 // Roo Code's src/core/condense/foldedFileContext module, backed by context-condense: the folded
 // file context (an outline of the definitions in each file the task read) with Roo's own
 // tree-sitter service as the outline. Put this file at src/core/condense/foldedFileContext.ts.
+import { generateFoldedFileContext as folded, type FoldedFileContextResult } from "context-condense/roo"
+
 import { parseSourceCodeDefinitionsForFile } from "../../services/tree-sitter"
-import { createRequire } from "node:module"
+import type { RooIgnoreController } from "../ignore/RooIgnoreController"
 
-const roo = createRequire(import.meta.url)("context-condense/roo")
-
-export type FoldedFileContextResult = {
-	content: string
-	sections: string[]
-	filesProcessed: number
-	filesSkipped: number
-	characterCount: number
+export type { FoldedFileContextResult } from "context-condense/roo"
+export interface FoldedFileContextOptions {
+	/** The whole context's limit in characters. @default 50000 */
+	maxCharacters?: number
+	cwd: string
+	rooIgnoreController?: RooIgnoreController
 }
-export type FoldedFileContextOptions = { maxCharacters?: number; cwd: string; rooIgnoreController?: unknown }
 
-export function generateFoldedFileContext(filePaths: string[], options: FoldedFileContextOptions): Promise<FoldedFileContextResult> {
-	return roo.generateFoldedFileContext(filePaths, { ...options, outlineFile: parseSourceCodeDefinitionsForFile })
+export function generateFoldedFileContext(
+	filePaths: string[],
+	options: FoldedFileContextOptions,
+): Promise<FoldedFileContextResult> {
+	return folded(filePaths, { ...options, outlineFile: parseSourceCodeDefinitionsForFile })
 }

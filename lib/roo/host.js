@@ -3,7 +3,7 @@
 // error text of a result. Never changes a message.
 'use strict'
 
-const native = require('../../index.js')
+const native = require('../native.js')
 const lib = require('../index.js')
 const { describe, isObject } = require('../values.js')
 const { checkMessagesArray } = require('../checks.js')

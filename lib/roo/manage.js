@@ -4,7 +4,7 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const native = require('../../index.js')
+const native = require('../native.js')
 const { cutWindow } = require('../manager.js')
 const { isObject, describe } = require('../values.js')
 const { checkKnownKeys } = require('../checks.js')

@@ -4,7 +4,7 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const native = require('../../index.js')
+const native = require('../native.js')
 const { describe, isObject, checkTimeoutMs } = require('../values.js')
 const { checkKnownKeys, optionalFunction } = require('../checks.js')
 const { checkSummarizeOptions } = require('../summarize.js')
