@@ -97,6 +97,9 @@ function keysOf(checker, type, at, depth) {
   let indexed = false
   for (const part of objectParts(checker, type)) {
     if (part.getStringIndexType()) indexed = true
+    // An interface that declares methods is one the host implements (Roo's ApiHandler): the
+    // host's object may carry members the library never reads, so an unknown key is no mistake.
+    if (checker.getPropertiesOfType(part).some((p) => (p.declarations ?? []).some((d) => ts.isMethodSignature(d)))) indexed = true
     for (const p of checker.getPropertiesOfType(part)) {
       if (!ours(p)) continue
       const decl = p.valueDeclaration ?? p.declarations?.[0]
@@ -129,7 +132,20 @@ function keysOf(checker, type, at, depth) {
  * The types of a history's content: messages and their blocks are data, whose problems the
  * library reports (validateConversation, condense's `error`) rather than refuses as arguments.
  */
-const DATA_TYPES = new Set(['ApiMessage', 'ContentBlock', 'OpenAIMessage', 'OpenAIContentPart', 'ApiRequestMessage'])
+const DATA_TYPES = new Set([
+  'ApiMessage',
+  'ContentBlock',
+  'OpenAIMessage',
+  'OpenAIContentPart',
+  'ApiRequestMessage',
+  'RooMessage',
+  'RooContentBlock',
+  'RooTextBlock',
+  'RooImageBlock',
+  'RooToolUseBlock',
+  'RooToolResultBlock',
+  'RooOtherBlock',
+])
 
 function isData(checker, type, depth = 0) {
   if (depth > 4) return false

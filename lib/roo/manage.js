@@ -249,7 +249,17 @@ const MANAGE_KEYS = new Set([
 /** The arguments each context-management call takes besides its numbers and the profile's (`checkManageArguments`). */
 const MANAGE_ARGUMENTS = {
   truncateConversationIfNeeded: ['apiHandler', 'systemPrompt', 'taskId', 'customCondensingPrompt', 'condensingApiHandler', 'useNativeTools'],
-  manageContext: ['apiHandler', 'systemPrompt', 'taskId', 'customCondensingPrompt', 'metadata', 'environmentDetails', 'filesReadByRoo', 'cwd'],
+  manageContext: [
+    'apiHandler',
+    'systemPrompt',
+    'taskId',
+    'customCondensingPrompt',
+    'useNativeTools',
+    'metadata',
+    'environmentDetails',
+    'filesReadByRoo',
+    'cwd',
+  ],
 }
 /**
  * The keys willManageContext reads. Roo's type for its options is "a subset of
