@@ -38,7 +38,7 @@ pub struct Edit {
 
 /// The edits proposed so far, indexed by the string they change.
 #[derive(Debug, Default)]
-pub struct EditSet {
+pub struct EditSet<'a> {
     edits: Vec<Option<Edit>>,
     /// The pass that proposed each edit (the set's `pass` when it was added or replaced).
     pass_of: Vec<usize>,
@@ -48,10 +48,12 @@ pub struct EditSet {
     protected: HashMap<TextRef, Vec<std::ops::Range<usize>>>,
     /// Reference targets per string: (range, number of live references to it).
     pinned: HashMap<TextRef, Vec<(std::ops::Range<usize>, usize)>>,
+    /// What the references already in the history stand for, located when an edit would touch it.
+    earlier: Option<crate::reference::Targets<'a>>,
 }
 
-impl EditSet {
-    pub fn new(protected: &[Span]) -> EditSet {
+impl<'a> EditSet<'a> {
+    pub fn new(protected: &[Span]) -> EditSet<'a> {
         let mut set = EditSet::default();
         for s in protected {
             set.protected.entry(s.at).or_default().push(s.range.clone());
@@ -59,8 +61,13 @@ impl EditSet {
         set
     }
 
-    /// Keeps `span` as it is: it holds what a reference already in the history stands for
-    /// (`reference::targets`), as the target of an edit's reference is kept.
+    /// Keeps what the references already in the history stand for as it is (`reference::Targets`),
+    /// as the target of an edit's reference is kept.
+    pub fn keep_targets(&mut self, earlier: crate::reference::Targets<'a>) {
+        self.earlier = Some(earlier);
+    }
+
+    /// Keeps `span` as it is: it holds what a reference already in the history stands for.
     pub fn keep_target(&mut self, span: &Span) {
         self.pin(Some(span));
     }
@@ -80,6 +87,7 @@ impl EditSet {
         self.pinned
             .get(&span.at)
             .is_some_and(|rs| rs.iter().any(|(r, _)| r.start < span.range.end && span.range.start < r.end))
+            || self.earlier.as_ref().is_some_and(|t| t.overlaps(span))
     }
 
     /// Index of the edit overlapping `span`, if any.

@@ -182,6 +182,22 @@ pub fn resolve_in(m: &Value, own: usize, r: &ParsedRef) -> Option<String> {
     locate_in(m, own, r).map(|(_, _, bytes)| bytes)
 }
 
+/// Where in its target `m` what a reference found in message `own` stands for is: the text slot
+/// and the byte range (see `locate_in`).
+pub fn locate(m: &Value, own: usize, r: &ParsedRef) -> Option<(Slot, Range<usize>)> {
+    locate_in(m, own, r).map(|(slot, range, _)| (slot, range))
+}
+
+/// The reference markers in the texts of `m` (none without one: one scan for the opening).
+pub fn references_in(m: &Value) -> Vec<ParsedRef> {
+    let open = memchr::memmem::Finder::new(OPEN);
+    crate::model::slot_texts(m)
+        .into_iter()
+        .filter(|(_, text)| open.find(text.as_bytes()).is_some())
+        .flat_map(|(_, text)| find_references(text))
+        .collect()
+}
+
 /// Where in its target `m` the bytes a reference found in message `own` stands for are: the
 /// text slot, the byte range holding them (for some lines of a file, the read showing them) and
 /// the bytes.
@@ -214,26 +230,52 @@ fn locate_in(m: &Value, own: usize, r: &ParsedRef) -> Option<(Slot, Range<usize>
     None
 }
 
-/// The places holding what the references already in `messages` stand for (an earlier
+/// The places holding what the references already in a history stand for (an earlier
 /// condensing's markers): a run that edits one of them would leave its reference pointing at
 /// nothing, so the edit set keeps them as they are, as it keeps the targets of the references
-/// the run itself writes.
-pub fn targets(messages: &[Value]) -> Vec<crate::model::Span> {
-    let open = memchr::memmem::Finder::new(OPEN);
-    let mut out = Vec::new();
-    for (own, m) in messages.iter().enumerate() {
-        for (_, text) in crate::model::slot_texts(m) {
-            if open.find(text.as_bytes()).is_none() {
-                continue;
-            }
-            for r in find_references(text) {
-                if let Some((slot, range, _)) = messages.get(r.msg).and_then(|t| locate_in(t, own, &r)) {
-                    out.push(crate::model::Span { at: TextRef { msg: r.msg, slot }, range });
-                }
+/// the run itself writes. Finding the markers is one scan of the texts; locating what one stands
+/// for (its bytes, checked against its seal) costs a hash of its target, so it is done only for a
+/// message an edit would touch, once (`spans_in`): a run on a history full of references then
+/// pays for the few messages it edits, not for every reference again.
+#[derive(Debug)]
+pub struct Targets<'a> {
+    messages: &'a [Value],
+    /// Per message a reference points at: the references (the message holding each, the marker).
+    by_target: HashMap<usize, Vec<(usize, ParsedRef)>>,
+    /// The spans located so far, per target message.
+    located: std::cell::RefCell<HashMap<usize, Vec<crate::model::Span>>>,
+}
+
+impl<'a> Targets<'a> {
+    /// The references in `messages`, by the message each points at (none located yet).
+    pub fn scan(messages: &'a [Value]) -> Targets<'a> {
+        let mut by_target: HashMap<usize, Vec<(usize, ParsedRef)>> = HashMap::new();
+        for (own, m) in messages.iter().enumerate() {
+            for r in references_in(m) {
+                by_target.entry(r.msg).or_default().push((own, r));
             }
         }
+        Targets { messages, by_target, located: Default::default() }
     }
-    out
+
+    /// Whether what a reference stands for overlaps `span`.
+    pub fn overlaps(&self, span: &crate::model::Span) -> bool {
+        let msg = span.at.msg;
+        let Some(refs) = self.by_target.get(&msg) else {
+            return false;
+        };
+        let mut located = self.located.borrow_mut();
+        let spans = located.entry(msg).or_insert_with(|| {
+            let Some(target) = self.messages.get(msg) else {
+                return Vec::new();
+            };
+            refs.iter()
+                .filter_map(|(own, r)| locate(target, *own, r))
+                .map(|(slot, range)| crate::model::Span { at: TextRef { msg, slot }, range })
+                .collect()
+        });
+        spans.iter().any(|s| s.overlaps(span))
+    }
 }
 
 /// What expanding a history did.

@@ -16,7 +16,8 @@ use crate::json::Value;
 
 use super::tool_calls::XmlCall;
 use super::{tool_uses_in, Env, Piece, ToolResult, ToolUse, View};
-use crate::model::{active_by_marks, Marks, Span, TextRef};
+use crate::model::{active_by_marks, Marks, Slot, Span, TextRef};
+use crate::reference::{locate, references_in, ParsedRef};
 use crate::validate::{structural_problem, Problem};
 
 /// What decides, for a message, which messages are sent and where tool calls are.
@@ -26,6 +27,8 @@ struct Meta {
     marks: Option<Box<Marks>>,
     /// (id, block index) of its tool_use blocks.
     uses: Box<[(Box<str>, usize)]>,
+    /// The reference markers in its texts (an earlier condensing's).
+    refs: Box<[ParsedRef]>,
 }
 
 impl Meta {
@@ -34,6 +37,7 @@ impl Meta {
         Meta {
             marks: (marks != NO_MARKS).then(|| Box::new(marks)),
             uses: tool_uses_in(m).map(|(j, id, _)| (Box::from(id), j)).collect(),
+            refs: references_in(m).into(),
         }
     }
 
@@ -127,6 +131,10 @@ impl Built {
 }
 
 /// The view of the messages a holder keeps, message by message; see the module doc.
+/// A reference's place in the located cache: the stamps of its own message and of its target, and
+/// its place among its message's references.
+type LocatedKey = (u64, u64, usize);
+
 #[derive(Debug, Default)]
 pub struct ViewCache {
     stamps: Vec<u64>,
@@ -135,6 +143,9 @@ pub struct ViewCache {
     // for: a holder that never asks keeps no room for them.
     metas: Vec<Option<Meta>>,
     pieces: Vec<Option<Built>>,
+    /// Where each reference in the history was located, by the stamps of its own message and of
+    /// its target and its place among its message's references: kept while both are unchanged.
+    located: HashMap<LocatedKey, Option<(Slot, std::ops::Range<usize>)>>,
     next: u64,
 }
 
@@ -294,7 +305,28 @@ impl ViewCache {
                 b.add_to(&mut view);
             }
         }
+        view.earlier_targets = Some(self.locate_references(messages));
         view
+    }
+
+    /// Where what every reference in `messages` stands for is: located once per version of the
+    /// message holding it and of its target (a hash of the target each), then kept.
+    fn locate_references(&mut self, messages: &[Value]) -> Vec<Span> {
+        let mut located = HashMap::with_capacity(self.located.len());
+        let mut out = Vec::new();
+        for (own, meta) in self.metas.iter().enumerate() {
+            for (k, r) in meta.iter().flat_map(|m| m.refs.iter()).enumerate() {
+                let Some(target) = messages.get(r.msg) else { continue };
+                let key = (self.stamps[own], self.stamps[r.msg], k);
+                let at = self.located.remove(&key).unwrap_or_else(|| locate(target, own, r));
+                if let Some((slot, range)) = &at {
+                    out.push(Span { at: TextRef { msg: r.msg, slot: *slot }, range: range.clone() });
+                }
+                located.insert(key, at);
+            }
+        }
+        self.located = located;
+        out
     }
 }
 
@@ -320,7 +352,7 @@ mod tests {
             .map(|(_, m)| text_slots(m).len())
             .sum();
         let all_there = held.calls.len() == assistant_texts;
-        let without = View { calls: vec![], ..held };
+        let without = View { calls: vec![], earlier_targets: None, ..held };
         calls_fit && all_there && format!("{without:?}") == format!("{built:?}")
     }
 
@@ -394,6 +426,52 @@ mod tests {
         // Out of step (the holder did not say): starts over and still answers the right view.
         let other = vec![messages[0].clone(), messages[1].clone(), messages[5].clone()];
         assert!(same(cache.view(&other), &View::build(&other), &other));
+    }
+
+    /// Where each reference in `messages` points, located afresh.
+    fn located_afresh(messages: &[Value]) -> Vec<Span> {
+        let mut out = Vec::new();
+        for (own, m) in messages.iter().enumerate() {
+            for r in references_in(m) {
+                if let Some((slot, range)) = messages.get(r.msg).and_then(|t| locate(t, own, &r)) {
+                    out.push(Span { at: TextRef { msg: r.msg, slot }, range });
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn references_are_located_once_and_again_when_their_target_changes() {
+        let read = format!(
+            "<files>\n<file><path>src/a.ts</path>\n<content lines=\"1-3\">\n{}</content>\n</file>\n</files>",
+            (1..=3).map(|i| format!("{i} | const line{i} = {i} // the same file read twice\n")).collect::<String>()
+        );
+        let history = vec![
+            json!({"role":"user","content":[{"type":"text","text":"<task>read it twice</task>"}]}),
+            call("a", "src/a.ts"),
+            result_msg("a", &read),
+            call("b", "src/a.ts"),
+            result_msg("b", &read),
+        ];
+        let options = crate::condense::Options::from_value(&serde_json::json!({"provider":"lossless"})).unwrap();
+        let outcome =
+            crate::condense::condense(&history, &options, &std::sync::atomic::AtomicBool::new(false), None).unwrap();
+        let mut messages = crate::draft::materialize_changes(&history, &outcome.changes);
+        let expected = located_afresh(&messages);
+        assert_eq!(expected.len(), 1, "the second read became a reference to the first");
+        let mut cache = ViewCache::new();
+        cache.pushed(messages.len());
+        assert_eq!(cache.view(&messages).earlier_targets.as_deref(), Some(&expected[..]));
+        // Kept while nothing changes; a change to an unrelated message keeps it too.
+        messages.push(json!({"role":"assistant","content":"done"}));
+        cache.pushed(1);
+        assert_eq!(cache.view(&messages).earlier_targets.as_deref(), Some(&expected[..]));
+        // The target changes: located again (its bytes are gone, so nothing is kept).
+        messages[2] = result_msg("a", "something else");
+        cache.changed(2);
+        assert_eq!(cache.view(&messages).earlier_targets, Some(located_afresh(&messages)));
+        assert_eq!(cache.view(&messages).earlier_targets, Some(vec![]));
     }
 
     #[test]

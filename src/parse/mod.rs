@@ -79,6 +79,10 @@ pub struct View {
     /// The XML tool call of each assistant text, in order, when a holder keeps them (`ViewCache`);
     /// empty otherwise.
     pub calls: Vec<(TextRef, Option<Arc<XmlCall>>)>,
+    /// Where what the references already in the history stand for is, when a holder keeps them
+    /// located from one run to the next (`ViewCache`); `None` otherwise (a run then locates what
+    /// it needs: `reference::Targets`).
+    pub earlier_targets: Option<Vec<Span>>,
 }
 
 impl View {

@@ -117,9 +117,11 @@ fn proposals(
         return Err(CondenseError::Internal("a proposing pass ran after a pass that changed the draft".into()).into());
     }
     let mut edits = EditSet::new(&cx.view.protected);
-    // What the references an earlier condensing left stand for stays, so they still expand.
-    for target in crate::reference::targets(draft.original) {
-        edits.keep_target(&target);
+    // What the references an earlier condensing left stand for stays, so they still expand:
+    // located already when a holder keeps them (a conversation), else as edits come near them.
+    match &cx.view.earlier_targets {
+        Some(spans) => spans.iter().for_each(|s| edits.keep_target(s)),
+        None => edits.keep_targets(crate::reference::Targets::scan(draft.original)),
     }
     let mut ms_each = Vec::with_capacity(passes.len());
     for (k, p) in passes.iter().enumerate() {
