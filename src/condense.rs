@@ -371,7 +371,7 @@ pub fn condense_known(
     }
     if !matches!(options.provider, Provider::Lossless(_)) {
         // A deduplication undone gives its saving back to its pass and the passes after it.
-        for act in crate::reference::fixup_references(&mut draft) {
+        for act in crate::reference::fixup_references(&mut draft, view.referring.as_deref()) {
             let back = act.tokens_saved.max(0) as u64;
             for (k, p) in passes.iter_mut().enumerate().skip(act.pass) {
                 if k > act.pass {

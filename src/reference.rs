@@ -335,7 +335,7 @@ pub fn expand(messages: &[Value]) -> Expansion {
 pub fn follow_cut(messages: &[Value], kept: &[usize]) -> Vec<(TextRef, String)> {
     let mut draft = crate::draft::Draft::new(messages);
     draft.layout = kept.iter().copied().filter(|&k| k < messages.len()).map(crate::draft::Item::Keep).collect();
-    fixup_references(&mut draft);
+    fixup_references(&mut draft, None);
     draft.changes().texts
 }
 
@@ -489,7 +489,9 @@ fn retarget(marker: &str, own: usize, target: usize, hash: &str) -> String {
 ///
 /// A deduplication of this run whose bytes came back is undone (its act removed and returned: the
 /// caller gives its saving back to the passes); one whose marker was omitted is recorded as omitted.
-pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenance::Act> {
+/// `referring`, when the caller knows it (a held conversation's view), lists the messages whose
+/// texts held a marker before the run: only those and the messages the run changed are read.
+pub fn fixup_references(draft: &mut crate::draft::Draft, referring: Option<&[usize]>) -> Vec<crate::provenance::Act> {
     use crate::draft::Item;
     use crate::provenance::Action;
     use std::collections::{HashMap, HashSet};
@@ -518,6 +520,10 @@ pub fn fixup_references(draft: &mut crate::draft::Draft) -> Vec<crate::provenanc
     kept.sort_unstable();
     let mut slots: Vec<TextRef> = Vec::new();
     for &msg in &kept {
+        // A message holds a marker only when its text held one (`referring`, when known) or changed.
+        if referring.is_some_and(|r| r.binary_search(&msg).is_err()) && !draft.is_message_changed(msg) {
+            continue;
+        }
         for (slot, t) in draft.texts_of(msg) {
             if open.find(t.as_bytes()).is_some() {
                 slots.push(TextRef { msg, slot });

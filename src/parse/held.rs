@@ -306,6 +306,14 @@ impl ViewCache {
             }
         }
         view.earlier_targets = Some(self.locate_references(messages));
+        view.referring = Some(
+            self.metas
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.as_ref().is_some_and(|m| !m.refs.is_empty()))
+                .map(|(i, _)| i)
+                .collect(),
+        );
         view
     }
 
@@ -352,7 +360,7 @@ mod tests {
             .map(|(_, m)| text_slots(m).len())
             .sum();
         let all_there = held.calls.len() == assistant_texts;
-        let without = View { calls: vec![], earlier_targets: None, ..held };
+        let without = View { calls: vec![], earlier_targets: None, referring: None, ..held };
         calls_fit && all_there && format!("{without:?}") == format!("{built:?}")
     }
 

@@ -83,6 +83,9 @@ pub struct View {
     /// located from one run to the next (`ViewCache`); `None` otherwise (a run then locates what
     /// it needs: `reference::Targets`).
     pub earlier_targets: Option<Vec<Span>>,
+    /// The messages whose texts hold a reference marker, in order, when a holder keeps track
+    /// (`ViewCache`); `None` otherwise (whoever needs them looks at every text).
+    pub referring: Option<Vec<usize>>,
 }
 
 impl View {
