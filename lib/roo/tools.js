@@ -12,9 +12,13 @@ const { finite, checkArray } = require('./host.js')
 // ---------------------------------------------------------------------------------------------
 // Roo's helpers of today (the tool-block-to-text conversions, orphan tool calls, <command> blocks).
 
-/** A block the helpers read: an object, else a TypeError naming it as `at` (`toolUseToText: block`). */
+/**
+ * A block the helpers read: an object, else a TypeError naming it as `at()` answers
+ * (`toolUseToText: block`). Places are named by a function, called only for an error: a summary
+ * request converts thousands of blocks, and their names are needed for none of them.
+ */
 function checkBlock(block, at) {
-  if (!isObject(block)) throw new TypeError(`${at}: expected a content block (an object), got ${describe(block)}`)
+  if (!isObject(block)) throw new TypeError(`${at()}: expected a content block (an object), got ${describe(block)}`)
 }
 
 /**
@@ -29,10 +33,13 @@ function toolUseText(block, at) {
     input = Object.entries(block.input)
       .map(([key, value]) => {
         if (typeof value !== 'object' || value === null) return `${key}: ${String(value)}`
-        // A value JSON cannot write (a cycle, a BigInt) is named by its path before JSON.stringify throws.
-        const found = findUnsupported(value, [key], { options: true })
-        if (found) throw new TypeError(`${at}.input.${pathText(found.path)}: ${found.message}`)
-        return `${key}: ${JSON.stringify(value, null, 2)}`
+        try {
+          return `${key}: ${JSON.stringify(value, null, 2)}`
+        } catch (e) {
+          // A value JSON cannot write (a cycle, a BigInt) is named by its path.
+          const found = findUnsupported(value, [key], { options: true })
+          throw new TypeError(`${at()}.input.${found ? `${pathText(found.path)}: ${found.message}` : `${key}: ${e && e.message}`}`)
+        }
       })
       .join('\n')
   } else input = String(block.input)
@@ -40,12 +47,12 @@ function toolUseText(block, at) {
 }
 
 function toolUseToText(block) {
-  return toolUseText(block, 'toolUseToText: block')
+  return toolUseText(block, () => 'toolUseToText: block')
 }
 
 /** A tool_result block as text ("[Tool Result]" or "[Tool Result (Error)]" and its content). */
 function toolResultToText(block) {
-  return toolResultText(block, 'toolResultToText: block')
+  return toolResultText(block, () => 'toolResultToText: block')
 }
 
 function toolResultText(block, at) {
@@ -63,15 +70,15 @@ function toolResultText(block, at) {
 function convertToolBlocksToText(content) {
   if (typeof content !== 'string' && !Array.isArray(content))
     throw new TypeError(`convertToolBlocksToText: content: expected a string or an array of content blocks, got ${describe(content)}`)
-  return convertContent(content, 'convertToolBlocksToText: content')
+  return convertContent(content, () => 'convertToolBlocksToText: content')
 }
 
-/** `content` (a string, an array of blocks; anything else as it is: the history's own problem) with its tool blocks as text. */
+/** `content` (a string, an array of blocks; anything else as it is: the history's own problem) with its tool blocks as text; `at()` names it. */
 function convertContent(content, at) {
   if (!Array.isArray(content)) return content
   return content.map((b, i) => {
-    if (b && b.type === 'tool_use') return { type: 'text', text: toolUseText(b, `${at}[${i}]`) }
-    if (b && b.type === 'tool_result') return { type: 'text', text: toolResultText(b, `${at}[${i}]`) }
+    if (b && b.type === 'tool_use') return { type: 'text', text: toolUseText(b, () => `${at()}[${i}]`) }
+    if (b && b.type === 'tool_result') return { type: 'text', text: toolResultText(b, () => `${at()}[${i}]`) }
     return b
   })
 }
@@ -80,7 +87,7 @@ function convertContent(content, at) {
 function transformMessagesForCondensing(messages) {
   checkArray(messages, 'transformMessagesForCondensing')
   checkMessageObjects(messages, 'transformMessagesForCondensing')
-  return messages.map((m, i) => ({ ...m, content: convertContent(m.content, `transformMessagesForCondensing: messages[${i}].content`) }))
+  return messages.map((m, i) => ({ ...m, content: convertContent(m.content, () => `transformMessagesForCondensing: messages[${i}].content`) }))
 }
 
 /**

@@ -118,7 +118,12 @@ import path from "node:path"
 const stub = (p: string) => path.resolve(__dirname, p)
 export default defineConfig({
   root: __dirname,
-  test: { globals: true, watch: false, include: ["src/**/*.spec.ts"], testTimeout: 20000, hookTimeout: 20000, setupFiles: ["./setup.ts"] },
+  test: {
+    globals: true, watch: false, include: ["src/**/*.spec.ts"], testTimeout: 20000, hookTimeout: 20000, setupFiles: ["./setup.ts"],
+    // The package is loaded by Node as an installed package is (vite resolves the symlink to this
+    // repository, outside node_modules, and would run its CommonJS through its own transform).
+    server: { deps: { external: [/${(repo + '/lib/').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/] } },
+  },
   resolve: {
     alias: {
       "@roo-code/telemetry": stub("stubs/telemetry.ts"),
