@@ -191,6 +191,34 @@ describe('the entry points on top of it', () => {
     expect(r.error).toBe(undefined)
   })
 
+  it('one signal shared by 50 calls gets one listener from the package (no leak warning), and each call stops following it when done', async () => {
+    const h = generateHistory({ seed: 6, format: 'native', targetTokens: 30_000 }) as ApiMessage[]
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const controller = new AbortController()
+      const added = vi.spyOn(controller.signal, 'addEventListener')
+      const calls = Array.from({ length: 50 }, (_, i) => condense(h, { provider: i % 2 ? 'lossless' : 'truncation', signal: controller.signal }))
+      const done = await Promise.all(calls)
+      expect(done.every((r) => r.error === undefined)).toBe(true)
+      expect(added.mock.calls.filter(([type]) => type === 'abort').length).toBe(1)
+      // The calls are over: aborting now reaches none of them (nothing throws, nothing is left queued).
+      controller.abort()
+      const again = new AbortController()
+      const running = Array.from({ length: 20 }, () => condense(h, { provider: 'lossless', signal: again.signal }))
+      await new Promise((r) => setImmediate(r))
+      again.abort()
+      const settled = await Promise.allSettled(running)
+      expect(settled.every((s) => s.status === 'rejected' && (s.reason as Error).name === 'AbortError')).toBe(true)
+      await new Promise((r) => setImmediate(r))
+      expect(warnings.filter((w) => w === 'MaxListenersExceededWarning')).toEqual([])
+      expect(scheduler.pending()).toBe(0)
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('countTokensAsync gives the loop back while it walks and counts, and agrees with countTokens', async () => {
     const h = generateHistory({ seed: 8, format: 'native', targetTokens: 400_000, thinking: true }) as ApiMessage[]
     const many = Array.from({ length: 20 }, () => h).flat()

@@ -170,10 +170,19 @@ describe('close() in the middle of a call', () => {
 
   it.skipIf(typeof native.mallocInUse !== 'function' || native.mallocInUse() < 0)("the engine's copy is freed once the stopped run has ended", async () => {
     const h = history(2_000_000, 7)
-    const base = native.mallocInUse!()
+    // Earlier tests' conversations are freed on the engine's threads: wait until the figure stops moving.
+    let base = native.mallocInUse!()
+    for (let i = 0; i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      const now = native.mallocInUse!()
+      const still = Math.abs(now - base) < 64 << 10
+      base = now
+      if (still) break
+    }
     const conv = await openConversation(h)
     const held = native.mallocInUse!() - base
-    expect(held).toBeGreaterThan(4 << 20)
+    // About 4 MB of text held by the engine; half of it is enough to tell a freed copy from a kept one.
+    expect(held).toBeGreaterThan(2 << 20)
     const running = conv.condense({ provider: 'lossless' })
     await null
     conv.close()

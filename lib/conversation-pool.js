@@ -10,8 +10,7 @@
 'use strict'
 
 const { openConversation } = require('./conversation.js')
-const { abortError } = require('./intake.js')
-const { describe } = require('./values.js')
+const { abortError, checkSignal, whenAborted } = require('./abort.js')
 
 // lib/index.js requires the manager, which requires this module: read it when first used.
 const lib = () => require('./index.js')
@@ -48,23 +47,24 @@ class Task {
       give()
     }
     if (!signal) return before.then(() => release)
-    if (typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
+    try {
+      checkSignal(signal, 'options.signal')
+    } catch (e) {
       // Not a signal (the callers check it first): the place taken is given back in turn.
       before.then(release)
-      return Promise.reject(new TypeError(`options.signal: expected an AbortSignal, got ${describe(signal)}`))
+      return Promise.reject(e)
     }
     if (signal.aborted) {
       before.then(release)
       return Promise.reject(abortError(signal))
     }
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      const unfollow = whenAborted(signal, () => {
         before.then(release)
         reject(abortError(signal))
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
+      })
       before.then(() => {
-        signal.removeEventListener('abort', onAbort)
+        unfollow()
         if (signal.aborted) {
           release()
           return

@@ -11,7 +11,8 @@ const scheduler = require('./scheduler.js')
 const { describe, wholeNumber } = require('./values.js')
 const { pushChunk } = require('./crossing.js')
 const { checkMessagesArray, checkMessageObjects, checkEncoding, checkOptionsObject } = require('./checks.js')
-const { pushInChunks, checkSignal } = require('./intake.js')
+const { pushInChunks } = require('./intake.js')
+const { checkSignal, whenAborted } = require('./abort.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
 const { stateError, withCode, tag } = require('./errors.js')
 
@@ -88,10 +89,10 @@ class Conversation {
    */
   async #whileStoppable(at, work, callerSignal) {
     const stop = new AbortController()
-    const follow = () => stop.abort(callerSignal.reason)
+    let unfollow = () => {}
     if (callerSignal) {
-      if (callerSignal.aborted) follow()
-      else callerSignal.addEventListener('abort', follow, { once: true })
+      if (callerSignal.aborted) stop.abort(callerSignal.reason)
+      else unfollow = whenAborted(callerSignal, () => stop.abort(callerSignal.reason))
     }
     this.#stop = { controller: stop, at }
     this.#busy = true
@@ -99,7 +100,7 @@ class Conversation {
     try {
       return await work(stop.signal)
     } finally {
-      if (callerSignal) callerSignal.removeEventListener('abort', follow)
+      unfollow()
       if (this.#stop && this.#stop.controller === stop) this.#stop = undefined
       this.#busy = false
       this.#inFlight--

@@ -15,7 +15,8 @@ const { checkMessagesArray, checkEncoding, checkOptionsObject, checkName } = req
 const { describe, wholeNumber } = require('./values.js')
 const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache, COUNT_OPTIONS } = require('./tokens.js')
 const { applyChanges } = require('./apply.js')
-const { pushInChunks, abortError } = require('./intake.js')
+const { pushInChunks } = require('./intake.js')
+const { abortError } = require('./abort.js')
 const { runEngine, readCondenseOptions } = require('./run.js')
 const { openConversation: openConversationUncoded, Conversation } = require('./conversation.js')
 

@@ -3,7 +3,6 @@
 // by lib/index.js, lib/manager.js and lib/conversation.js.
 'use strict'
 
-const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const { pushChunk } = require('./crossing.js')
 
@@ -52,17 +51,4 @@ async function pushInChunks(session, messages, signal) {
   return problem
 }
 
-function abortError(signal) {
-  if (signal && signal.reason !== undefined) return signal.reason
-  return new DOMException('This operation was aborted', 'AbortError')
-}
-
-function checkSignal(signal, at) {
-  if (signal === undefined) return undefined
-  if (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function') {
-    throw new TypeError(`${at}: expected an AbortSignal, got ${describe(signal)}`)
-  }
-  return signal
-}
-
-module.exports = { pushInChunks, abortError, checkSignal }
+module.exports = { pushInChunks }

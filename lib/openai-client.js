@@ -8,7 +8,7 @@
 const { describe, checkTimeoutMs, wholeNumber } = require('./values.js')
 const { checkKnownKeys, checkObject, checkOptionsObject, optionalBoolean, optionalObject, optionalString } = require('./checks.js')
 const { checkCrossable } = require('./crossing.js')
-const { checkSignal } = require('./intake.js')
+const { checkSignal, abortError, whenAborted } = require('./abort.js')
 const { coded } = require('./errors.js')
 
 const DEFAULT_TIMEOUT_MS = 120_000
@@ -268,7 +268,7 @@ function createOpenAISummarizer(options) {
     }
     Object.assign(body, extraBody)
 
-    if (signal && signal.aborted) throw abortReason(signal)
+    if (signal && signal.aborted) throw abortError(signal)
     const controller = new AbortController()
     let timedOut = false
     const timer =
@@ -278,10 +278,9 @@ function createOpenAISummarizer(options) {
             controller.abort()
           }, timeoutMs)
         : undefined
-    const onAbort = () => controller.abort()
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    const unfollow = whenAborted(signal, () => controller.abort())
     const fail = (e) => {
-      if (signal && signal.aborted) return abortReason(signal)
+      if (signal && signal.aborted) return abortError(signal)
       if (timedOut) return new OpenAIClientError(`${endpoint} did not answer within ${timeoutMs} ms`, 'timeout')
       return e
     }
@@ -329,7 +328,7 @@ function createOpenAISummarizer(options) {
       }
     } finally {
       clearTimeout(timer)
-      if (signal) signal.removeEventListener('abort', onAbort)
+      unfollow()
     }
   }
 
@@ -338,11 +337,6 @@ function createOpenAISummarizer(options) {
   const coded_ = coded(summarize)
   Object.defineProperty(coded_, 'endpoint', { value: endpoint, enumerable: true })
   return coded_
-}
-
-function abortReason(signal) {
-  if (signal.reason !== undefined) return signal.reason
-  return new DOMException('This operation was aborted', 'AbortError')
 }
 
 // The entry's functions throw with `errorCode` set (lib/errors.js), as the main entry's do. Each is

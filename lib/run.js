@@ -6,7 +6,7 @@
 const scheduler = require('./scheduler.js')
 const { fromEngine, checkCrossable } = require('./crossing.js')
 const { buildMessages, copyMessages } = require('./apply.js')
-const { abortError, checkSignal } = require('./intake.js')
+const { abortError, checkSignal, whenAborted } = require('./abort.js')
 const { summarizeBatch, readRequests, checkSummarizeOptions } = require('./summarize.js')
 const { describe } = require('./values.js')
 
@@ -15,8 +15,7 @@ const { describe } = require('./values.js')
  * starts it once a turn is free. Answers the condense result, or throws as `condense` does.
  */
 async function runEngine(handle, messages, { summarize, llm, signal, start }) {
-  const onAbort = () => handle.abort()
-  if (signal) signal.addEventListener('abort', onAbort, { once: true })
+  const unfollow = whenAborted(signal, () => handle.abort())
   // A turn to run the engine (scheduler.engineTurn: at most one run per core at once), given
   // back while the callback answers and once the engine has answered.
   let release
@@ -70,7 +69,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
     }
   } finally {
     if (release) release()
-    if (signal) signal.removeEventListener('abort', onAbort)
+    unfollow()
   }
 }
 

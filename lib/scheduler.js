@@ -9,6 +9,8 @@
 // only its queue: it never reads or changes the data the jobs work on.
 'use strict'
 
+const { abortError, whenAborted } = require('./abort.js')
+
 /** Milliseconds of such work one macrotask may run, across all calls. */
 const BUDGET_MS = 2
 /** Milliseconds one slice of one job aims at. */
@@ -19,11 +21,6 @@ const MAX_SIZE = 1 << 16
 /** Jobs waiting for a slice, oldest first. */
 const queue = []
 let scheduled = false
-
-function abortError(signal) {
-  if (signal && signal.reason !== undefined) return signal.reason
-  return new DOMException('This operation was aborted', 'AbortError')
-}
 
 function tick() {
   scheduled = false
@@ -92,14 +89,13 @@ function run(work, signal, size = 16) {
       finish(value, failed) {
         if (job.settled) return
         job.settled = true
-        if (signal) signal.removeEventListener('abort', onAbort)
+        unfollow()
         if (failed) reject(value)
         else resolve(value)
       },
     }
     // Dropped from the queue's point of view at once; its slot is skipped when reached.
-    const onAbort = () => job.finish(abortError(signal), true)
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    const unfollow = whenAborted(signal, () => job.finish(abortError(signal), true))
     queue.push(job)
     schedule()
   })
@@ -150,15 +146,14 @@ function engineTurn(signal) {
       return
     }
     const waiter = () => {
-      if (signal) signal.removeEventListener('abort', onAbort)
+      unfollow()
       grant()
     }
-    const onAbort = () => {
+    const unfollow = whenAborted(signal, () => {
       const at = engineWaiters.indexOf(waiter)
       if (at >= 0) engineWaiters.splice(at, 1)
       reject(abortError(signal))
-    }
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    })
     engineWaiters.push(waiter)
   })
 }

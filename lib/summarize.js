@@ -4,6 +4,7 @@
 
 const { describe, wholeNumber, checkTimeoutMs } = require('./values.js')
 const scheduler = require('./scheduler.js')
+const { whenAborted } = require('./abort.js')
 const { fromEngine, PART_BYTES } = require('./crossing.js')
 
 // ---------------------------------------------------------------------------------------------
@@ -83,8 +84,7 @@ async function summarizeOne(request, summarize, o, signal) {
   for (let attempt = 0; ; attempt++) {
     if (signal && signal.aborted) return { ok: false, error: 'aborted' }
     const attemptController = new AbortController()
-    const onAbort = () => attemptController.abort(signal.reason)
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
+    const unfollow = whenAborted(signal, () => attemptController.abort(signal.reason))
     let timer
     const outcome = await new Promise((resolve) => {
       timer = setTimeout(() => {
@@ -106,7 +106,7 @@ async function summarizeOne(request, summarize, o, signal) {
       )
     })
     clearTimeout(timer)
-    if (signal) signal.removeEventListener('abort', onAbort)
+    unfollow()
     switch (outcome.kind) {
       case 'value':
         return readReply(outcome.value)

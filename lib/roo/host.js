@@ -6,6 +6,7 @@
 const native = require('../native.js')
 const lib = require('../index.js')
 const { describe, isObject } = require('../values.js')
+const { whenAborted } = require('../abort.js')
 const { checkMessagesArray } = require('../checks.js')
 const { YIELD_EVERY_MS, YIELD_EVERY_CHUNKS, message } = require('./options.js')
 
@@ -33,12 +34,11 @@ function bounded(promise, o, what) {
       if (done) return
       done = true
       clearTimeout(timer)
-      if (signal) signal.removeEventListener('abort', onAbort)
+      unfollow()
       fn(v)
     }
-    const onAbort = () => finish(reject, new HostError('aborted', `${what} was aborted`))
+    const unfollow = whenAborted(signal, () => finish(reject, new HostError('aborted', `${what} was aborted`)))
     const timer = setTimeout(() => finish(reject, new HostError('timeout', `${what} did not answer within ${o.timeoutMs} ms`)), o.timeoutMs)
-    if (signal) signal.addEventListener('abort', onAbort, { once: true })
     Promise.resolve(promise).then(
       (v) => finish(resolve, v),
       (e) => finish(reject, e),
@@ -96,7 +96,7 @@ async function readStream(stream, o) {
   // One bound for the whole stream: the signal or the deadline ends it, whichever comes first.
   // (Checked before each chunk too: a race with a next() that is already resolved never loses.)
   let timer
-  let onAbort
+  let unfollow = () => {}
   let stopped
   const ended = new Promise((_, reject) => {
     const stop = (e) => {
@@ -105,9 +105,9 @@ async function readStream(stream, o) {
     }
     timer = setTimeout(() => stop(new HostError('timeout', `the API handler's stream did not end within ${o.timeoutMs} ms`)), o.timeoutMs)
     if (o.signal) {
-      onAbort = () => stop(new HostError('aborted', "the API handler's stream was aborted"))
+      const onAbort = () => stop(new HostError('aborted', "the API handler's stream was aborted"))
       if (o.signal.aborted) onAbort()
-      else o.signal.addEventListener('abort', onAbort, { once: true })
+      else unfollow = whenAborted(o.signal, onAbort)
     }
   })
   ended.catch(() => {})
@@ -139,7 +139,7 @@ async function readStream(stream, o) {
     throw e
   } finally {
     clearTimeout(timer)
-    if (onAbort) o.signal.removeEventListener('abort', onAbort)
+    unfollow()
   }
   return { text, usage }
 }
