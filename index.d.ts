@@ -180,7 +180,7 @@ export declare class Session {
    */
   start(withSummarizer: boolean): void
   /** Waits, off the JavaScript thread, for what the engine needs next. */
-  next(): Promise<unknown>
+  next(): Promise<RawEvent>
   /**
    * The next part of what the last event left to read (a batch of summary requests, or
    * the changed texts), or null once read.

@@ -11,9 +11,7 @@
 
 const { openConversation } = require('./conversation.js')
 const { abortError, checkSignal, whenAborted } = require('./abort.js')
-
-// lib/index.js requires the manager, which requires this module: read it when first used.
-const lib = () => require('./index.js')
+const lib = require('./functions.js')
 
 /** Tasks whose conversations are kept at once, by default. */
 const DEFAULT_MAX_TASKS = 4
@@ -149,7 +147,7 @@ class ConversationPool {
     } catch (e) {
       if (!(e instanceof TypeError)) throw e
     }
-    if (!held) return lib().condense(messages, options)
+    if (!held) return lib.condense(messages, options)
     try {
       return await held.conv.condense({ ...options, adopt: false })
     } finally {

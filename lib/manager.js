@@ -19,7 +19,7 @@ const { countMessagesAsync } = require('./tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
 const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
-const lib = require('./index.js')
+const lib = require('./functions.js')
 const { pushInChunks } = require('./intake.js')
 const { checkSignal } = require('./abort.js')
 const { ConversationPool, DEFAULT_MAX_TASKS } = require('./conversation-pool.js')
@@ -662,8 +662,6 @@ function managerConfigSchema() {
 // Its methods throw and reject with `errorCode` set (lib/errors.js), as the main entry's functions.
 codeMethods(CondensationManager)
 
-// Filled in on the exports object itself, never replaced: lib/index.js holds this object while
-// this module is still loading when it is required first (see the end of lib/index.js).
 exports.CondensationManager = CondensationManager
 exports.managerConfigSchema = coded(managerConfigSchema)
 exports.slidingWindow = coded(slidingWindow)

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use crate::json::Value;
 
 use crate::model::{set_slot_text, slot_text, slot_texts, Slot, TextRef};
-use crate::provenance::{Act, Action, Content};
+use crate::provenance::{Act, Action, Content, Origin};
 use crate::tokens::{count_many, count_message, Encoding};
 
 /// One message of the current layout.
@@ -297,6 +297,28 @@ pub fn apply_in_place(messages: &mut Vec<Value>, changes: Changes) -> Vec<(Optio
     origin
 }
 
+/// Where each message of `layout` came from. A written message stands for the caller's
+/// messages missing between the kept ones around it (a summary replaces one contiguous run;
+/// when several written messages share a gap, the last one takes the run).
+pub fn origins(layout: &[Item], original_len: usize, changed: impl Fn(usize) -> bool) -> Vec<Origin> {
+    let mut out = Vec::with_capacity(layout.len());
+    for (p, item) in layout.iter().enumerate() {
+        match item {
+            Item::Keep(i) => out.push(Origin::Kept { from: *i, changed: changed(*i) }),
+            Item::New(_) => {
+                let prev = layout[..p].iter().rev().find_map(|it| if let Item::Keep(k) = it { Some(*k) } else { None });
+                let next = layout[p + 1..].iter().find_map(|it| if let Item::Keep(k) = it { Some(*k) } else { None });
+                let last_in_gap = !matches!(layout.get(p + 1), Some(Item::New(_)));
+                let first = prev.map_or(0, |k| k + 1);
+                let end = next.unwrap_or(original_len);
+                let covers = (last_in_gap && first < end).then(|| [first, end - 1]);
+                out.push(Origin::Summary { covers, summary: true });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +357,26 @@ mod tests {
             original[1]["content"][1]["input"]["content"].as_str().map(str::len),
             Some(600),
             "the original is untouched"
+        );
+    }
+
+    #[test]
+    fn a_summary_covers_the_messages_missing_around_it() {
+        let layout = vec![Item::Keep(0), Item::New(json!({})), Item::Keep(5), Item::Keep(6)];
+        let o = origins(&layout, 7, |i| i == 6);
+        assert_eq!(
+            o,
+            vec![
+                Origin::Kept { from: 0, changed: false },
+                Origin::Summary { covers: Some([1, 4]), summary: true },
+                Origin::Kept { from: 5, changed: false },
+                Origin::Kept { from: 6, changed: true },
+            ]
+        );
+        let tail = vec![Item::Keep(0), Item::New(json!({})), Item::New(json!({}))];
+        assert_eq!(
+            origins(&tail, 3, |_| false)[1..],
+            [Origin::Summary { covers: None, summary: true }, Origin::Summary { covers: Some([1, 2]), summary: true }]
         );
     }
 }

@@ -8,6 +8,7 @@
 pub mod analyze;
 pub mod catalogue;
 pub mod condense;
+pub mod config;
 pub mod cost;
 pub mod draft;
 pub mod edit;

@@ -657,7 +657,7 @@ pub fn of_history(
     encoding: Encoding,
 ) -> Result<Value, crate::error::CondenseError> {
     let config: WorkingSetConfig =
-        if config.is_null() { WorkingSetConfig::default() } else { crate::condense::parse_config(config, "options")? };
+        if config.is_null() { WorkingSetConfig::default() } else { crate::config::parse_config(config, "options")? };
     let view = View::build(messages);
     Ok(to_json(messages, &find(messages, &view, &config, encoding), with_text, encoding))
 }

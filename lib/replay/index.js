@@ -29,6 +29,5 @@ async function replayUncoded(history, options) {
 // Its errors carry `errorCode` as the main entry's do (lib/errors.js).
 const replay = coded(replayUncoded)
 
-// Filled in on the exports object itself, never replaced: lib/index.js reads it through getters.
 exports.replay = replay
 exports.REPLAY_POLICIES = REPLAY_POLICIES

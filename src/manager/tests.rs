@@ -168,7 +168,7 @@ fn the_loop_guard_cools_down_after_three_attempts_without_progress() {
 #[test]
 fn a_guard_state_back_from_javascript_reads_its_epoch_as_a_whole_number() {
     // An epoch in milliseconds is past 2^31: JavaScript hands it back as a float.
-    let s: GuardState = crate::condense::parse_config(
+    let s: GuardState = crate::config::parse_config(
         &json!({ "attemptsWithoutProgress": 0, "coolDownUntil": 1_795_627_388_485.0 }),
         "state",
     )
@@ -176,7 +176,7 @@ fn a_guard_state_back_from_javascript_reads_its_epoch_as_a_whole_number() {
     assert_eq!(s.cool_down_until, 1_795_627_388_485);
     // A fraction is still refused, and so is a number past what a double holds exactly.
     for bad in [json!({ "coolDownUntil": 1.5 }), json!({ "coolDownUntil": 1e300 })] {
-        let e = crate::condense::parse_config::<GuardState>(&bad, "state").map(|_| ()).unwrap_err();
+        let e = crate::config::parse_config::<GuardState>(&bad, "state").map(|_| ()).unwrap_err();
         assert!(e.to_string().contains("state.coolDownUntil: invalid type: floating point"), "{e}");
     }
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::session::*;
+use super::run::*;
 use super::tasks::*;
 use super::text::{JsMessages, JsText, LongStrings};
 use super::trim::*;
@@ -133,10 +133,8 @@ pub struct Held {
     encoding: Encoding,
 }
 
-impl Held {
-    /// The tokens of `messages` (counting those not counted yet) and the view cache, locked for
-    /// the run.
-    pub fn known(
+impl HeldMessages for Held {
+    fn known(
         &self,
         messages: &[Message],
         abort: &AtomicBool,
@@ -354,8 +352,13 @@ impl Conversation {
         self.abort = Arc::new(AtomicBool::new(false));
         *lock(&self.made) = None;
         let held = Held { counts: self.counts.clone(), views: self.views.clone(), encoding: self.encoding };
-        let spec =
-            RunSpec { options, rejected: None, with_summarizer, keep: Some(self.made.clone()), held: Some(held) };
+        let spec = RunSpec {
+            options,
+            rejected: None,
+            with_summarizer,
+            keep: Some(self.made.clone()),
+            held: Some(Box::new(held)),
+        };
         self.run = Some(spawn_run(self.messages.clone(), spec, self.abort.clone())?);
         Ok(())
     }

@@ -29,7 +29,7 @@ pub fn manager_read_config(config: Value) -> Result<Value> {
 #[napi(catch_unwind)]
 pub fn manager_guard_allows(state: Value, now_ms: f64) -> Result<Option<String>> {
     guarded(|| {
-        let s: crate::manager::GuardState = crate::condense::parse_config(&state, "state")?;
+        let s: crate::manager::GuardState = crate::config::parse_config(&state, "state")?;
         Ok(crate::manager::guard_allows(&s, now_ms.max(0.0) as u64).err())
     })
 }
@@ -162,7 +162,7 @@ impl ManagerRules {
     #[napi]
     pub fn guard_record(&self, state: Value, progressed: bool, now_ms: f64) -> Result<Value> {
         guarded(|| {
-            let s: crate::manager::GuardState = crate::condense::parse_config(&state, "state")?;
+            let s: crate::manager::GuardState = crate::config::parse_config(&state, "state")?;
             let next = crate::manager::guard_record(&self.config, &s, progressed, now_ms.max(0.0) as u64);
             Ok(serde_json::to_value(next).unwrap_or(Value::Null))
         })

@@ -21,7 +21,6 @@ use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_128;
 
 use crate::model::{active_messages, is_summary, role, slot_text, text_slots, Slot, Span, TextRef};
-use crate::passes::MIN_REFERENCED_BYTES;
 pub use env::{EnvBlock, EnvSection};
 pub use reads::NumberedRead;
 use tool_calls::{find_xml_call, XmlCall, XML_TOOLS};
@@ -358,6 +357,9 @@ fn tool_name(name: &str) -> Cow<'static, str> {
         None => Cow::Owned(name.to_string()),
     }
 }
+
+/// Below this many bytes a copy is not worth a reference (a marker is ~100 bytes).
+pub const MIN_REFERENCED_BYTES: usize = 200;
 
 /// The body of a result when it is one whole string worth referencing: at least
 /// `MIN_REFERENCED_BYTES`, and not a marker (`⟨ ... ⟩`) left by an earlier condensing.

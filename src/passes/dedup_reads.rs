@@ -15,13 +15,13 @@ use std::collections::HashMap;
 use crate::json::Value;
 use xxhash_rust::xxh3::xxh3_128;
 
+use super::Keep;
 use super::Pass;
-use super::{Keep, MIN_REFERENCED_BYTES};
 use crate::draft::Draft;
 use crate::edit::{Edit, EditSet, Kind};
 use crate::model::slot_text;
 use crate::parse::reads::{render_lines, same_lines};
-use crate::parse::{FileRead, View};
+use crate::parse::{FileRead, View, MIN_REFERENCED_BYTES};
 use crate::provenance::Content;
 use crate::reference::{file_reference, lines_reference};
 

@@ -140,6 +140,3 @@ pub enum Keep {
     /// The latest occurrence stays; earlier ones point forward to it.
     Latest,
 }
-
-/// Below this many bytes a copy is not worth a reference (a marker is ~100 bytes).
-pub const MIN_REFERENCED_BYTES: usize = 200;

@@ -15,7 +15,7 @@
 pub mod config;
 pub mod presets;
 
-use crate::condense::parse_config;
+use crate::config::parse_config;
 use crate::draft::{Draft, Item};
 use crate::error::CondenseError;
 use crate::passes::content_ops::{self, ContentOps, OpsRun};
