@@ -1,4 +1,4 @@
-// The catalogue of bad input (README "Errors"): each case shows what the caller gets, a clear
+// The catalogue of bad input (docs/errors.md): each case shows what the caller gets, a clear
 // error naming the place or a documented pass-through, and that the caller's array is unchanged.
 // Also: tool-pairing repair, the callback under fire, aborting at every stage, and the panic
 // switch (a panic in a sync export, in the engine's thread and after a callback arrives in

@@ -7,7 +7,7 @@
 //   node benchmark/worstcase.mjs --case <name>    one case (what the table runs in a child)
 //
 // Cases: countTokensAsync on 1 MB and 32 MB of random lowercase letters and on 100 MB of one letter
-// (the largest block the README talks about), in both encodings for the random ones; condense
+// (the largest block docs/errors.md talks about), in both encodings for the random ones; condense
 // (Lossless) of a history holding that 100 MB block; and condense
 // (Lossless) of a history holding a 24 MB random-letter block, aborted through an AbortSignal after
 // 1 s: the time from the abort to the rejection.

@@ -12,7 +12,7 @@ const { MAX_RETRIES } = require('../../lib/summarize.js')
 const htmlReport = require('../../lib/report-html.js')
 const { version } = require('../../package.json')
 
-/** Exit codes (documented in the usage text and the README). */
+/** Exit codes (documented in the usage text and docs/cli.md). */
 const EXIT = { ok: 0, engine: 1, usage: 2, input: 3, llm: 4, internal: 5, interrupted: 130 }
 
 /** The engine's catalogue: the built-in providers and the Smart presets. */

@@ -1,11 +1,11 @@
-//! The Smart presets, as plain configurations: what each does is in the README with
-//! its measured figures. Every preset keeps the working set (the files touched in the last 10
+//! The Smart presets, as plain configurations: what each does is in docs/providers.md
+//! with its measured figures. Every preset keeps the working set (the files touched in the last 10
 //! turns): whole within a budget, outlined beyond it (`conservative` and `quality` 20,000 tokens,
 //! `balanced`, `speed` and `cost` 3,000, `aggressive` none: outlines only). Summaries fall back to truncation when no callback is given.
 
 use serde_json::{json, Value};
 
-/// Names of the presets, in the order the README lists them.
+/// Names of the presets, in the order docs/providers.md lists them.
 pub const NAMES: [&str; 6] = ["conservative", "balanced", "aggressive", "speed", "quality", "cost"];
 
 /// The configuration of a preset, as JSON (the same shape a user writes).
