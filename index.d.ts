@@ -259,6 +259,16 @@ export interface DefaultPrompts {
 }
 
 /**
+ * One entry of a price list as JavaScript was given it: `price` when the value is a number, else
+ * `shown`, how JavaScript names the value in an error (`string "3"`, `null`).
+ */
+export interface GivenPrice {
+  key: string
+  price?: number
+  shown?: string
+}
+
+/**
  * Bytes the C allocator has handed out and not had back (glibc's `mallinfo2`), for the benchmark
  * to measure what a conversation holds without the noise of resident memory; -1 where it cannot
  * tell. Only in builds with the `probes` feature.
@@ -291,6 +301,14 @@ export interface PackedChanges {
   text: string
 }
 
+/** A price list of a prompt-cache model, in dollars per million tokens. */
+export interface PriceList {
+  inputPrice: number
+  outputPrice: number
+  cacheWritesPrice: number
+  cacheReadsPrice: number
+}
+
 export declare function providerCatalogue(): any
 
 /** The next event of an engine run, as JavaScript receives it. */
@@ -316,6 +334,13 @@ export interface RawExpansion {
 }
 
 /**
+ * The price list for the prompt-cache model `cacheModel` ("anthropic" or "openai") from the
+ * entries a caller gave (none: the model's own; `cost::resolve_pricing` fills in and checks it).
+ * An error names `at`: `replay: options.pricing.inputPrice: expected a price >= 0 …`.
+ */
+export declare function resolvePricing(given: Array<GivenPrice> | undefined | null, cacheModel: string, at: string): PriceList
+
+/**
  * What the host knows at the moment of deciding, as JavaScript passes it: token counts are whole
  * numbers >= 0 (`lastMessageTokens` 0 when absent, `maxTokens` the default reserve).
  */
@@ -338,6 +363,21 @@ export interface ThresholdObject {
   /** "global", "provider" or "profile". */
   source: string
   warning?: string
+}
+
+/**
+ * What a usage costs in dollars at `pricing` (a `Pricing`: its prices, left out 0, and its
+ * `accounting`), as the engine prices a summary reply (`cost::usage_cost`). An error names the
+ * price list `pricing` (`pricing.inputPrice: …`), for the caller to say where it was given.
+ */
+export declare function usageCost(usage: UsageTokens, pricing: any): number
+
+/** The token counts of one model call (a host's usage report); a count left out is 0. */
+export interface UsageTokens {
+  inputTokens?: number
+  outputTokens?: number
+  cacheWriteTokens?: number
+  cacheReadTokens?: number
 }
 
 /**

@@ -818,7 +818,7 @@ describe('arguments the types rule out: refused where they are read, naming the 
     )
     await answered(
       () => roo2025.summarizeConversation(messages(), apiHandler as never, 'S', 't', null as never),
-      /summarizeConversation: prevContextTokens: expected a number >= 0, got null$/,
+      /summarizeConversation: prevContextTokens: expected a whole number >= 0, got null$/,
     )
     await answered(
       () => roo202601.summarizeConversation(messages(), apiHandler as never, 'S', 't', 1000, false, undefined, 5 as never),

@@ -270,9 +270,9 @@ describe('bad numbers are refused, never computed with', () => {
       expect(r.messages).toBe(messages)
       expect(r.newContextTokens).toBeUndefined()
     }
-    // A prevContextTokens that is not a number >= 0 is refused too.
+    // A prevContextTokens that is not a whole number >= 0 is refused too.
     const bad = await summarizeConversation(guard(conversation()), mockHandler(), 'S', 't', Number.NaN)
-    expect(bad.error).toBe('Failed to condense context: summarizeConversation: prevContextTokens: expected a number >= 0, got number NaN')
+    expect(bad.error).toBe('Failed to condense context: summarizeConversation: prevContextTokens: expected a whole number >= 0, got number NaN')
   })
 })
 

@@ -131,8 +131,9 @@ export interface CacheAwarePolicy {
   /** How the provider caches prompts: "anthropic" (breakpoints, writes at a premium) or "openai" (automatic prefix). @default "anthropic" */
   cache?: 'anthropic' | 'openai'
   /** Dollars per million tokens, the fields the cost estimate takes. Default: the config's provider's
-   * `pricing` (what `estimateCost` uses), else Claude Sonnet's list prices for "anthropic"
-   * (3 / 15 / 3.75 / 0.30), GPT-4o's for "openai" (2.50 / 10 / - / 1.25); an input price alone scales the others. */
+   * `pricing` (what `estimateCost` uses), else Claude Sonnet's list prices for "anthropic", GPT-4o's for
+   * "openai" (the engine's price table, as `replay` reports them in `settings.pricing`); an input price
+   * alone scales the others. */
   pricing?: Pricing
   /** The task's length in requests, if known (`context.expectedTurns` per call overrides it). Default: a task seen at turn t is half done. */
   expectedTurns?: number

@@ -12,7 +12,7 @@
 'use strict'
 
 const { coded, codeMethods, tag } = require('./errors.js')
-const { isObject, describe, wholeNumber } = require('./values.js')
+const { isObject, describe, wholeNumber, tokenCount } = require('./values.js')
 const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optionalBoolean, optionalFunction, optionalObject } = require('./checks.js')
 const { checkSummarizeOptions } = require('./summarize.js')
 const { countMessagesAsync } = require('./tokens.js')
@@ -626,7 +626,7 @@ class CondensationManager {
     const opts = checkOptionsObject(options, fn, ESTIMATE_KEYS)
     optionalString(opts.provider, `${fn}: options.provider`)
     optionalFunction(opts.summarize, `${fn}: options.summarize`, 'an async function')
-    if (opts.prevContextTokens !== undefined) wholeNumber(opts.prevContextTokens, `${fn}: options.prevContextTokens`, 0)
+    if (opts.prevContextTokens !== undefined) tokenCount(opts.prevContextTokens, `${fn}: options.prevContextTokens`)
     optionalObject(opts.pricing, `${fn}: options.pricing`)
     checkCrossable(opts.pricing, fn, ['options', 'pricing'])
     const id = opts.provider ?? this.config.provider

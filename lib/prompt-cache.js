@@ -6,52 +6,41 @@
 // anything after it is plain input. OpenAI: automatic prefix caching of what the previous request
 // sent, from 1,024 tokens in steps of 128, read at the cache-read price, no write surcharge. Pure
 // arithmetic over token counts and message identity; never touches the messages. Beside it: the
-// prices the package knows and their reader, message identity, and per-message token counts.
+// reader of a price list (the prices and their check are the engine's, src/cost.rs), message
+// identity, and per-message token counts.
 'use strict'
 
 const { countTokens, countEachAsync } = require('./tokens.js')
 const scheduler = require('./scheduler.js')
-const { describe, deepFreeze } = require('./values.js')
-const { checkKnownKeys } = require('./checks.js')
-
-/** Prices in dollars per million tokens when none are given: Claude Sonnet's list prices for the
- * Anthropic model (write 1.25x, read 0.1x of input), GPT-4o's for the OpenAI model (read 0.5x). */
-const DEFAULT_PRICING = deepFreeze({
-  anthropic: { inputPrice: 3, outputPrice: 15, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 },
-  openai: { inputPrice: 2.5, outputPrice: 10, cacheWritesPrice: 2.5, cacheReadsPrice: 1.25 },
-})
+const native = require('./native.js')
+const { describe, deepFreeze, isObject } = require('./values.js')
 
 /**
- * A price list (the `Pricing` fields the cost estimate takes) filled in for a cache model: missing
- * prices are the model's defaults, scaled by the input price when only that is given; `accounting`
- * is accepted and not used. Throws a TypeError naming the field (`${at}.inputPrice: ...`).
+ * A price list (the `Pricing` fields the cost estimate takes) filled in for a cache model by the
+ * engine's one price table and checker (src/cost.rs `resolve_pricing`): missing prices are the
+ * model's defaults, scaled by the input price when only that is given; `accounting` is accepted
+ * and not used. Throws a TypeError naming the field (`${at}.inputPrice: ...`).
  * @param {unknown} given
  * @param {'anthropic' | 'openai'} cache
  * @param {string} at where the prices were given, for errors
  */
 function readPricing(given, cache, at) {
-  const base = DEFAULT_PRICING[cache]
-  if (given === undefined) return { ...base }
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw new TypeError(`${at}: expected an object, got ${describe(given)}`)
-  const out = {}
-  checkKnownKeys(given, ['inputPrice', 'outputPrice', 'cacheWritesPrice', 'cacheReadsPrice', 'accounting'], at)
-  for (const key of Object.keys(given)) {
-    if (key === 'accounting') continue
-    const v = given[key]
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
-      throw new TypeError(`${at}.${key}: expected a price >= 0 in dollars per million tokens, got ${describe(v)}`)
-    out[key] = v
-  }
-  const inputPrice = out.inputPrice ?? base.inputPrice
-  // A price list that names only the input price gets the provider's usual ratios.
-  const ratio = out.inputPrice !== undefined ? inputPrice / base.inputPrice : 1
-  return {
-    inputPrice,
-    outputPrice: out.outputPrice ?? base.outputPrice * ratio,
-    cacheWritesPrice: cache === 'openai' ? inputPrice : (out.cacheWritesPrice ?? base.cacheWritesPrice * ratio),
-    cacheReadsPrice: out.cacheReadsPrice ?? base.cacheReadsPrice * ratio,
+  if (given !== undefined && !isObject(given)) throw new TypeError(`${at}: expected an object, got ${describe(given)}`)
+  // Each value crosses as a number, or as the words an error names it by.
+  const entries =
+    given === undefined
+      ? null
+      : Object.keys(given).map((key) => (typeof given[key] === 'number' ? { key, price: given[key] } : { key, shown: describe(given[key]) }))
+  try {
+    return native.resolvePricing(entries, cache, at)
+  } catch (e) {
+    throw new TypeError(e.message)
   }
 }
+
+/** Prices in dollars per million tokens when none are given, per cache model: the engine's (src/cost.rs
+ * `CacheModel::default_pricing`: Claude Sonnet's list prices for Anthropic, GPT-4o's for OpenAI). */
+const DEFAULT_PRICING = deepFreeze({ anthropic: readPricing(undefined, 'anthropic', 'pricing'), openai: readPricing(undefined, 'openai', 'pricing') })
 
 /**
  * Token counts by message identity: a message is counted once, whatever history it is in. `prepare`
@@ -215,7 +204,8 @@ class CacheModel {
       cachedMessages = d
     }
     const uncached = total - cachedRead - cacheWrite
-    const cost = (uncached * p.inputPrice + cacheWrite * p.cacheWritesPrice + cachedRead * p.cacheReadsPrice) / 1e6
+    // Priced by the engine, as it prices a summary reply's usage (src/cost.rs usage_cost).
+    const cost = native.usageCost({ inputTokens: uncached, cacheWriteTokens: cacheWrite, cacheReadTokens: cachedRead }, p)
     return { tokens: total, cachedRead, cacheWrite, uncached, cost, firstChanged: d, cachedMessages, _prefix: prefix, _entries: entries }
   }
 

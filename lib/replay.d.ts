@@ -34,8 +34,9 @@ export interface ReplayOptions {
   summaryTokens?: number
   /** The prompt-cache model. @default "anthropic" */
   cache?: 'anthropic' | 'openai'
-  /** Dollars per million tokens. Defaults: Claude Sonnet's list prices for "anthropic" (3 / 3.75 / 0.30),
-   * GPT-4o's for "openai" (2.50, cached 1.25); an input price alone scales the others with it. */
+  /** Dollars per million tokens. Defaults: Claude Sonnet's list prices for "anthropic", GPT-4o's for
+   * "openai" (the engine's price table; the result's `settings.pricing` shows the prices used); an input
+   * price alone scales the others with it. */
   pricing?: { inputPrice?: number; outputPrice?: number; cacheWritesPrice?: number; cacheReadsPrice?: number }
   /** Summaries by a real model: an OpenAI-compatible endpoint (lib/openai-client.js). */
   llmUrl?: string

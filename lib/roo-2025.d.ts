@@ -60,7 +60,7 @@ export function summarizeConversation<M extends RooMessage>(
   apiHandler: ApiHandler,
   systemPrompt: string,
   taskId: string,
-  /** The context size the summary must stay under; left out, the history and the system prompt are counted. */
+  /** The context size the summary must stay under (a whole number of tokens >= 0); left out, the history and the system prompt are counted. */
   prevContextTokens?: number,
   isAutomaticTrigger?: boolean,
   customCondensingPrompt?: string,

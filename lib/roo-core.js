@@ -37,7 +37,7 @@ const {
   readOptions,
   checkProviderConfig,
 } = require('./roo/options.js')
-const { finite, shown, estimateTokenCount } = require('./roo/host.js')
+const { shown, estimateTokenCount, checkArguments } = require('./roo/host.js')
 const { cleanupAfterTruncation, rewindConversation, effectiveHistory } = require('./roo/history.js')
 const {
   toolUseToText,
@@ -133,10 +133,12 @@ function createEntry(eraName) {
       throw new TypeError(`summarizeConversation: expected an options object, or the messages array of the positional call, first; got ${describe(args[0])}`)
     if (!Array.isArray(args[0])) return freshStart(state, args[0])
     const [messages, apiHandler, systemPrompt, taskId, prevContextTokens, isAutomaticTrigger, customCondensingPrompt, metadata, options] = args
-    const refused = (detail) =>
-      Promise.resolve({ messages, cost: 0, summary: '', error: `${ROO_ERROR_MESSAGES.condense_failed}: summarizeConversation: ${detail}` })
-    if (prevContextTokens !== undefined && !(finite(prevContextTokens) && prevContextTokens >= 0)) {
-      return refused(`prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}`)
+    const failed = (text) => Promise.resolve({ messages, cost: 0, summary: '', error: `${ROO_ERROR_MESSAGES.condense_failed}: ${text}` })
+    const refused = (detail) => failed(`summarizeConversation: ${detail}`)
+    try {
+      checkArguments('summarizeConversation', { prevContextTokens }, ['prevContextTokens'])
+    } catch (e) {
+      return failed(e.message)
     }
     // This package's options come last, as an object (its keys are checked with the call's).
     if (options !== undefined && !isObject(options)) return refused(`options: expected an object, got ${shown(options)}`)

@@ -36,6 +36,16 @@ function wholeNumber(value, where, min, max = Number.MAX_SAFE_INTEGER) {
 }
 
 /**
+ * `value` when it is a token count a caller gives (`prevContextTokens`): a whole number from 0 to
+ * 2^53-1, the numbers a double holds exactly; else a TypeError `<where>: expected a whole number >=
+ * 0, got number 1.5`. The engine reads a token count by the same rule (src/condense.rs
+ * `token_count`); every JavaScript entry that takes one checks it here.
+ */
+function tokenCount(value, where) {
+  return wholeNumber(value, where, 0)
+}
+
+/**
  * The longest delay a Node.js timer waits: 2^31-1 ms, about 24.8 days. `setTimeout` fires a longer
  * one after 1 ms (with only a warning), so a timeout past it would end every call at once.
  */
@@ -74,4 +84,4 @@ function deepFreeze(value) {
 /** A plain object: not null, not an array. */
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-module.exports = { describe, isObject, wholeNumber, checkTimeoutMs, MAX_TIMER_MS, deepFreeze }
+module.exports = { describe, isObject, wholeNumber, tokenCount, checkTimeoutMs, MAX_TIMER_MS, deepFreeze }

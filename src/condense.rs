@@ -161,17 +161,7 @@ fn out_of_range(at: &str, expected: &str, got: f64) -> CondenseError {
 
 fn check_pricing(pricing: Option<&crate::cost::Pricing>, at: &str) -> Result<(), CondenseError> {
     let Some(p) = pricing else { return Ok(()) };
-    for (key, v) in [
-        ("inputPrice", p.input_price),
-        ("outputPrice", p.output_price),
-        ("cacheWritesPrice", p.cache_writes_price),
-        ("cacheReadsPrice", p.cache_reads_price),
-    ] {
-        if !v.is_finite() || v < 0.0 {
-            return Err(out_of_range(&format!("{at}.{key}"), "a price >= 0 (dollars per million tokens)", v));
-        }
-    }
-    Ok(())
+    crate::cost::check_pricing(p, at).map_err(|e| CondenseError::InvalidOptions(e.to_string()))
 }
 
 /// Percentages within 0..=100 and prices >= 0, each error naming its key.

@@ -5,7 +5,7 @@
 
 const native = require('../native.js')
 const lib = require('../index.js')
-const { describe, isObject } = require('../values.js')
+const { describe, isObject, tokenCount } = require('../values.js')
 const { whenAborted } = require('../abort.js')
 const { checkMessagesArray } = require('../checks.js')
 const { YIELD_EVERY_MS, YIELD_EVERY_CHUNKS, message } = require('./options.js')
@@ -63,23 +63,25 @@ function hostNumber(value, where, fallback) {
   return value
 }
 
-/** A short history the engine's Native provider condenses: how the engine is asked for its own rules. */
-const PROBE = [1, 2, 3, 4, 5, 6].map((i) => ({ role: i % 2 ? 'user' : 'assistant', content: `message ${i} `.repeat(40) }))
+/** The token counts of a usage chunk the engine prices. */
+const USAGE_TOKENS = ['inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']
 
 /**
  * The cost of a usage chunk: its totalCost, else its tokens priced with `pricing` by the engine
- * (the Native provider prices a reply that reports tokens but no cost), else 0. Each number is
- * checked first.
+ * (src/cost.rs usage_cost, as it prices a summary reply that reports tokens but no cost), else 0.
+ * Each number is checked first; a count left out (undefined or null) is 0.
  */
-async function usageCost(usage, pricing) {
+function usageCost(usage, pricing) {
   if (!usage) return 0
   if (usage.totalCost !== undefined && usage.totalCost !== null) return hostNumber(usage.totalCost, 'the usage chunk: totalCost')
   if (!isObject(pricing)) return 0
-  const reply = { text: '.' }
-  for (const k of ['inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']) reply[k] = hostNumber(usage[k], `the usage chunk: ${k}`, 0)
-  const r = await lib.condense(PROBE, { provider: 'native', config: { pricing }, summarize: async () => reply })
-  if (r.error) throw new HostError('invalid', `options.pricing: ${r.error}`)
-  return r.cost
+  const tokens = {}
+  for (const k of USAGE_TOKENS) tokens[k] = hostNumber(usage[k], `the usage chunk: ${k}`, 0)
+  try {
+    return native.usageCost(tokens, pricing)
+  } catch (e) {
+    throw new HostError('invalid', `options.${e.message}`)
+  }
 }
 
 /**
@@ -157,7 +159,7 @@ async function callHandler(handler, systemPrompt, requestMessages, o, ...metadat
     throw new HostError('invalid', `createMessage returned ${describe(stream)}, expected an async stream of chunks`)
   }
   const { text, usage } = await readStream(stream, o)
-  const cost = await usageCost(usage, o.pricing)
+  const cost = usageCost(usage, o.pricing)
   const outputTokens = usage ? hostNumber(usage.outputTokens, 'the usage chunk: outputTokens', 0) : 0
   return { text, cost, outputTokens }
 }
@@ -253,7 +255,10 @@ function checkMessageObjects(messages, fn) {
 // era and function names a bad one the same way: `<fn>: <name>: expected …, got …`.
 
 const isStrings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string')
-/** Each argument by name: what it must be (`test`), in words (`what`), and whether it may be left out. */
+/**
+ * Each argument by name: what it must be (`test`), in words (`what`), or the shared check that
+ * throws for it (`check`), and whether it may be left out.
+ */
 const ARGUMENTS = {
   taskId: { test: (v) => typeof v === 'string', what: 'a task id (a string)' },
   systemPrompt: { test: (v) => typeof v === 'string', what: 'the system prompt (a string)' },
@@ -267,7 +272,8 @@ const ARGUMENTS = {
   environmentDetails: { test: (v) => typeof v === 'string', what: 'a string', optional: true },
   filesReadByRoo: { test: isStrings, what: 'an array of file paths (strings)', optional: true },
   cwd: { test: (v) => typeof v === 'string', what: 'a folder (a string)', optional: true },
-  prevContextTokens: { test: (v) => finite(v) && v >= 0, what: 'a number >= 0', optional: true },
+  // A token count, by the one rule every entry and the engine read it with (values.js tokenCount).
+  prevContextTokens: { check: tokenCount, optional: true },
   autoCondenseContext: { test: (v) => typeof v === 'boolean', what: 'true or false' },
   currentProfileId: { test: (v) => typeof v === 'string', what: 'a profile id (a string)' },
   profileThresholds: { test: isObject, what: 'an object of thresholds by profile id' },
@@ -295,6 +301,10 @@ function checkArguments(fn, args, names, prefix = '') {
     const rule = ARGUMENTS[name]
     const v = args[name]
     if (v === undefined && rule.optional) continue
+    if (rule.check) {
+      rule.check(v, `${fn}: ${prefix}${name}`)
+      continue
+    }
     if (rule.test(v)) continue
     // A rule about one member of the argument names that member.
     if (rule.at) throw new TypeError(`${fn}: ${prefix}${name}.${rule.at}: expected a function, got ${shown(v[rule.at])}`)

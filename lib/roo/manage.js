@@ -168,7 +168,12 @@ async function manage(state, params, fn, summarize) {
   if (d.summarize) {
     // A first step is enough when the context ends under both triggers.
     const target = Math.max(0, Math.min(Math.floor(d.allowedTokens), Math.ceil((d.threshold.percent * p.contextWindow) / 100) - 1))
-    const result = await summarize(messages, prevContextTokens, { ...extra, targetTokens: o.targetTokens ?? (finite(target) ? target : undefined) })
+    // The summary takes a whole token count (values.js tokenCount); the host's counts may have
+    // fractions, rounded up as the trigger rounds them. The result reports the host's own sum.
+    const result = await summarize(messages, Math.ceil(prevContextTokens), {
+      ...extra,
+      targetTokens: o.targetTokens ?? (finite(target) ? target : undefined),
+    })
     if (result.error) {
       error = result.error
       errorDetails = result.errorDetails

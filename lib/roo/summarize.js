@@ -9,8 +9,6 @@ const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONI
 const {
   isHandler,
   HostError,
-  finite,
-  shown,
   callHandler,
   engineDefaultPrompt,
   engineCount,
@@ -155,10 +153,9 @@ async function positional(state, args, keepFirstStep) {
       'isAutomaticTrigger',
       'customCondensingPrompt',
       'condensingApiHandler',
+      // The context size the summary must stay under; left out, the history and the system prompt are counted.
+      'prevContextTokens',
     ])
-    // The context size the summary must stay under; left out, the history and the system prompt are counted.
-    if (prevContextTokens !== undefined && (!finite(prevContextTokens) || prevContextTokens < 0))
-      throw new TypeError(`summarizeConversation: prevContextTokens: expected a number >= 0, got ${shown(prevContextTokens)}`)
   } catch (e) {
     return { ...response, error: `${ROO_ERROR_MESSAGES.condense_failed}: ${e.message}` }
   }

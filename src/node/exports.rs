@@ -9,6 +9,7 @@ use serde_json::Value;
 #[cfg(feature = "probes")]
 use super::codec::as_array;
 use super::*;
+use crate::cost;
 use crate::error::CondenseError;
 use crate::tokens::{self, Encoding};
 
@@ -173,4 +174,84 @@ pub fn malloc_in_use() -> f64 {
     {
         -1.0
     }
+}
+
+/// One entry of a price list as JavaScript was given it: `price` when the value is a number, else
+/// `shown`, how JavaScript names the value in an error (`string "3"`, `null`).
+#[napi(object)]
+pub struct GivenPrice {
+    pub key: String,
+    pub price: Option<f64>,
+    pub shown: Option<String>,
+}
+
+/// A price list of a prompt-cache model, in dollars per million tokens.
+#[napi(object)]
+pub struct PriceList {
+    pub input_price: f64,
+    pub output_price: f64,
+    pub cache_writes_price: f64,
+    pub cache_reads_price: f64,
+}
+
+/// The price list for the prompt-cache model `cacheModel` ("anthropic" or "openai") from the
+/// entries a caller gave (none: the model's own; `cost::resolve_pricing` fills in and checks it).
+/// An error names `at`: `replay: options.pricing.inputPrice: expected a price >= 0 …`.
+#[napi(catch_unwind)]
+pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: String) -> Result<PriceList> {
+    let Some(cache) = cost::CacheModel::parse(&cache_model) else {
+        return Err(Error::new(
+            Status::InvalidArg,
+            format!("{at}: unknown cache model {cache_model:?}, expected \"anthropic\" or \"openai\""),
+        ));
+    };
+    let given: Option<Vec<(String, cost::Given)>> = given.map(|entries| {
+        entries
+            .into_iter()
+            .map(|e| {
+                let value = match (e.price, e.shown) {
+                    (Some(p), _) => cost::Given::Number(p),
+                    (None, shown) => cost::Given::Other(shown.unwrap_or_else(|| "undefined".into())),
+                };
+                (e.key, value)
+            })
+            .collect()
+    });
+    let p = cost::resolve_pricing(given.as_deref(), cache, &at)
+        .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+    Ok(PriceList {
+        input_price: p.input_price,
+        output_price: p.output_price,
+        cache_writes_price: p.cache_writes_price,
+        cache_reads_price: p.cache_reads_price,
+    })
+}
+
+/// The token counts of one model call (a host's usage report); a count left out is 0.
+#[napi(object)]
+pub struct UsageTokens {
+    pub input_tokens: Option<f64>,
+    pub output_tokens: Option<f64>,
+    pub cache_write_tokens: Option<f64>,
+    pub cache_read_tokens: Option<f64>,
+}
+
+/// What a usage costs in dollars at `pricing` (a `Pricing`: its prices, left out 0, and its
+/// `accounting`), as the engine prices a summary reply (`cost::usage_cost`). An error names the
+/// price list `pricing` (`pricing.inputPrice: …`), for the caller to say where it was given.
+#[napi(catch_unwind)]
+pub fn usage_cost(usage: UsageTokens, pricing: Value) -> Result<f64> {
+    let refused = |text: String| Error::new(Status::InvalidArg, text);
+    let p: cost::Pricing = crate::config::parse_config(&pricing, "pricing").map_err(|e| match e {
+        CondenseError::InvalidOptions(text) => refused(text),
+        other => refused(other.to_string()),
+    })?;
+    cost::check_pricing(&p, "pricing").map_err(|e| refused(e.to_string()))?;
+    let usage = cost::Usage {
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        cache_write_tokens: usage.cache_write_tokens,
+        cache_read_tokens: usage.cache_read_tokens,
+    };
+    Ok(cost::usage_cost(&usage, &p))
 }

@@ -241,7 +241,12 @@ impl Session {
     pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
         let pricing = match pricing {
             None | Some(Value::Null) => None,
-            Some(p) => Some(guarded(|| crate::config::parse_config::<crate::cost::Pricing>(&p, "pricing"))?),
+            Some(p) => Some(guarded(|| {
+                let pricing = crate::config::parse_config::<crate::cost::Pricing>(&p, "pricing")?;
+                crate::cost::check_pricing(&pricing, "pricing")
+                    .map_err(|e| crate::error::CondenseError::InvalidOptions(e.to_string()))?;
+                Ok(pricing)
+            })?),
         };
         Ok(AsyncTask::new(EstimateTask {
             messages: std::mem::take(&mut self.messages),
