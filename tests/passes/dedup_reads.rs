@@ -140,6 +140,27 @@ fn changed_lines_another_path_and_small_reads_stay() {
 }
 
 #[test]
+fn lines_of_200_bytes_are_worth_a_reference_199_are_not() {
+    // One numbered line "1 | …\n": 4 + the line + 1 bytes.
+    for (len, referenced) in [(195, true), (194, false)] {
+        let line = vec!["y".repeat(len)];
+        let body = files_body("src/a.ts", 1, &line);
+        let h = vec![
+            task("Refactor the steps"),
+            xml_read("1", "src/a.ts"),
+            xml_result("read_file", "src/a.ts", &body, &[]),
+            xml_read("2", "src/a.ts"),
+            xml_result("read_file", "src/a.ts", &body, &[]),
+        ];
+        let (_, out) = run("lossless", dedup("first"), &h);
+        let region = numbered(1, &line);
+        let expected =
+            if referenced { files_with("src/a.ts", 1, 1, &content_of("src/a.ts", 2, 4, &region)) } else { body };
+        assert_eq!(text(&out, 4, 1), expected, "{} bytes", region.len());
+    }
+}
+
+#[test]
 fn in_a_multi_file_result_only_the_repeated_file_and_only_its_lines_change() {
     let a = source(30, "");
     let b = source(30, "_b");

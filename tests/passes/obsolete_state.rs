@@ -68,6 +68,22 @@ fn only_a_later_read_covering_the_same_lines_supersedes() {
 }
 
 #[test]
+fn a_later_read_showing_only_some_of_the_lines_supersedes_nothing() {
+    let (v1, v2) = (source(40, ""), source(40, "_v2"));
+    let h = vec![
+        task("Refactor the steps"),
+        xml_read("lines 11-25", "src/a.ts"),
+        xml_result("read_file", "src/a.ts", &files_body("src/a.ts", 11, &v1[10..25]), &[]),
+        xml_read("lines 1-20, changed", "src/a.ts"),
+        xml_result("read_file", "src/a.ts", &files_body("src/a.ts", 1, &v2[..20]), &[]),
+        xml_read("lines 15-40, changed", "src/a.ts"),
+        xml_result("read_file", "src/a.ts", &files_body("src/a.ts", 15, &v2[14..]), &[]),
+    ];
+    let (_, out) = run("lossless", obsolete(), &h);
+    assert_eq!(out, h, "lines 21-25 and lines 11-14 are each shown again by one read only");
+}
+
+#[test]
 fn a_reference_to_an_older_version_is_superseded_too() {
     // With the read deduplication on: message 4 would refer to message 2, which message 6
     // supersedes; both become superseded markers.
