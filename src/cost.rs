@@ -11,9 +11,13 @@ use crate::llm::SummaryReply;
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Pricing {
+    #[schemars(transform = crate::bounds::price)]
     pub input_price: f64,
+    #[schemars(transform = crate::bounds::price)]
     pub output_price: f64,
+    #[schemars(transform = crate::bounds::price)]
     pub cache_writes_price: f64,
+    #[schemars(transform = crate::bounds::price)]
     pub cache_reads_price: f64,
     /// How the provider counts input tokens. @default "anthropic"
     pub accounting: Accounting,
@@ -30,6 +34,20 @@ pub enum Accounting {
 }
 
 impl Pricing {
+    /// Every price within `bounds::PRICE` (the schema's minimum), else an error naming the key
+    /// under `at`.
+    pub fn check(&self, at: &str) -> Result<(), crate::error::CondenseError> {
+        for (key, v) in [
+            ("inputPrice", self.input_price),
+            ("outputPrice", self.output_price),
+            ("cacheWritesPrice", self.cache_writes_price),
+            ("cacheReadsPrice", self.cache_reads_price),
+        ] {
+            crate::bounds::PRICE.check(&format!("{at}.{key}"), v)?;
+        }
+        Ok(())
+    }
+
     pub fn cost(&self, input: f64, output: f64, cache_write: f64, cache_read: f64) -> f64 {
         let uncached = match self.accounting {
             Accounting::Anthropic => input,

@@ -9,7 +9,7 @@ pub enum CondenseError {
     /// An option with an unknown key, a wrong type or a value out of range.
     #[error("invalid options: {0}")]
     InvalidOptions(String),
-    #[error("unknown provider \"{0}\"; expected one of \"lossless\", \"truncation\", \"smart\", \"native\"")]
+    #[error("unknown provider \"{0}\"; expected {list}", list = crate::catalogue::provider_list())]
     UnknownProvider(String),
     #[error("condensing was aborted")]
     Aborted,

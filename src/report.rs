@@ -157,7 +157,7 @@ fn pct(before: u64, after: u64) -> String {
 /// "Context condensed using Smart strategy: ..." with one line per pass.
 pub fn render(m: &Metrics) -> String {
     let mut s = format!("Context condensed using {} strategy:\n", strategy_name(m.provider));
-    let numbered = m.provider == "smart" && m.passes.len() > 1;
+    let numbered = m.provider == crate::catalogue::SMART.id && m.passes.len() > 1;
     let mut n = 0;
     for p in &m.passes {
         let label = if p.proposes || !numbered {

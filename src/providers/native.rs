@@ -241,7 +241,7 @@ pub struct NativePass<'c> {
 
 impl Pass for NativePass<'_> {
     fn id(&self) -> String {
-        "native".into()
+        crate::catalogue::NATIVE.id.into()
     }
 
     fn name(&self) -> String {
