@@ -11,6 +11,7 @@
 
 const { openConversation } = require('./conversation.js')
 const { abortError, checkSignal, whenAborted } = require('./abort.js')
+const { DEFAULT_ENCODING } = require('./registry.js')
 
 // lib/index.js requires the manager, which requires this module: read it when first used.
 const lib = () => require('./index.js')
@@ -93,7 +94,7 @@ class ConversationPool {
    */
   async get(taskId, messages, options = {}) {
     if (typeof taskId !== 'string' || taskId === '') return undefined
-    const encoding = options.encoding ?? 'o200k_base'
+    const encoding = options.encoding ?? DEFAULT_ENCODING
     let task = this.#tasks.get(taskId)
     if (task) this.#tasks.delete(taskId)
     else task = new Task()

@@ -11,6 +11,7 @@
 
 const { countTokens, countEachAsync } = require('./tokens.js')
 const scheduler = require('./scheduler.js')
+const { DEFAULT_ENCODING } = require('./registry.js')
 const { describe, deepFreeze } = require('./values.js')
 const { checkKnownKeys } = require('./checks.js')
 
@@ -80,7 +81,7 @@ class TokenCounter {
       1024,
     )
     if (unknown.length === 0) return
-    const counts = await countEachAsync(unknown, 'o200k_base', 'countTokens')
+    const counts = await countEachAsync(unknown, DEFAULT_ENCODING, 'countTokens')
     for (let k = 0; k < unknown.length; k++) this.known.set(unknown[k], counts[k])
   }
 

@@ -5,6 +5,7 @@
 
 const native = require('../native.js')
 const lib = require('../index.js')
+const { PROVIDER } = require('../registry.js')
 const { describe, isObject } = require('../values.js')
 const { whenAborted } = require('../abort.js')
 const { checkMessagesArray } = require('../checks.js')
@@ -77,7 +78,7 @@ async function usageCost(usage, pricing) {
   if (!isObject(pricing)) return 0
   const reply = { text: '.' }
   for (const k of ['inputTokens', 'outputTokens', 'cacheWriteTokens', 'cacheReadTokens']) reply[k] = hostNumber(usage[k], `the usage chunk: ${k}`, 0)
-  const r = await lib.condense(PROBE, { provider: 'native', config: { pricing }, summarize: async () => reply })
+  const r = await lib.condense(PROBE, { provider: PROVIDER.native, config: { pricing }, summarize: async () => reply })
   if (r.error) throw new HostError('invalid', `options.pricing: ${r.error}`)
   return r.cost
 }
