@@ -77,6 +77,7 @@ pub const NATIVE: ProviderInfo = ProviderInfo {
     schema: || schemars::schema_for!(NativeConfig),
 };
 
+/// Only what is repeated or superseded, with references that expand back.
 pub const LOSSLESS: ProviderInfo = ProviderInfo {
     id: "lossless",
     name: "Lossless",
@@ -94,6 +95,7 @@ pub const LOSSLESS: ProviderInfo = ProviderInfo {
     schema: || schemars::schema_for!(LosslessConfig),
 };
 
+/// Mechanical shortening of old tool output, no LLM.
 pub const TRUNCATION: ProviderInfo = ProviderInfo {
         id: "truncation",
         name: "Truncation",
@@ -115,6 +117,7 @@ pub const TRUNCATION: ProviderInfo = ProviderInfo {
         schema: || schemars::schema_for!(TruncationConfig),
     };
 
+/// A lossless prelude, then configurable passes (a preset or passes).
 pub const SMART: ProviderInfo = ProviderInfo {
         id: "smart",
         name: "Smart",
