@@ -21,7 +21,7 @@ describe('help and version', () => {
       'context-condense condense <history> --provider P [options]',
       'context-condense replay   <history> [options]',
       '--policy P          roo-default (default) | lossless-then-summary | lossless-every-turn |',
-      '-p, --provider P        lossless | truncation | smart | native (required)',
+      '-p, --provider P        native | lossless | truncation | smart (required)',
       '--llm-url URL',
       '--dry-run',
       'Exit codes:',

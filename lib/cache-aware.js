@@ -37,6 +37,7 @@
 
 const { describe, wholeNumber: checkWhole } = require('./values.js')
 const { checkKnownKeys } = require('./checks.js')
+const { PROVIDER } = require('./registry.js')
 const { countTokensAsync } = require('./tokens.js')
 const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
 
@@ -138,10 +139,11 @@ function roleConfigs(config, p) {
   const providers = config.providers ?? {}
   const role = (provider, own) => ({ ...config, provider, providers: { ...providers, [provider]: own }, fallback: false })
   return {
-    lossless: role('lossless', operations(p.strict)),
-    smart: role('smart', suppressOld(keep, p.strict)),
-    smartAtTrigger: role('smart', suppressOld(AT_TRIGGER_KEEP, p.strict)),
-    ownSummary: role('native', { ...(providers.native ?? {}), keepLast: keep }),
+    // The batch candidates' roles are named after their providers.
+    [PROVIDER.lossless]: role(PROVIDER.lossless, operations(p.strict)),
+    [PROVIDER.smart]: role(PROVIDER.smart, suppressOld(keep, p.strict)),
+    smartAtTrigger: role(PROVIDER.smart, suppressOld(AT_TRIGGER_KEEP, p.strict)),
+    ownSummary: role(PROVIDER.native, { ...(providers[PROVIDER.native] ?? {}), keepLast: keep }),
   }
 }
 
@@ -399,7 +401,7 @@ async function runCacheAware(o) {
       }
       const candidates = []
       let best
-      for (const role of ['lossless', 'smart']) {
+      for (const role of [PROVIDER.lossless, PROVIDER.smart]) {
         const c = await propose(role, true)
         if (!c.condensed) {
           notTaken(c, notCondensed(c.result))
@@ -435,14 +437,14 @@ async function runCacheAware(o) {
         const why = `${since} turns since the last summary (the default's cycle here: ${Math.round(rooCycle)}); saves ${dollars(saves)} of reads against its price ${dollars(price)}`
         if (c.condensed) {
           c.take(why)
-          if (c.provider === 'native') summarized()
+          if (c.provider === PROVIDER.native) summarized()
         } else notTaken(c, `${why}: ${notCondensed(c.result)}`)
       }
     }
     // At the trigger: Lossless, else Smart, when it leaves room for a batch of growth; else the summary.
     if (o.decide(situation()).condense) {
       const room = `leaves room under the trigger (${trigger}) for a batch of growth (${Math.round(batch)})`
-      for (const role of ['lossless', 'smart', 'smartAtTrigger']) {
+      for (const role of [PROVIDER.lossless, PROVIDER.smart, 'smartAtTrigger']) {
         const c = await propose(role, true)
         if (!c.condensed) {
           notTaken(c, `at the trigger: ${notCondensed(c.result)}`)
@@ -461,7 +463,7 @@ async function runCacheAware(o) {
   const c = await propose('summary', Boolean(context.force))
   if (c.condensed) {
     c.take(c.result.report)
-    if (c.provider === 'native') summarized()
+    if (c.provider === PROVIDER.native) summarized()
   }
   // A copy: hosts append to their own array in place (the next call's history may be this very array).
   state.returned = current.slice()

@@ -6,8 +6,9 @@
 'use strict'
 
 const { describe, isObject } = require('./values.js')
+const { ENCODINGS: ENCODING_NAMES, DEFAULT_ENCODING } = require('./registry.js')
 
-const ENCODINGS = new Set(['o200k_base', 'cl100k_base'])
+const ENCODINGS = new Set(ENCODING_NAMES)
 
 /** `messages` is an array, else a TypeError: `<fn>: <name>: expected an array of messages, got …`. */
 function checkMessagesArray(messages, fn, name = 'messages') {
@@ -33,9 +34,15 @@ function checkEncoding(encoding, at) {
   if (encoding !== undefined && !ENCODINGS.has(encoding)) {
     // A string by its text; anything else as describe names it (JSON would write NaN as null).
     const given = typeof encoding === 'string' ? JSON.stringify(encoding) : describe(encoding)
-    throw new TypeError(`${at}: unknown encoding ${given}, expected "o200k_base" or "cl100k_base"`)
+    throw new TypeError(`${at}: unknown encoding ${given}, expected ${quotedList(ENCODING_NAMES)}`)
   }
-  return encoding ?? 'o200k_base'
+  return encoding ?? DEFAULT_ENCODING
+}
+
+/** `"a", "b" or "c"`: names quoted and listed, as the engine's errors list them. */
+function quotedList(names) {
+  const quoted = names.map((n) => JSON.stringify(n))
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`
 }
 
 /**
@@ -95,7 +102,7 @@ function optionalObject(value, where, what = 'an object') {
 
 /**
  * A name the engine looks up (a provider, a preset): a string, else a TypeError listing `choices`
- * (`smartPreset: name: expected one of "conservative", …, got number 3`). An unknown string is
+ * (`smartPreset: name: expected one of <the presets, quoted>, got number 3`). An unknown string is
  * left to the engine, which names it and the choices.
  */
 function checkName(value, at, choices) {

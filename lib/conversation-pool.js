@@ -12,6 +12,7 @@
 const { openConversation } = require('./conversation.js')
 const { abortError, checkSignal, whenAborted } = require('./abort.js')
 const lib = require('./functions.js')
+const { DEFAULT_ENCODING } = require('./registry.js')
 
 /** Tasks whose conversations are kept at once, by default. */
 const DEFAULT_MAX_TASKS = 4
@@ -91,7 +92,7 @@ class ConversationPool {
    */
   async get(taskId, messages, options = {}) {
     if (typeof taskId !== 'string' || taskId === '') return undefined
-    const encoding = options.encoding ?? 'o200k_base'
+    const encoding = options.encoding ?? DEFAULT_ENCODING
     let task = this.#tasks.get(taskId)
     if (task) this.#tasks.delete(taskId)
     else task = new Task()

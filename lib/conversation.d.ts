@@ -1,7 +1,7 @@
 import type { Analysis, ApiMessage, CondenseOptions, CondenseResult, Encoding } from './index'
 
 export interface OpenConversationOptions {
-  /** The encoding the conversation counts in. @default "o200k_base" */
+  /** The encoding the conversation counts in; `DefaultEncoding` when not given. */
   encoding?: Encoding
   /** Stops the hand-over of a large history; the call then rejects with the signal's reason. */
   signal?: AbortSignal

@@ -420,7 +420,7 @@ function closedDuring(at) {
 
 /**
  * Hands `messages` to the engine once and answers a `Conversation` holding them, counted.
- * Options: `encoding` ("o200k_base" by default, or "cl100k_base"), `signal` (stops the hand-over).
+ * Options: `encoding` (the default encoding unless given: lib/registry.js), `signal` (stops the hand-over).
  */
 async function openConversation(messages, options) {
   checkMessagesArray(messages, 'openConversation')

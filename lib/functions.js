@@ -9,6 +9,7 @@
 'use strict'
 
 const native = require('./native.js')
+const { PROVIDER } = require('./registry.js')
 const { repairConversation: repairUncoded, repairPushed } = require('./repair.js')
 const { coded, codeMethods } = require('./errors.js')
 const openaiFormat = require('./openai-format.js')
@@ -53,14 +54,14 @@ function expandReferencesUncoded(messages, options) {
   // format (condense returns an OpenAI history's markers in its own numbering), so the history
   // expands as it is; the option is checked as the other entry points check it.
   openaiFormat.readFormat(messages, checkOptionsObject(options, 'expandReferences', EXPAND_OPTIONS), 'expandReferences')
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`expandReferences: ${problem}`)
   return applyChanges(messages, session.expand().changes)
 }
 
 function validateConversationUncoded(messages) {
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   if (!Array.isArray(messages)) {
     // Any value may be asked about: one JSON has no form for (NaN, a cycle) is named before it
     // crosses, as such a value inside a history is.
@@ -82,7 +83,7 @@ function analyzeUncoded(messages, options) {
   checkMessagesArray(messages, 'analyze')
   const opts = checkOptionsObject(options, 'analyze', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`analyze: ${problem}`)
   return fromEngine(session.analyzeNow(encoding))
@@ -95,7 +96,7 @@ async function analyzeAsyncUncoded(messages, options) {
   const opts = checkOptionsObject(options, 'analyzeAsync', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'analyzeAsync: options.encoding')
   // A session is the engine's chunked intake; its provider is not used by analyze.
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = await pushInChunks(session, messages, undefined)
   if (problem) throw new TypeError(`analyzeAsync: ${problem}`)
   return session.analyze(encoding)
@@ -117,7 +118,7 @@ function workingSetArgs(messages, options, name) {
 
 function workingSetUncoded(messages, options) {
   const { config, text, encoding } = workingSetArgs(messages, options, 'workingSet')
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`workingSet: ${problem}`)
   return fromEngine(session.workingSetNow(config, text, encoding))
@@ -125,7 +126,7 @@ function workingSetUncoded(messages, options) {
 
 async function workingSetAsyncUncoded(messages, options) {
   const { config, text, encoding } = workingSetArgs(messages, options, 'workingSetAsync')
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = await pushInChunks(session, messages, undefined)
   if (problem) throw new TypeError(`workingSetAsync: ${problem}`)
   return session.workingSet(config, text, encoding)

@@ -1,6 +1,8 @@
 // Public types of context-condense. Hand-written for lib/index.js; the generated ../index.d.ts
 // types the raw native binding, which is not the public API.
 import type { OpenAIMessage } from './openai-format'
+import type { Encoding, ProviderId, ProviderOptions, SmartPreset } from './names'
+export type { Encoding, ProviderId, SmartPreset, DefaultProvider, DefaultPreset, DefaultEncoding, ProviderConfigs, ProviderOptions } from './names'
 export type { OpenAIMessage, OpenAIContentPart, OpenAIToolCall, HistoryFormat } from './openai-format'
 
 /** A content block of an Anthropic-style message. Unknown block types pass through untouched. */
@@ -34,8 +36,6 @@ export interface ApiMessage {
   isTruncationMarker?: boolean
   [key: string]: unknown
 }
-
-export type Encoding = 'o200k_base' | 'cl100k_base'
 
 // In the providers' configurations (and the manager's), a key the types let be null takes null as
 // the key left out, as the engine's JSON Schemas (configSchema) say; nowhere else is null taken.
@@ -150,7 +150,7 @@ export interface SmartPass {
 
 /** Configuration of the Smart provider: a preset, or passes (keys beside a preset replace its own). */
 export interface SmartConfig {
-  preset?: 'conservative' | 'balanced' | 'aggressive' | 'speed' | 'quality' | 'cost' | null
+  preset?: SmartPreset | null
   losslessPrelude?: { enabled?: boolean; operations?: LosslessConfig } | null
   passes?: SmartPass[] | null
   targetTokens?: number | null
@@ -204,7 +204,7 @@ export interface WorkingSetFile {
 export interface WorkingSetOptions extends WorkingSetConfig {
   /** Also return each file's base text and outline. @default false */
   text?: boolean
-  encoding?: 'o200k_base' | 'cl100k_base'
+  encoding?: Encoding
 }
 
 /** What the summarize callback is asked. Tool blocks in `messages` are rendered as text. */
@@ -231,7 +231,7 @@ interface CommonOptions {
   format?: 'openai' | 'anthropic' | 'auto'
   /** The context size the host measured; when given, only changed text is counted. */
   prevContextTokens?: number
-  /** @default "o200k_base" */
+  /** `DefaultEncoding` when not given. */
   encoding?: Encoding
   /** Stops a condensation in progress, callbacks included; the call then rejects with an AbortError. */
   signal?: AbortSignal
@@ -257,13 +257,8 @@ interface CommonOptions {
   }
 }
 
-export type CondenseOptions = CommonOptions &
-  (
-    | { provider: 'lossless'; config?: LosslessConfig }
-    | { provider: 'truncation'; config?: TruncationConfig }
-    | { provider: 'native'; config?: NativeConfig }
-    | { provider: 'smart'; config: SmartConfig }
-  )
+/** The common options with a built-in provider and its config (lib/names.d.ts, from the engine's registry). */
+export type CondenseOptions = CommonOptions & ProviderOptions
 
 export interface PassMetrics {
   id: string
@@ -462,7 +457,7 @@ export interface Analysis {
 }
 
 export interface CountOptions {
-  /** @default "o200k_base" */
+  /** `DefaultEncoding` when not given. */
   encoding?: Encoding
   /** As `CondenseOptions.format`; OpenAI system and developer messages are not counted (they are
    * set aside, as Anthropic's system prompt is). */
@@ -486,7 +481,7 @@ export function countTokensAsync(input: string | ApiMessage[] | OpenAIMessage[],
 import type { ProviderCapabilities } from './manager'
 
 export interface CatalogueProvider {
-  id: 'native' | 'lossless' | 'truncation' | 'smart'
+  id: ProviderId
   name: string
   description: string
   /** Takes a token target (the manager's stop setting). */
@@ -496,13 +491,22 @@ export interface CatalogueProvider {
 /** The engine's one list of built-in providers, the Smart presets' names and its constants. */
 export function providerCatalogue(): {
   providers: CatalogueProvider[]
-  presets: Array<NonNullable<SmartConfig['preset']>>
+  presets: SmartPreset[]
+  /** The provider a host runs when its config names none. */
+  defaultProvider: ProviderId
+  /** The preset a Smart config with neither a preset nor passes is given. */
+  defaultPreset: SmartPreset
+  /** The general presets (the others are for one use case). */
+  generalPresets: SmartPreset[]
+  /** The token encodings, the default first. */
+  encodings: Encoding[]
+  defaultEncoding: Encoding
   constants: { minCondenseThreshold: number; maxCondenseThreshold: number; tokenBufferPercentage: number; defaultMaxTokens: number }
 }
 /** The JSON Schema (draft 2020-12) of a provider's `config`, for settings UIs. */
-export function configSchema(provider: 'lossless' | 'truncation' | 'native' | 'smart'): Record<string, unknown>
+export function configSchema(provider: ProviderId): Record<string, unknown>
 /** A Smart preset's configuration: a starting point to edit and pass back as `config`. */
-export function smartPreset(name: NonNullable<SmartConfig['preset']>): SmartConfig
+export function smartPreset(name: SmartPreset): SmartConfig
 /** Empties the token-count caches (they are bounded anyway; for memory pressure or benchmarks). */
 export function clearTokenCache(): void
 export interface ExpandOptions {

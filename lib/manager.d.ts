@@ -1,6 +1,7 @@
 // Types of lib/manager.js: the condensation manager (when to condense, fallbacks, loop and growth
 // guards; its decisions are the engine's, src/manager/). Re-exported by lib/index.d.ts.
 import type { ApiMessage, CondenseMetrics, CondenseOptions, Pricing, SummarizeCallback, countTokens } from './index'
+import type { ProviderId } from './names'
 
 export const MIN_CONDENSE_THRESHOLD: 5
 export const MAX_CONDENSE_THRESHOLD: 100
@@ -20,7 +21,7 @@ export interface Triggers {
 }
 
 export interface ManagerConfig {
-  /** @default "native" */
+  /** `DefaultProvider` when not given. */
   provider?: string
   /** Each provider's `config`, by provider id. */
   providers?: Record<string, unknown>
@@ -147,9 +148,10 @@ export interface CacheAwarePolicy {
 
 /** One thing the cache-aware policy asked for on a call, taken or not, and why. */
 export interface PolicyStep {
-  /** "lossless" and "smart": the batch candidates; "ownSummary": its own summary; "smartAtTrigger":
-   * Smart keeping fewer messages at the trigger; "summary": the manager's config itself. */
-  role: 'lossless' | 'smart' | 'smartAtTrigger' | 'ownSummary' | 'summary'
+  /** A provider's id: that provider as a batch candidate (Lossless and Smart); "ownSummary": its own
+   * summary; "smartAtTrigger": Smart keeping fewer messages at the trigger; "summary": the
+   * manager's config itself. */
+  role: ProviderId | 'smartAtTrigger' | 'ownSummary' | 'summary'
   provider?: string
   taken: boolean
   /** Prompt tokens (the system prompt included) before and after it. */

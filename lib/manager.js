@@ -19,6 +19,7 @@ const { countMessagesAsync } = require('./tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
 const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
+const { PROVIDER, DEFAULT_PRESET } = require('./registry.js')
 const lib = require('./functions.js')
 const { pushInChunks } = require('./intake.js')
 const { checkSignal } = require('./abort.js')
@@ -320,7 +321,7 @@ class CondensationManager {
     if (this._policy) {
       // The policy's prices: its own, else those the cost estimate uses (the provider's `pricing`), else the known ones.
       const providers = checked.providers ?? {}
-      const from = this._policy.pricing ? undefined : providers[checked.provider]?.pricing !== undefined ? checked.provider : 'native'
+      const from = this._policy.pricing ? undefined : providers[checked.provider]?.pricing !== undefined ? checked.provider : PROVIDER.native
       const pricing = this._policy.pricing ?? readPricing(providers[from]?.pricing, this._policy.cache, `CondensationManager: config.providers.${from}.pricing`)
       const roles = roleConfigs(checked, this._policy)
       // The role managers keep their loop guards across config changes.
@@ -393,9 +394,9 @@ class CondensationManager {
   _providerOptions(id, decision) {
     const config = { ...(this.config.providers[id] ?? {}) }
     if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined) {
-      if (id === 'truncation' || config.preset !== undefined || config.passes !== undefined) config.targetTokens = decision.targetTokens
+      if (id === PROVIDER.truncation || config.preset !== undefined || config.passes !== undefined) config.targetTokens = decision.targetTokens
     }
-    if (id === 'smart' && config.preset === undefined && config.passes === undefined) config.preset = 'balanced'
+    if (id === PROVIDER.smart && config.preset === undefined && config.passes === undefined) config.preset = DEFAULT_PRESET
     return config
   }
 
@@ -404,7 +405,7 @@ class CondensationManager {
     const signal = context.signal
     let out
     if (id in BUILT_IN) {
-      if (id === 'native' && !summarize) return { error: 'No summarize callback: the native provider needs one' }
+      if (id === PROVIDER.native && !summarize) return { error: `No summarize callback: the ${PROVIDER.native} provider needs one` }
       const options = {
         provider: id,
         config: this._providerOptions(id, decision),
@@ -554,7 +555,7 @@ class CondensationManager {
 
     if (!coolingDown) {
       const chain = [this.config.provider]
-      if (this.config.fallback && this.config.provider !== 'native' && summarize) chain.push('native')
+      if (this.config.fallback && this.config.provider !== PROVIDER.native && summarize) chain.push(PROVIDER.native)
       for (const id of chain) {
         const r = await this._run(id, messages, prev, decision, context, summarize, held)
         cost += r.cost ?? 0

@@ -5,6 +5,7 @@
 'use strict'
 
 const native = require('./native.js')
+const { PROVIDER } = require('./registry.js')
 const { isObject } = require('./values.js')
 const { pushAll } = require('./crossing.js')
 const { applyChanges } = require('./apply.js')
@@ -29,7 +30,7 @@ function holdsMarker(messages) {
 function cutFollowingReferences(messages, kept) {
   const out = kept.map((i) => messages[i])
   if (!holdsMarker(out)) return out
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   if (pushAll(session, messages)) return out
   const followed = applyChanges(messages, session.followCut(kept).changes)
   return kept.map((i) => followed[i])

@@ -16,6 +16,7 @@
 'use strict'
 
 const native = require('./native.js')
+const { PROVIDER } = require('./registry.js')
 const { pushAll, pathText } = require('./crossing.js')
 const { applyChanges } = require('./apply.js')
 const { coded } = require('./errors.js')
@@ -51,7 +52,7 @@ function detectFormat(messages) {
  * same objects. A history the engine cannot take is returned as it is (condense names the value).
  */
 function renumbered(messages, from, to) {
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   if (pushAll(session, messages)) return messages
   return applyChanges(messages, session.renumber(from, to).changes)
 }

@@ -13,6 +13,7 @@
 const { countTokens, countEachAsync } = require('./tokens.js')
 const scheduler = require('./scheduler.js')
 const native = require('./native.js')
+const { DEFAULT_ENCODING } = require('./registry.js')
 const { describe, deepFreeze, isObject } = require('./values.js')
 
 /**
@@ -69,7 +70,7 @@ class TokenCounter {
       1024,
     )
     if (unknown.length === 0) return
-    const counts = await countEachAsync(unknown, 'o200k_base', 'countTokens')
+    const counts = await countEachAsync(unknown, DEFAULT_ENCODING, 'countTokens')
     for (let k = 0; k < unknown.length; k++) this.known.set(unknown[k], counts[k])
   }
 

@@ -6,6 +6,7 @@
 'use strict'
 
 const native = require('./native.js')
+const { PROVIDER } = require('./registry.js')
 const { fromEngine, pushAll } = require('./crossing.js')
 const { describe } = require('./values.js')
 
@@ -31,7 +32,7 @@ function assemble(messages, answer) {
  */
 function repairConversation(messages) {
   if (!Array.isArray(messages)) throw new TypeError(`repairConversation: messages: expected an array of messages, got ${describe(messages)}`)
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = pushAll(session, messages)
   if (problem) throw new TypeError(`repairConversation: ${problem}`)
   return repairPushed(session, messages)

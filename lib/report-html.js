@@ -9,7 +9,7 @@
 //
 //   const { condense } = require('context-condense')
 //   const { renderHtmlReport } = require('context-condense/lib/report-html.js')
-//   const result = await condense(messages, { provider: 'smart', config: { preset: 'balanced' }, provenance: true })
+//   const result = await condense(messages, { ...options, provenance: true }) // any provider and config
 //   fs.writeFileSync('report.html', renderHtmlReport(messages, result))
 //
 // What happened to each message, and which pass did it, is the engine's own record

@@ -25,6 +25,7 @@
 
 const { coded } = require('./errors.js')
 const { isObject, describe } = require('./values.js')
+const { PROVIDER } = require('./registry.js')
 const {
   N_MESSAGES_TO_KEEP,
   MIN_CONDENSE_THRESHOLD,
@@ -64,7 +65,7 @@ function createEntry(eraName) {
   const configure = (options) => {
     const next = readOptions(options, CONFIG_KEYS, 'configure: options', true)
     // A providerConfig set without its provider is checked against the provider calls run with by default.
-    if (next.providerConfig !== undefined && next.provider === undefined) checkProviderConfig('native', next.providerConfig, 'configure: options')
+    if (next.providerConfig !== undefined && next.provider === undefined) checkProviderConfig(PROVIDER.native, next.providerConfig, 'configure: options')
     const previous = state.defaults
     state.defaults = next
     return { ...previous }
@@ -81,7 +82,7 @@ function createEntry(eraName) {
   const seamOptions = (extra) => {
     const { targetTokens, summarizeConversation: _s, ...own } = isObject(extra) ? extra : {}
     const provider = own.provider ?? state.defaults.provider
-    if (Object.keys(own).length === 0 && (provider === undefined || provider === 'native')) return undefined
+    if (Object.keys(own).length === 0 && (provider === undefined || provider === PROVIDER.native)) return undefined
     return targetTokens === undefined ? own : { ...own, targetTokens }
   }
 

@@ -12,6 +12,7 @@
 // Anthropic SDK's interfaces (MessageParam, TextBlockParam, ImageBlockParam, ToolUseBlockParam,
 // ToolResultBlockParam) and Roo's ApiHandler fit them as they are.
 import type { ApiMessage, ContentBlock, LosslessConfig, Pricing, SmartConfig, TruncationConfig } from './index'
+import type { DefaultProvider, ProviderId } from './names'
 
 export type { ApiMessage, ContentBlock } from './index'
 
@@ -167,8 +168,8 @@ export interface RooTelemetry {
  * RooIgnoreController) fits where the entry declares its own narrower shapes. */
 export type HostCallback<F extends (...args: any[]) => any> = { bivarianceHack(...args: Parameters<F>): ReturnType<F> }['bivarianceHack']
 
-/** A provider run before Roo's summary; "native" is Roo's summary alone. */
-export type RooProvider = 'native' | 'lossless' | 'truncation' | 'smart'
+/** A provider run before Roo's summary; the default provider is Roo's summary alone. */
+export type RooProvider = ProviderId
 
 /**
  * The options of every entry. `Seam` is the era's summarizeConversation as its context management
@@ -176,9 +177,9 @@ export type RooProvider = 'native' | 'lossless' | 'truncation' | 'smart'
  * (SummarizeConversationSeam); lib/roo-2026-01.d.ts and lib/roo-2025.d.ts name their positional ones.
  */
 export interface RooOptions<Seam = SummarizeConversationSeam> {
-  /** Runs first; when its result reaches `targetTokens`, no summary is asked for. @default "native" */
+  /** Runs first; when its result reaches `targetTokens`, no summary is asked for. `DefaultProvider` (Roo's summary alone) when not given. */
   provider?: RooProvider
-  /** The first provider's `config` (Smart defaults to the "balanced" preset). */
+  /** The first provider's `config` (Smart defaults to the `DefaultPreset`). */
   providerConfig?: LosslessConfig | TruncationConfig | SmartConfig
   /** Tag instead of delete, as Roo does since 2026; send `getEffectiveApiHistory(messages)`.
    * @default true (context-condense/roo, context-condense/roo-2026-01), false (context-condense/roo-2025) */
@@ -262,8 +263,9 @@ export interface SummarizeResponse<M extends RooMessage = ApiMessage> {
   condenseId?: string
   /** Today's summaries: what the failed request's error carried (status, code, response, body). */
   errorDetails?: string
-  /** Which step produced `messages`: "native", a first provider alone, or e.g. "lossless+native". */
-  provider?: RooProvider | 'lossless+native' | 'truncation+native' | 'smart+native'
+  /** Which step produced `messages`: Roo's summary alone, a first provider alone, or a first
+   * provider then Roo's summary (`<first>+<summary>`). */
+  provider?: RooProvider | `${Exclude<ProviderId, DefaultProvider>}+${DefaultProvider}`
   /** Why the summary after a first provider failed (no `targetTokens` given): that provider's
    * result was then used alone. */
   summaryError?: string

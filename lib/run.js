@@ -9,6 +9,7 @@ const { buildMessages, copyMessages } = require('./apply.js')
 const { abortError, checkSignal, whenAborted } = require('./abort.js')
 const { summarizeBatch, readRequests, checkSummarizeOptions } = require('./summarize.js')
 const { describe } = require('./values.js')
+const { PROVIDER } = require('./registry.js')
 
 /**
  * Runs the engine on `handle` (a native Session or Conversation holding `messages`): `start()`
@@ -76,7 +77,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
 /** The options of a condensation checked, split into the host's part and the engine's. */
 function readCondenseOptions(options, at) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${at}: options: expected an object such as { provider: "lossless" }, got ${describe(options)}`)
+    throw new TypeError(`${at}: options: expected an object such as { provider: "${PROVIDER.lossless}" }, got ${describe(options)}`)
   }
   const { signal: rawSignal, summarize, summarizeOptions, repair, ...engineOptions } = options
   if (repair !== undefined && typeof repair !== 'boolean') {

@@ -4,6 +4,7 @@
 'use strict'
 
 const native = require('./native.js')
+const { DEFAULT_ENCODING } = require('./registry.js')
 const { describe } = require('./values.js')
 const scheduler = require('./scheduler.js')
 const openaiFormat = require('./openai-format.js')
@@ -274,7 +275,7 @@ async function countTokensAsync(input, options) {
  * Each message's tokens, counted as `countTokensAsync` counts (in slices, the texts not cached
  * counted off the JavaScript thread): what the library's own per-message counts use.
  */
-async function countEachAsync(messages, encoding = 'o200k_base', fn = 'countTokensAsync') {
+async function countEachAsync(messages, encoding = DEFAULT_ENCODING, fn = 'countTokensAsync') {
   const each = []
   await countTokensSliced(messages, encoding, fn, each, 'messages')
   return each
@@ -286,7 +287,7 @@ async function countEachAsync(messages, encoding = 'o200k_base', fn = 'countToke
  * named by its place in the caller's array (`condenseIfNeeded: messages[7]: …`).
  */
 function countMessagesAsync(messages, fn, offset = 0) {
-  return countTokensSliced(messages, 'o200k_base', fn, undefined, 'messages', offset)
+  return countTokensSliced(messages, DEFAULT_ENCODING, fn, undefined, 'messages', offset)
 }
 
 /** Empties both token-count caches (this file's and the engine's). */

@@ -17,10 +17,10 @@ use crate::parse::View;
 use crate::passes::runner::{self, Policy};
 use crate::passes::{Pass, PassCx, Stop};
 use crate::provenance::{Act, Origin};
-use crate::providers::lossless::{self, LosslessConfig};
-use crate::providers::native::{NativeConfig, NativePass};
-use crate::providers::smart::{self, SmartConfig};
-use crate::providers::truncation::{TruncationConfig, TruncationPass};
+use crate::providers::lossless;
+use crate::providers::native::NativePass;
+use crate::providers::smart;
+use crate::providers::truncation::TruncationPass;
 use crate::report::{render, tally, Counts, Metrics};
 use crate::tokens::Encoding;
 use crate::tokens::{count_messages_within, Cancel};
@@ -58,16 +58,10 @@ where
     T::deserialize(value).map(Some).map_err(D::Error::custom)
 }
 
-/// The JSON Schema of a provider's `config`, for settings UIs.
+/// The JSON Schema of a provider's `config`, for settings UIs (the registry's, `crate::catalogue`).
 pub fn config_schema(provider: &str) -> Result<serde_json::Value, CondenseError> {
-    let schema = match provider {
-        "lossless" => schemars::schema_for!(LosslessConfig),
-        "truncation" => schemars::schema_for!(TruncationConfig),
-        "native" => schemars::schema_for!(NativeConfig),
-        "smart" => schemars::schema_for!(SmartConfig),
-        other => return Err(CondenseError::UnknownProvider(other.to_string())),
-    };
-    Ok(serde_json::to_value(schema).unwrap_or(serde_json::Value::Null))
+    let info = crate::catalogue::known_provider(provider)?;
+    Ok(serde_json::to_value((info.schema)()).unwrap_or(serde_json::Value::Null))
 }
 
 /// Options once checked.
@@ -80,31 +74,15 @@ pub struct Options {
     pub provenance: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Provider {
-    Lossless(LosslessConfig),
-    Truncation(TruncationConfig),
-    Native(NativeConfig),
-    Smart(Box<SmartConfig>),
-}
-
-impl Provider {
-    pub fn id(&self) -> &'static str {
-        match self {
-            Provider::Lossless(_) => "lossless",
-            Provider::Truncation(_) => "truncation",
-            Provider::Native(_) => "native",
-            Provider::Smart(_) => "smart",
-        }
-    }
-}
+pub use crate::catalogue::Provider;
 
 pub fn parse_encoding(name: Option<&str>, at: &str) -> Result<Encoding, CondenseError> {
     match name {
         None => Ok(Encoding::default()),
         Some(n) => Encoding::parse(n).ok_or_else(|| {
             CondenseError::InvalidOptions(format!(
-                "{at}: unknown encoding \"{n}\", expected \"o200k_base\" or \"cl100k_base\""
+                "{at}: unknown encoding \"{n}\", expected {}",
+                crate::catalogue::encoding_list()
             ))
         }),
     }
@@ -132,57 +110,9 @@ impl Options {
         if !config.is_object() {
             return Err(CondenseError::InvalidOptions("options.config: expected an object".into()));
         }
-        let provider = match raw.provider.as_str() {
-            "lossless" => Provider::Lossless(parse_config(&config, "options.config")?),
-            "truncation" => {
-                let c: TruncationConfig = parse_config(&config, "options.config")?;
-                c.check()?;
-                Provider::Truncation(c)
-            }
-            "native" => {
-                let c: NativeConfig = parse_config(&config, "options.config")?;
-                check_pricing(c.pricing.as_ref(), "options.config.pricing")?;
-                Provider::Native(c)
-            }
-            "smart" => {
-                let c = smart::resolve(&config)?;
-                check_smart_ranges(&c)?;
-                Provider::Smart(Box::new(c))
-            }
-            other => return Err(CondenseError::UnknownProvider(other.to_string())),
-        };
+        let provider = (crate::catalogue::known_provider(&raw.provider)?.config)(&config)?;
         Ok(Options { provider, prev_context_tokens, encoding, provenance: raw.provenance })
     }
-}
-
-fn out_of_range(at: &str, expected: &str, got: f64) -> CondenseError {
-    CondenseError::InvalidOptions(format!("{at}: expected {expected}, got {got}"))
-}
-
-fn check_pricing(pricing: Option<&crate::cost::Pricing>, at: &str) -> Result<(), CondenseError> {
-    let Some(p) = pricing else { return Ok(()) };
-    crate::cost::check_pricing(p, at).map_err(|e| CondenseError::InvalidOptions(e.to_string()))
-}
-
-/// Percentages within 0..=100 and prices >= 0, each error naming its key.
-fn check_smart_ranges(c: &smart::SmartConfig) -> Result<(), CondenseError> {
-    if let Some(p) = c.target_reduction_percent {
-        if !(0.0..=100.0).contains(&p) {
-            return Err(out_of_range("options.config.targetReductionPercent", "a percentage from 0 to 100", p));
-        }
-    }
-    for (i, pass) in c.passes.iter().flatten().enumerate() {
-        if let smart::config::Selection::PreservePercent { keep_percentage } = pass.selection {
-            if !(0.0..=100.0).contains(&keep_percentage) {
-                return Err(out_of_range(
-                    &format!("options.config.passes[{i}].selection.keepPercentage"),
-                    "a percentage from 0 to 100",
-                    keep_percentage,
-                ));
-            }
-        }
-    }
-    check_pricing(c.pricing.as_ref(), "options.config.pricing")
 }
 
 /// What a condensation produced.
@@ -371,7 +301,11 @@ pub fn condense_known(
         cost,
         error: None,
         error_code: None,
-        report: render(&metrics),
+        report: render(
+            &metrics,
+            crate::catalogue::provider(metrics.provider).map_or("Unknown", |p| p.name),
+            matches!(options.provider, Provider::Smart(_)),
+        ),
         metrics,
         provenance,
     })

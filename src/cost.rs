@@ -14,9 +14,13 @@ use crate::llm::SummaryReply;
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct Pricing {
+    #[schemars(transform = crate::bounds::price)]
     pub input_price: f64,
+    #[schemars(transform = crate::bounds::price)]
     pub output_price: f64,
+    #[schemars(transform = crate::bounds::price)]
     pub cache_writes_price: f64,
+    #[schemars(transform = crate::bounds::price)]
     pub cache_reads_price: f64,
     /// How the provider counts input tokens. @default "anthropic"
     pub accounting: Accounting,
@@ -33,6 +37,12 @@ pub enum Accounting {
 }
 
 impl Pricing {
+    /// Every price within `bounds::PRICE` (the schema's minimum), else an error naming the key
+    /// under `at`.
+    pub fn check(&self, at: &str) -> Result<(), crate::error::CondenseError> {
+        check_pricing(self, at).map_err(|e| crate::error::CondenseError::InvalidOptions(e.to_string()))
+    }
+
     pub fn cost(&self, input: f64, output: f64, cache_write: f64, cache_read: f64) -> f64 {
         let uncached = match self.accounting {
             Accounting::Anthropic => input,
@@ -133,7 +143,7 @@ pub enum Given {
 /// What is wrong with a price list, naming where it was given.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PriceError {
-    #[error("{at}.{key}: expected a price >= 0 in dollars per million tokens, got {got}")]
+    #[error("{at}.{key}: expected {}, got {got}", crate::bounds::PRICE.expected)]
     NotAPrice { at: String, key: String, got: String },
     #[error("{at}.{key}: unknown key, expected one of {}", PRICE_KEYS.join(", "))]
     UnknownKey { at: String, key: String },
@@ -167,7 +177,7 @@ pub fn js_number(n: f64) -> String {
 pub fn check_price(value: &Given, at: &str, key: &str) -> Result<f64, PriceError> {
     let bad = |got: String| PriceError::NotAPrice { at: at.into(), key: key.into(), got };
     match value {
-        Given::Number(v) if v.is_finite() && *v >= 0.0 => Ok(*v),
+        Given::Number(v) if crate::bounds::PRICE.contains(*v) => Ok(*v),
         Given::Number(v) => Err(bad(format!("number {}", js_number(*v)))),
         Given::Other(shown) => Err(bad(shown.clone())),
     }

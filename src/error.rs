@@ -9,8 +9,9 @@ pub enum CondenseError {
     /// An option with an unknown key, a wrong type or a value out of range.
     #[error("invalid options: {0}")]
     InvalidOptions(String),
-    #[error("unknown provider \"{0}\"; expected one of \"lossless\", \"truncation\", \"smart\", \"native\"")]
-    UnknownProvider(String),
+    /// `expected`: the ids there are, listed by the registry that refused `name`.
+    #[error("unknown provider \"{name}\"; expected {expected}")]
+    UnknownProvider { name: String, expected: String },
     #[error("condensing was aborted")]
     Aborted,
     /// A panic caught at the boundary: a bug, reported instead of crashing the host.

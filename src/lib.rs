@@ -6,6 +6,7 @@
 #![deny(clippy::all)]
 
 pub mod analyze;
+pub mod bounds;
 pub mod catalogue;
 pub mod condense;
 pub mod config;

@@ -127,10 +127,6 @@ pub struct Metrics {
     pub duration_ms: f64,
 }
 
-pub fn strategy_name(provider: &str) -> &'static str {
-    crate::catalogue::provider(provider).map_or("Unknown", |p| p.name)
-}
-
 fn thousands(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
@@ -154,10 +150,11 @@ fn pct(before: u64, after: u64) -> String {
     format!("{:.0}%", (after as f64 - before as f64) * 100.0 / before as f64)
 }
 
-/// "Context condensed using Smart strategy: ..." with one line per pass.
-pub fn render(m: &Metrics) -> String {
-    let mut s = format!("Context condensed using {} strategy:\n", strategy_name(m.provider));
-    let numbered = m.provider == "smart" && m.passes.len() > 1;
+/// "Context condensed using Smart strategy: ..." with one line per pass (`strategy`: the
+/// provider's name; `numbered`: the passes are a configured pipeline, numbered when several).
+pub fn render(m: &Metrics, strategy: &str, numbered: bool) -> String {
+    let mut s = format!("Context condensed using {strategy} strategy:\n");
+    let numbered = numbered && m.passes.len() > 1;
     let mut n = 0;
     for p in &m.passes {
         let label = if p.proposes || !numbered {

@@ -1,6 +1,23 @@
 // `context-condense analyze`: where a history's tokens are and what each provider and preset saves on
 // it, each run, not guessed. Reads only.
-import { lib, PRESETS, FORMATS, ENCODINGS, METADATA_FILE, usageError, fmt, pct, warn, COMMON_OPTIONS, parse, oneOf, commandHelp } from './common.mjs'
+import {
+  lib,
+  PROVIDER,
+  PROVIDERS,
+  PRESETS,
+  FORMATS,
+  ENCODINGS,
+  DEFAULT_ENCODING,
+  METADATA_FILE,
+  usageError,
+  fmt,
+  pct,
+  warn,
+  COMMON_OPTIONS,
+  parse,
+  oneOf,
+  commandHelp,
+} from './common.mjs'
 import { readHistory, checkHistory, describeInput } from './input.mjs'
 import { makeSummarizer, llmFailure, interruptible, run, libraryOptions } from './running.mjs'
 
@@ -69,7 +86,7 @@ async function cmdAnalyze(args, state) {
   state.setFlags(values)
   if (positionals.length !== 1) throw usageError(`analyze: expected one history (a file, a Roo Code task folder, or -), got ${positionals.length}`)
   const requested = oneOf('format', values.format, FORMATS, 'auto')
-  const encoding = oneOf('encoding', values.encoding, ENCODINGS, 'o200k_base')
+  const encoding = oneOf('encoding', values.encoding, ENCODINGS, DEFAULT_ENCODING)
   const llm = makeSummarizer(values, state)
   const input = await readHistory(positionals[0], state)
   const { format, converted, warnings } = checkHistory(input, requested)
@@ -79,10 +96,11 @@ async function cmdAnalyze(args, state) {
   state.progress.step(`analyzing ${fmt(input.messages.length)} messages`)
   const analysis = lib.analyze(input.messages, { format, encoding })
   const specs = [
-    { provider: 'lossless' },
-    { provider: 'truncation' },
-    ...PRESETS.map((preset) => ({ provider: 'smart', preset, config: { preset } })),
-    { provider: 'native' },
+    // Every built-in provider, the one with presets once per preset, the summary last.
+    ...PROVIDERS.filter((id) => id !== PROVIDER.native).flatMap((provider) =>
+      provider === PROVIDER.smart ? PRESETS.map((preset) => ({ provider, preset, config: { preset } })) : [{ provider }],
+    ),
+    { provider: PROVIDER.native },
   ]
   const providers = []
   const failures = []
@@ -98,13 +116,13 @@ async function cmdAnalyze(args, state) {
       row.llmFailures = llm.failures().map((e) => (e instanceof Error ? e.message : String(e)))
       failures.push(...llm.failures())
     }
-    if (spec.provider === 'native' && !llm) {
+    if (spec.provider === PROVIDER.native && !llm) {
       // Not run without a model; the manager's estimate (a stand-in model writing summaries of
       // the usual size) says what it would roughly save.
-      state.progress.step('estimating native with a stand-in model')
-      const manager = new lib.CondensationManager({ config: { provider: 'native' } })
+      state.progress.step(`estimating ${PROVIDER.native} with a stand-in model`)
+      const manager = new lib.CondensationManager({ config: { provider: PROVIDER.native } })
       const anthropic = converted ? converted.messages : input.messages
-      const est = await manager.estimateReduction(anthropic, { provider: 'native', summarize: async () => '' })
+      const est = await manager.estimateReduction(anthropic, { provider: PROVIDER.native, summarize: async () => '' })
       row.estimate = {
         tokensAfter: est.tokensAfter,
         tokensSaved: est.tokensSaved,
@@ -201,10 +219,10 @@ function analyzeText(result, lossless, llm) {
     `What each provider saves (each run on this history${llm ? `; summaries by ${llm.stats.model ?? llm.stats.endpoint}` : '; no model: summaries fall back as the library does'})`,
   )
   const rows = providers.map((p) => {
-    const name = p.preset ? `smart ${p.preset}` : p.provider
+    const name = p.preset ? `${p.provider} ${p.preset}` : p.provider
     if (p.error) {
       let note = `not run: ${p.error}`
-      if (p.provider === 'native' && !llm) {
+      if (p.provider === PROVIDER.native && !llm) {
         note = 'not run: needs a model (--llm-url)'
         if (p.estimate && !p.estimate.error) note += `; a stand-in model estimates -${pct(p.estimate.reductionPercent)} (${fmt(p.estimate.tokensAfter)} tokens)`
       }

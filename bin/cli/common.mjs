@@ -15,11 +15,9 @@ const { version } = require('../../package.json')
 /** Exit codes (documented in the usage text and docs/cli.md). */
 const EXIT = { ok: 0, engine: 1, usage: 2, input: 3, llm: 4, internal: 5, interrupted: 130 }
 
-/** The engine's catalogue: the built-in providers and the Smart presets. */
-const PROVIDERS = lib.providerCatalogue().providers.map((p) => p.id)
-const PRESETS = lib.providerCatalogue().presets
+/** The engine's registry: the built-in providers, the Smart presets, the encodings (lib/registry.js). */
+const { PROVIDER, PROVIDER_IDS: PROVIDERS, PRESETS, DEFAULT_PRESET, GENERAL_PRESETS, ENCODINGS, DEFAULT_ENCODING } = require('../../lib/registry.js')
 const FORMATS = ['auto', 'anthropic', 'openai']
-const ENCODINGS = ['o200k_base', 'cl100k_base']
 /** Problems that make a history unreadable for the engine (the others it condenses around). */
 const FATAL_PROBLEMS = new Set(['not_an_array', 'invalid_message', 'invalid_role', 'invalid_content', 'invalid_block', 'unsupported_value'])
 const HISTORY_FILE = 'api_conversation_history.json'
@@ -41,7 +39,7 @@ task folder (the one holding ${HISTORY_FILE} and ${METADATA_FILE}), or - for
 standard input. Messages in Anthropic/Roo Code format or OpenAI chat format (detected).
 
 condense:
-  -p, --provider P        lossless | truncation | smart | native (required)
+  -p, --provider P        ${PROVIDERS.join(' | ')} (required)
       --preset X          Smart preset: ${PRESETS.join(' | ')}
   -c, --config FILE       the provider's config as JSON (with --preset, its keys replace the preset's)
   -o, --out FILE          write the condensed history to FILE (else it goes to stdout, the report to stderr)
@@ -52,8 +50,8 @@ condense:
 
 report (one self-contained page: each message a bar, what each pass did to it, its full text on click):
       --html FILE         write the report to FILE (required)
-  -p, --provider P        as for condense; default: smart
-      --preset X          as for condense; default for smart: balanced
+  -p, --provider P        as for condense; default: ${PROVIDER.smart}
+      --preset X          as for condense; default for ${PROVIDER.smart}: ${DEFAULT_PRESET}
   -c, --config FILE       as for condense
       --title TEXT        the page's title (default: the history's name)
       --force             overwrite FILE when it exists
@@ -74,13 +72,13 @@ replay (one API request per assistant turn; each priced with the prompt-cache mo
 
 analyze, condense, report, replay:
       --format F          auto (default) | anthropic | openai; the output keeps the input's format
-      --encoding E        o200k_base (default) | cl100k_base
+      --encoding E        ${ENCODINGS.map((e) => (e === DEFAULT_ENCODING ? `${e} (default)` : e)).join(' | ')}
       --json              machine-readable output on stdout (errors too)
   -q, --quiet             no progress or warnings on stderr
       --progress          progress lines on stderr even when it is not a terminal
 
-summarizer (native, and Smart's summarize operations; without --llm-url they fall back as the
-library does: Smart truncates instead, native cannot run):
+summarizer (${PROVIDER.native}, and Smart's summarize operations; without --llm-url they fall back as the
+library does: Smart truncates instead, ${PROVIDER.native} cannot run):
       --llm-url URL       an OpenAI-compatible chat-completions endpoint: http://127.0.0.1:11434/v1
                           (Ollama), http://127.0.0.1:8080/v1 (llama.cpp), https://api.openai.com/v1
       --model NAME        the model to ask (most servers need it)
@@ -106,10 +104,10 @@ Exit codes:
 
 Examples:
   context-condense analyze ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<task id>
-  context-condense condense history.json --provider smart --preset balanced --out condensed.json
-  context-condense condense history.json -p native --llm-url http://127.0.0.1:11434/v1 --model qwen2.5:7b --dry-run
+  context-condense condense history.json --provider ${PROVIDER.smart} --preset ${DEFAULT_PRESET} --out condensed.json
+  context-condense condense history.json -p ${PROVIDER.native} --llm-url http://127.0.0.1:11434/v1 --model qwen2.5:7b --dry-run
   cat openai-chat.json | context-condense condense - -p lossless --json > result.json
-  context-condense report history.json --html report.html --provider smart --preset aggressive
+  context-condense report history.json --html report.html --provider ${PROVIDER.smart} --preset ${GENERAL_PRESETS[GENERAL_PRESETS.length - 1]}
   context-condense replay history.json --policy all --context-window 64000
 `
 
@@ -125,7 +123,7 @@ class CliError extends Error {
 function notCondensed(r) {
   let hint = 'nothing was written'
   if (r.errorCode === 'no-summarizer')
-    hint = 'native summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written'
+    hint = `${PROVIDER.native} summarizes with a model: pass --llm-url URL (an OpenAI-compatible endpoint) and --model NAME; nothing was written`
   const err = new CliError(EXIT.engine, `not condensed: ${r.error}`, hint)
   err.result = r
   return err
@@ -260,8 +258,11 @@ export {
   openaiFormat,
   htmlReport,
   EXIT,
+  PROVIDER,
   PROVIDERS,
   PRESETS,
+  DEFAULT_PRESET,
+  DEFAULT_ENCODING,
   FORMATS,
   ENCODINGS,
   FATAL_PROBLEMS,

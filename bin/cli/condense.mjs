@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, fchmodSync, lstatSync, openSync, readdirSync, readlinkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import {
+  PROVIDER,
   PROVIDERS,
   PRESETS,
   FORMATS,
@@ -186,7 +187,7 @@ async function cmdCondense(args, state) {
   if (values.provider === undefined)
     throw usageError('condense: --provider is required', `pass --provider ${PROVIDERS.join('|')} (context-condense analyze shows what each saves)`)
   const provider = oneOf('provider', values.provider, PROVIDERS)
-  if (values.preset !== undefined && provider !== 'smart') throw usageError(`--preset applies to --provider smart, not ${provider}`)
+  if (values.preset !== undefined && provider !== PROVIDER.smart) throw usageError(`--preset applies to --provider ${PROVIDER.smart}, not ${provider}`)
   const preset = oneOf('preset', values.preset, PRESETS)
   const requested = oneOf('format', values.format, FORMATS, 'auto')
   oneOf('encoding', values.encoding, ENCODINGS)
@@ -195,9 +196,9 @@ async function cmdCondense(args, state) {
   if (values.out !== undefined) checkOutPath('out', values.out, values.force)
   const config = readConfig(values)
   if (preset) config.preset = preset
-  if (provider === 'smart' && config.preset === undefined && config.passes === undefined) {
+  if (provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined) {
     throw usageError(
-      '--provider smart needs --preset or a --config with "passes"',
+      `--provider ${PROVIDER.smart} needs --preset or a --config with "passes"`,
       `pass --preset ${PRESETS.join('|')} (context-condense preset <name> prints one to edit)`,
     )
   }

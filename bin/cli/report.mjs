@@ -3,6 +3,8 @@
 import { basename } from 'node:path'
 import {
   htmlReport,
+  PROVIDER,
+  DEFAULT_PRESET,
   PROVIDERS,
   PRESETS,
   FORMATS,
@@ -36,7 +38,7 @@ const REPORT_OPTIONS = {
   force: { type: 'boolean' },
 }
 /** Smart's preset when neither --preset nor a --config with passes says one. */
-const REPORT_PRESET = 'balanced'
+const REPORT_PRESET = DEFAULT_PRESET
 
 /** Where a history came from, for a page's header: its source (a path, or standard input), a short
  * name, and now. */
@@ -64,16 +66,16 @@ async function cmdReport(args, state) {
   if (positionals.length !== 1) throw usageError(`report: expected one history (a file, a Roo Code task folder, or -), got ${positionals.length}`)
   if (values.html === undefined || values.html.trim() === '')
     throw usageError('report: --html FILE is required', 'pass --html report.html: the file to write the page to')
-  const provider = oneOf('provider', values.provider, PROVIDERS, 'smart')
-  if (values.preset !== undefined && provider !== 'smart') throw usageError(`--preset applies to --provider smart, not ${provider}`)
+  const provider = oneOf('provider', values.provider, PROVIDERS, PROVIDER.smart)
+  if (values.preset !== undefined && provider !== PROVIDER.smart) throw usageError(`--preset applies to --provider ${PROVIDER.smart}, not ${provider}`)
   const preset = oneOf('preset', values.preset, PRESETS)
   const requested = oneOf('format', values.format, FORMATS, 'auto')
   oneOf('encoding', values.encoding, ENCODINGS)
   checkOutPath('html', values.html, values.force)
   const config = readConfig(values)
   if (preset) config.preset = preset
-  if (provider === 'smart' && config.preset === undefined && config.passes === undefined) config.preset = REPORT_PRESET
-  const shownPreset = provider === 'smart' && config.passes === undefined ? config.preset : undefined
+  if (provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined) config.preset = REPORT_PRESET
+  const shownPreset = provider === PROVIDER.smart && config.passes === undefined ? config.preset : undefined
   const llm = makeSummarizer(values, state)
   const input = await readHistory(positionals[0], state)
   const { format, converted, warnings } = checkHistory(input, requested)

@@ -1,6 +1,6 @@
 // Running the library for a command: the OpenAI-compatible summarizer (counted, for exit code 4), an
 // interruptible run, the --config file and the library's options. Never writes files.
-import { lib, EXIT, CliError, usageError, wholeNumber, createOpenAISummarizer, describe, MAX_TIMER_MS, MAX_RETRIES } from './common.mjs'
+import { lib, PROVIDER, EXIT, CliError, usageError, wholeNumber, createOpenAISummarizer, describe, MAX_TIMER_MS, MAX_RETRIES } from './common.mjs'
 import { NotJson, parseJson, readTextFile } from './input.mjs'
 
 // ---------------------------------------------------------------------------------------------
@@ -130,7 +130,7 @@ async function run(messages, options) {
       let hint
       if (/options\.config/.test(message)) {
         hint =
-          options.provider === 'smart'
+          options.provider === PROVIDER.smart
             ? 'fix --config (context-condense preset <name> prints a Smart config to start from)'
             : `fix --config: it holds the ${options.provider} provider's config (its JSON Schema: require('context-condense').configSchema('${options.provider}'))`
       }

@@ -6,22 +6,20 @@
 // Policies read the step; they never change messages themselves.
 'use strict'
 
-const native = require('../native.js')
+const { PROVIDER, PRESETS } = require('../registry.js')
 const { deepFreeze } = require('../values.js')
-
-const PRESETS = native.providerCatalogue().presets
 
 /** Roo Code's default: a summary (Native) at the threshold, the sliding window past it. */
 const rooDefault = {
   name: 'roo-default',
   description: "Roo Code's default: a summary at the threshold, the sliding window when it fails past the allowed size",
-  config: (s) => ({ main: { provider: 'native', threshold: s.threshold } }),
+  config: (s) => ({ main: { provider: PROVIDER.native, threshold: s.threshold } }),
 }
 
 /** Two roles: Lossless (no fallback of its own) and a summary, both at the threshold. */
 const losslessAndSummary = (s) => ({
-  lossless: { provider: 'lossless', threshold: s.threshold, fallback: false },
-  summary: { provider: 'native', threshold: s.threshold },
+  [PROVIDER.lossless]: { provider: PROVIDER.lossless, threshold: s.threshold, fallback: false },
+  summary: { provider: PROVIDER.native, threshold: s.threshold },
 })
 
 /** Lossless at the threshold; a summary only when Lossless did not bring the context under it. */
@@ -30,7 +28,7 @@ const losslessThenSummary = {
   description: 'Lossless at the threshold, then a summary if the context is still over it',
   config: losslessAndSummary,
   async turn(step) {
-    if (step.decide('lossless').condense) await step.condenseIfNeeded('lossless')
+    if (step.decide(PROVIDER.lossless).condense) await step.condenseIfNeeded(PROVIDER.lossless)
     await step.condenseIfNeeded('summary')
   },
 }
@@ -41,7 +39,7 @@ const losslessEveryTurn = {
   description: 'Lossless before every request, a summary at the threshold',
   config: losslessAndSummary,
   async turn(step) {
-    await step.condenseIfNeeded('lossless', { force: true })
+    await step.condenseIfNeeded(PROVIDER.lossless, { force: true })
     await step.condenseIfNeeded('summary')
   },
 }
@@ -50,7 +48,7 @@ function smartPolicy(preset) {
   return {
     name: `smart-${preset}`,
     description: `Smart (${preset}) at the threshold, a summary if it fails, the sliding window past the allowed size`,
-    config: (s) => ({ main: { provider: 'smart', providers: { smart: { preset } }, threshold: s.threshold } }),
+    config: (s) => ({ main: { provider: PROVIDER.smart, providers: { [PROVIDER.smart]: { preset } }, threshold: s.threshold } }),
   }
 }
 
@@ -64,7 +62,7 @@ const cacheAware = (strict) => ({
   description: strict
     ? 'cache-aware without the Lossless operations that make a newer copy a reference to an older one (a later Smart run can shorten the older)'
     : 'Lossless or Smart without model calls in batches, where the reads saved beat re-writing the cache; summaries at most half as often as roo-default, when they pay',
-  config: (s) => ({ main: { provider: 'native', threshold: s.threshold } }),
+  config: (s) => ({ main: { provider: PROVIDER.native, threshold: s.threshold } }),
   policy: (s) => ({
     name: strict ? 'cache-aware-strict' : 'cache-aware',
     cache: s.cache,

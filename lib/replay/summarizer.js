@@ -12,7 +12,7 @@ const WORDS = ['summary', 'of', 'earlier', 'work', 'files', 'read', 'edited', 't
 
 const standIns = new Map()
 
-/** A text of exactly `tokens` tokens (o200k_base), the same every time. */
+/** A text of exactly `tokens` tokens (in the default encoding), the same every time. */
 function standInText(tokens) {
   let text = standIns.get(tokens)
   if (text !== undefined) return text

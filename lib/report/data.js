@@ -3,6 +3,7 @@
 'use strict'
 
 const { CONTENT_TYPES, partsOf, preview, measure } = require('./messages.js')
+const { DEFAULT_ENCODING } = require('../registry.js')
 
 /** The engine's actions, in the order of its metrics. */
 const ACTIONS = Object.freeze(['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized'])
@@ -68,7 +69,7 @@ function buildReportData(before, result, options = {}) {
     throw new TypeError('renderHtmlReport: result.provenance does not describe result.messages')
   }
   const metrics = result.metrics
-  const encoding = metrics.encoding || options.encoding || 'o200k_base'
+  const encoding = metrics.encoding || options.encoding || DEFAULT_ENCODING
   const passes = (metrics.passes || []).map((p) => ({ ...p }))
   const { actions, origins } = actionsOf(before, result, passes)
 

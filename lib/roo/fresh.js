@@ -5,6 +5,7 @@
 
 const path = require('node:path')
 const lib = require('../index.js')
+const { PROVIDER } = require('../registry.js')
 const { isObject, describe, wholeNumber } = require('../values.js')
 const { checkKnownKeys, checkObject } = require('../checks.js')
 const { ROO_ERROR_MESSAGES, FRESH_START_SYSTEM_PROMPT, resolveOptions, capture, message } = require('./options.js')
@@ -164,7 +165,7 @@ async function freshStart(state, params, legacy) {
   if (toSummarize.length <= 1) return { ...response, error: message(o, messages.length <= 1 ? 'condense_not_enough_messages' : 'condensed_recently') }
   if (toSummarize.some((m) => m && m.isSummary) && toSummarize.length <= 2) return { ...response, error: message(o, 'condensed_recently') }
 
-  if (o.provider !== 'native' && o.targetTokens !== undefined && finite(p.prevContextTokens)) {
+  if (o.provider !== PROVIDER.native && o.targetTokens !== undefined && finite(p.prevContextTokens)) {
     try {
       const first = await freshFirstStep(state, taskId, messages, o, p.prevContextTokens)
       if (first) return first

@@ -4,6 +4,7 @@
 'use strict'
 
 const native = require('../native.js')
+const { PROVIDER } = require('../registry.js')
 const { pushInChunks } = require('../intake.js')
 const { applyChanges } = require('../apply.js')
 const { describe, isObject } = require('../values.js')
@@ -177,7 +178,7 @@ async function fixReferences(input, output, keepStart, changedAt, signal) {
   const only = input.map((_m, j) => (j === 0 || j >= keepStart) && changedAt(j))
   if (!only.includes(true)) return output // no message the first step changed is kept
   // The history crosses in slices (the event loop stays free); its values crossed the first step.
-  const session = new native.Session({ provider: 'lossless' })
+  const session = new native.Session({ provider: PROVIDER.lossless })
   const problem = await pushInChunks(session, input, signal)
   if (problem) throw new TypeError(`summarizeConversation: ${problem}`)
   const fixed = applyChanges(input, session.followSummary(keepStart, only).changes)

@@ -4,7 +4,7 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const native = require('../native.js')
+const { PROVIDER, PROVIDER_IDS, DEFAULT_PRESET } = require('../registry.js')
 const { describe, isObject, checkTimeoutMs } = require('../values.js')
 const { checkKnownKeys, optionalFunction } = require('../checks.js')
 const { checkSummarizeOptions } = require('../summarize.js')
@@ -93,7 +93,7 @@ const YIELD_EVERY_CHUNKS = 256
 // ---------------------------------------------------------------------------------------------
 // Options: per call, over the defaults `configure` sets (each entry has its own).
 
-const PROVIDERS = native.providerCatalogue().providers.map((p) => p.id)
+const PROVIDERS = PROVIDER_IDS
 const CONFIG_KEYS = Object.freeze([
   'provider',
   'providerConfig',
@@ -177,7 +177,7 @@ function checkKey(key, value, at) {
     case 'pricing':
       if (!isObject(value)) throw bad('an object of prices')
       // The prices as the engine reads them (its Native provider prices a usage chunk with them).
-      checkEngineConfig('native', { pricing: value }, at)
+      checkEngineConfig(PROVIDER.native, { pricing: value }, at)
       break
     default: // providerConfig: checked against the provider it runs with (checkProviderConfig)
       if (!isObject(value)) throw bad('an object')
@@ -205,14 +205,14 @@ function engineConfigProblems(provider, config) {
 }
 
 /** The providers that can run before Roo's summary, and what each is given (as `prePassConfig` fills it in). */
-const FIRST_STEPS = ['lossless', 'truncation', 'smart']
+const FIRST_STEPS = PROVIDER_IDS.filter((id) => id !== PROVIDER.native)
 const firstStepConfig = (provider, config) =>
-  provider === 'smart' && config.preset === undefined && config.passes === undefined ? { ...config, preset: 'balanced' } : config
+  provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined ? { ...config, preset: DEFAULT_PRESET } : config
 
 /**
  * `providerConfig` checked as the config of the provider it runs with: with a first step
- * (lossless, truncation, smart) that provider's; with "native" (Roo's summary alone, which does
- * not read it) a config one of them takes, so a default kept for calls that choose a first step
+ * (`FIRST_STEPS`) that provider's; with Roo's summary alone (which does not read it) a config
+ * one of them takes, so a default kept for calls that choose a first step
  * is still one. Problems name it under `at` (`options.providerConfig.keep: …`).
  */
 function checkProviderConfig(provider, config, at) {
@@ -228,7 +228,7 @@ function checkProviderConfig(provider, config, at) {
   if (each.some(([, problems]) => problems.length === 0)) return
   const relative = (p) => `${p.path.replace(/^config\.providers\.\w+\.?/, '') || 'it'}: ${p.message}`
   throw new TypeError(
-    `${where}: a config none of lossless, truncation and smart takes (${each.map(([p, problems]) => `${p}: ${problems.map(relative).join('; ')}`).join(' | ')})`,
+    `${where}: a config none of ${FIRST_STEPS.slice(0, -1).join(', ')} and ${FIRST_STEPS[FIRST_STEPS.length - 1]} takes (${each.map(([p, problems]) => `${p}: ${problems.map(relative).join('; ')}`).join(' | ')})`,
   )
 }
 
@@ -268,7 +268,7 @@ function resolveOptions(state, raw, at) {
     const o = { ...state.defaults, ...own }
     // The first step's config as the provider this call runs with reads it (given apart, or by `configure`).
     if (o.providerConfig !== undefined && (own.providerConfig !== undefined || own.provider !== undefined))
-      checkProviderConfig(o.provider ?? 'native', o.providerConfig, own.providerConfig !== undefined ? at : 'configure: options')
+      checkProviderConfig(o.provider ?? PROVIDER.native, o.providerConfig, own.providerConfig !== undefined ? at : 'configure: options')
     return resolved(state, o)
   }
   if (state.resolvedFrom !== state.defaults) {
@@ -282,7 +282,7 @@ function resolved(state, o) {
   return {
     ...o,
     era: state.era,
-    provider: o.provider ?? 'native',
+    provider: o.provider ?? PROVIDER.native,
     nonDestructive: o.nonDestructive ?? state.era.nonDestructive,
     generateId: o.generateId ?? randomUUID,
     errors: o.errors ?? {},

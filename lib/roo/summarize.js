@@ -5,6 +5,7 @@
 
 const lib = require('../index.js')
 const { describe, isObject } = require('../values.js')
+const { PROVIDER, DEFAULT_PRESET } = require('../registry.js')
 const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONING, resolveOptions, capture, message } = require('./options.js')
 const {
   isHandler,
@@ -27,7 +28,7 @@ async function filesListOf(span) {
   if (span.length === 0) return ''
   // The whole span is summarized: one stand-in message is kept after it.
   const r = await lib.condense([...span, { role: 'user', content: '.' }], {
-    provider: 'native',
+    provider: PROVIDER.native,
     config: { keepLast: 1 },
     summarize: async () => ({ text: '.' }),
   })
@@ -112,8 +113,8 @@ async function positionalSummary(base, c) {
 
 function prePassConfig(o) {
   const config = isObject(o.providerConfig) ? { ...o.providerConfig } : {}
-  if (o.provider === 'smart' && config.preset === undefined && config.passes === undefined) config.preset = 'balanced'
-  if ((o.provider === 'truncation' || o.provider === 'smart') && o.targetTokens !== undefined && config.targetTokens === undefined) {
+  if (o.provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined) config.preset = DEFAULT_PRESET
+  if ((o.provider === PROVIDER.truncation || o.provider === PROVIDER.smart) && o.targetTokens !== undefined && config.targetTokens === undefined) {
     config.targetTokens = Math.floor(o.targetTokens)
   }
   return config
@@ -210,7 +211,7 @@ async function summarizePositional(messages, c, keepFirstStep) {
   let baseOrigins = null
   let baseSummary = ''
   let prePass
-  if (o.provider !== 'native') {
+  if (o.provider !== PROVIDER.native) {
     const handler = o.era.condensingHandler && isHandler(c.condensingApiHandler) ? c.condensingApiHandler : c.apiHandler
     const engineOpts = {
       provider: o.provider,
@@ -254,9 +255,9 @@ async function summarizePositional(messages, c, keepFirstStep) {
   }
   let out = r.out
   if (prePass) out = [out[0], out[1], ...(await fixReferences(base, out, r.keepStart, (j) => baseOrigins[j].kind !== 'same', o.signal)).slice(2)]
-  const provider = prePass ? `${o.provider}+native` : 'native'
+  const provider = prePass ? `${o.provider}+${PROVIDER.native}` : PROVIDER.native
   const summary = baseSummary ? `${baseSummary}\n\n${r.text}` : r.text
-  const extra = o.provider !== 'native' ? { provider } : {}
+  const extra = o.provider !== PROVIDER.native ? { provider } : {}
   if (!nd) return { messages: out, summary, cost: spent.cost, newContextTokens: r.newContextTokens, ...extra }
   const nativeOrigins = out.map((m, i) => {
     if (i === 0) return { from: 0, to: 1, kind: m === base[0] ? 'same' : 'changed' }

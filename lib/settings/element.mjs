@@ -117,10 +117,11 @@ export class ContextCondenseSettings extends Base {
     else this.dispatchEvent(new CustomEvent('invalid', { detail: { errors: this._errors.slice() }, bubbles: true, composed: true }))
   }
 
-  /** Switches provider at once; Smart with no configuration yet starts from the balanced preset. */
+  /** Switches provider at once; the provider with presets, with no configuration yet, starts from the default preset. */
   selectProvider(id) {
     const next = { ...this._value, provider: id }
-    if (id === 'smart' && !next.providers?.smart) next.providers = { ...(next.providers ?? {}), smart: { preset: 'balanced' } }
+    const { presetProvider, defaultPreset } = this._schemas.names
+    if (id === presetProvider && !next.providers?.[id]) next.providers = { ...(next.providers ?? {}), [id]: { preset: defaultPreset } }
     this.update(next)
   }
 
@@ -134,7 +135,7 @@ export class ContextCondenseSettings extends Base {
   /** What the form shows for a provider: a preset's configuration spelled out, keys beside it on top. */
   displayedConfig(id) {
     const config = this._value.providers?.[id] ?? {}
-    if (id !== 'smart' || typeof config.preset !== 'string') return config
+    if (id !== this._schemas.names.presetProvider || typeof config.preset !== 'string') return config
     const preset = this._schemas.presets.find((p) => p.name === config.preset)
     const { preset: _name, ...beside } = config
     return preset ? { ...clone(preset.config), ...beside } : config
@@ -204,7 +205,7 @@ export class ContextCondenseSettings extends Base {
   }
 
   providerSection() {
-    const id = this._value.provider ?? 'native'
+    const id = this._value.provider ?? this._schemas.names.defaultProvider
     const p = this._schemas.providers.find((x) => x.id === id)
     if (!p)
       return el(
@@ -219,7 +220,7 @@ export class ContextCondenseSettings extends Base {
       key: id,
       label: '',
       path: `settings.providers.${id}`,
-      omit: id === 'smart' ? ['preset'] : [],
+      omit: id === this._schemas.names.presetProvider ? ['preset'] : [],
       get: () => this.displayedConfig(id),
       set: (v) => this.setProviderConfig(id, v),
     })
@@ -228,7 +229,7 @@ export class ContextCondenseSettings extends Base {
       'section',
       { 'data-provider': id },
       el('h2', { text: `${p.name} settings` }),
-      id === 'smart' ? presetChoice(this, this._value.providers?.smart ?? {}) : null,
+      id === this._schemas.names.presetProvider ? presetChoice(this, this._value.providers?.[id] ?? {}) : null,
       form,
       prompt,
       exportImport(this, id),
@@ -254,7 +255,7 @@ export class ContextCondenseSettings extends Base {
    */
   describeError(e) {
     const text = `${e.path}: ${e.message}`
-    const shown = this._value.provider ?? 'native'
+    const shown = this._value.provider ?? this._schemas.names.defaultProvider
     const within = (path, base) => path === base || path.startsWith(`${base}.`) || path.startsWith(`${base}[`)
     const hidden = this._schemas.providers.find((p) => p.id !== shown && within(e.path, childPath('settings.providers', p.id)))
     return hidden ? `${hidden.name} (not the selected provider; select it to edit): ${text}` : text

@@ -1,8 +1,9 @@
 // Types of lib/settings/schemas.js: the Node side of the settings panel.
 import type { ApiMessage, ManagerConfig, SmartConfig, SummarizeCallback, SummarizeRequest } from '../index'
+import type { ProviderId, SmartPreset } from '../names'
 
 export interface ProviderEntry {
-  id: 'native' | 'lossless' | 'truncation' | 'smart'
+  id: ProviderId
   name: string
   description: string
   /** Whether it calls the host's model. */
@@ -20,6 +21,8 @@ export interface SettingsSchemas {
   presets: Array<{ name: string; config: SmartConfig }>
   /** The prompts used when a config gives none. */
   prompts: { conversation: string; content: string }
+  /** The names the panel needs: the provider shown when the settings name none, the one with presets, its default preset. */
+  names: { defaultProvider: ProviderId; presetProvider: ProviderId; defaultPreset: SmartPreset }
 }
 
 export interface PreviewRow {

@@ -6,13 +6,14 @@
 
 const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
 const native = require('../native.js')
+const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, GENERAL_PRESETS } = require('../registry.js')
 const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../checks.js')
 const { configProblems } = require('../manager.js')
 const { coded } = require('../errors.js')
 const { describe, isObject } = require('../values.js')
 
 /** The presets the panel offers as starting points (the engine knows more use-case presets). */
-const PRESETS = ['conservative', 'balanced', 'aggressive']
+const PRESETS = GENERAL_PRESETS
 
 /** The built-in providers as the engine's catalogue lists them, with whether each calls the model. */
 const providers = () =>
@@ -25,6 +26,8 @@ function settingsSchemasUncoded() {
     manager: managerConfigSchema(),
     presets: PRESETS.map((name) => ({ name, config: smartPreset(name) })),
     prompts: native.defaultPrompts(),
+    // The names the panel's code needs (it runs in the browser, where the engine is not).
+    names: { defaultProvider: DEFAULT_PROVIDER, presetProvider: PROVIDER.smart, defaultPreset: DEFAULT_PRESET },
   }
 }
 
@@ -59,7 +62,7 @@ async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
   let tokensBefore
   for (const p of providers()) {
     const config = settings.providers?.[p.id]
-    if (p.id === 'native' && !options.summarize) {
+    if (p.id === PROVIDER.native && !options.summarize) {
       rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: 'Writes a summary with your model: not run in the preview.' })
       continue
     }
@@ -88,9 +91,9 @@ async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
 async function summaryRequestForUncoded(messages, settings = {}) {
   checkPreviewArgs('summaryRequestFor', messages, settings)
   let request = null
-  const config = settings.providers?.native
+  const config = settings.providers?.[PROVIDER.native]
   await condense(messages, {
-    provider: 'native',
+    provider: PROVIDER.native,
     ...(config ? { config } : {}),
     summarize: (r) => {
       request ??= r

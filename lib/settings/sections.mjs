@@ -20,7 +20,7 @@ function radioCard({ group, id, label, help, checked, onchange }) {
 
 /** The provider choice: a radio group (arrow keys move within it), each with what it does. */
 export function providerChoice(panel) {
-  const current = panel.value.provider ?? 'native'
+  const current = panel.value.provider ?? panel.schemas.names.defaultProvider
   const group = el(
     'div',
     { class: 'cc-providers', role: 'radiogroup', 'aria-labelledby': 'cc-h-strategy' },
@@ -62,7 +62,7 @@ export function presetChoice(panel, config) {
       label: humanize(p.name),
       help: p.description || presetSummary(p.config),
       checked: chosen === p.name,
-      onchange: () => panel.setProviderConfig('smart', { preset: p.name }),
+      onchange: () => panel.setProviderConfig(panel.schemas.names.presetProvider, { preset: p.name }),
     }),
   )
   radios.push(
@@ -72,12 +72,12 @@ export function presetChoice(panel, config) {
       label: 'Custom',
       help: 'Your own passes. Editing any setting of a preset below makes it custom.',
       checked: chosen === null,
-      onchange: () => panel.setProviderConfig('smart', panel.displayedConfig('smart')),
+      onchange: () => panel.setProviderConfig(panel.schemas.names.presetProvider, panel.displayedConfig(panel.schemas.names.presetProvider)),
     }),
   )
   return el(
     'fieldset',
-    { 'data-path': 'settings.providers.smart.preset' },
+    { 'data-path': `settings.providers.${panel.schemas.names.presetProvider}.preset` },
     el('legend', { text: 'Start from a preset' }),
     el('div', { class: 'cc-providers', role: 'radiogroup', 'aria-label': 'Smart preset' }, radios),
   )

@@ -85,7 +85,7 @@ pub struct ManagerConfig {
 impl Default for ManagerConfig {
     fn default() -> Self {
         ManagerConfig {
-            provider: "native".into(),
+            provider: crate::catalogue::DEFAULT_PROVIDER.id.into(),
             providers: BTreeMap::new(),
             auto_condense: true,
             threshold: 100.0,
@@ -150,7 +150,8 @@ pub fn map_legacy(value: &Value) -> Value {
                 if v.as_str().is_some_and(|s| !s.trim().is_empty()) {
                     let providers = out.entry("providers").or_insert_with(|| json!({}));
                     if let Value::Object(p) = providers {
-                        let native = p.entry("native").or_insert_with(|| json!({}));
+                        // Roo's custom condensing prompt is its own summary's prompt.
+                        let native = p.entry(crate::catalogue::NATIVE.id).or_insert_with(|| json!({}));
                         if let Value::Object(n) = native {
                             n.entry("customPrompt").or_insert_with(|| v.clone());
                         }

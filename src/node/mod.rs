@@ -33,7 +33,7 @@ type Message = crate::json::Value;
 
 fn to_napi(e: CondenseError) -> Error {
     let status = match e {
-        CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_) => Status::InvalidArg,
+        CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider { .. } => Status::InvalidArg,
         CondenseError::Aborted => Status::Cancelled,
         CondenseError::Internal(_) => Status::GenericFailure,
     };

@@ -289,7 +289,7 @@ impl Task for NextTask {
             Event::Done(Err(e)) => RawEvent {
                 kind: "error".into(),
                 aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),
-                invalid_options: matches!(e, CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider(_)),
+                invalid_options: matches!(e, CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider { .. }),
                 error: Some(e.to_string()),
                 ..empty
             },

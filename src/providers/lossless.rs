@@ -21,6 +21,9 @@ use crate::passes::runner::{self, Outcome, Policy};
 use crate::passes::{Keep, Pass, PassCx, Stop};
 use crate::tokens::Encoding;
 
+/// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
+pub const ID: &str = "lossless";
+
 /// Lossless configuration; every operation is on by default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]

@@ -25,6 +25,9 @@ use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::provenance::{Action, Content};
 use crate::tokens::Encoding;
 
+/// The provider's id, as hosts name it (the registry, `catalogue::NATIVE`, reads it).
+pub const ID: &str = "native";
+
 pub const N_MESSAGES_TO_KEEP: usize = 3;
 
 /// The default instructions for a conversation summary (the project's own words).
@@ -241,7 +244,7 @@ pub struct NativePass<'c> {
 
 impl Pass for NativePass<'_> {
     fn id(&self) -> String {
-        "native".into()
+        ID.into()
     }
 
     fn name(&self) -> String {

@@ -16,16 +16,22 @@ use crate::passes::shorten::TruncateParams;
 use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::tokens::Encoding;
 
+/// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
+pub const ID: &str = "truncation";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
 pub struct TruncationConfig {
     /// Most recent messages left whole. @default 6
     pub preserve_recent_count: usize,
     /// "truncate", "suppress" or "keep". @default "truncate"
+    #[schemars(transform = operation_schema)]
     pub tool_results: Operation,
     /// @default "truncate"
+    #[schemars(transform = operation_schema)]
     pub tool_parameters: Operation,
     /// @default "suppress"
+    #[schemars(transform = operation_schema)]
     pub environment_details: Operation,
     /// @default 10
     pub max_tool_result_lines: usize,
@@ -64,6 +70,18 @@ impl Default for TruncationConfig {
     }
 }
 
+/// The operations Truncation applies (it never summarizes): its schema's `enum` for each
+/// operation field and its check both read this list.
+pub const OPERATIONS: [Operation; 3] = [Operation::Keep, Operation::Suppress, Operation::Truncate];
+
+/// The schema of an operation field: one of `OPERATIONS` by name.
+fn operation_schema(schema: &mut schemars::Schema) {
+    schema.remove("$ref");
+    schema.insert("type".into(), "string".into());
+    let names: Vec<serde_json::Value> = OPERATIONS.iter().filter_map(|op| serde_json::to_value(op).ok()).collect();
+    schema.insert("enum".into(), names.into());
+}
+
 impl TruncationConfig {
     pub fn check(&self) -> Result<(), CondenseError> {
         for (key, op) in [
@@ -71,7 +89,7 @@ impl TruncationConfig {
             ("toolParameters", self.tool_parameters),
             ("environmentDetails", self.environment_details),
         ] {
-            if op == Operation::Summarize {
+            if !OPERATIONS.contains(&op) {
                 return Err(CondenseError::InvalidOptions(format!(
                     "options.config.{key}: the truncation provider does not summarize (\"keep\", \"suppress\" or \"truncate\"); the smart provider does"
                 )));
@@ -109,7 +127,7 @@ pub struct TruncationPass<'c> {
 
 impl Pass for TruncationPass<'_> {
     fn id(&self) -> String {
-        "truncation".into()
+        ID.into()
     }
 
     fn name(&self) -> String {

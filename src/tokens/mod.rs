@@ -52,6 +52,9 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// Every encoding, the default first.
+    pub const ALL: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
+
     pub fn parse(name: &str) -> Option<Encoding> {
         match name {
             "o200k_base" => Some(Encoding::O200kBase),

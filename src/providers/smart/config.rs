@@ -5,7 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::PERCENT;
 use crate::cost::Pricing;
+use crate::error::CondenseError;
 use crate::passes::content_ops::OpSpec;
 use crate::providers::lossless::LosslessConfig;
 pub use crate::working_set::WorkingSetConfig;
@@ -24,6 +26,7 @@ pub struct SmartConfig {
     /// Stop once the context is at most this many tokens.
     pub target_tokens: Option<u64>,
     /// Stop once this share of the tokens is gone (0-100).
+    #[schemars(transform = crate::bounds::percent)]
     pub target_reduction_percent: Option<f64>,
     /// Leave what the user typed whole. Only `false` in so many words changes it. @default true
     pub preserve_user_text: bool,
@@ -52,6 +55,25 @@ impl Default for SmartConfig {
             task_id: None,
             working_set: None,
         }
+    }
+}
+
+impl SmartConfig {
+    /// The ranges serde cannot check, each read from the definition the schema carries
+    /// (`crate::bounds`), each error naming its key.
+    pub fn check(&self) -> Result<(), CondenseError> {
+        if let Some(p) = self.target_reduction_percent {
+            PERCENT.check("options.config.targetReductionPercent", p)?;
+        }
+        for (i, pass) in self.passes.iter().flatten().enumerate() {
+            if let Selection::PreservePercent { keep_percentage } = pass.selection {
+                PERCENT.check(&format!("options.config.passes[{i}].selection.keepPercentage"), keep_percentage)?;
+            }
+        }
+        if let Some(pricing) = &self.pricing {
+            pricing.check("options.config.pricing")?;
+        }
+        Ok(())
     }
 }
 
@@ -107,6 +129,7 @@ pub enum Selection {
     /// All but the most recent `keepPercentage` % of the messages.
     PreservePercent {
         #[serde(rename = "keepPercentage")]
+        #[schemars(transform = crate::bounds::percent)]
         keep_percentage: f64,
     },
     /// Exactly these message indexes (of the history as the pass finds it).

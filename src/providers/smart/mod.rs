@@ -27,6 +27,9 @@ use crate::working_set::{self, Guard};
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
 
+/// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
+pub const ID: &str = "smart";
+
 /// Reads a Smart config, expanding a preset: keys given beside `preset` replace the preset's.
 pub fn resolve(value: &serde_json::Value) -> Result<SmartConfig, CondenseError> {
     let given: SmartConfig = parse_config(value, "options.config")?;

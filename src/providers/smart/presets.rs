@@ -8,6 +8,14 @@ use serde_json::{json, Value};
 /// Names of the presets, in the order docs/providers.md lists them.
 pub const NAMES: [&str; 6] = ["conservative", "balanced", "aggressive", "speed", "quality", "cost"];
 
+/// The preset a Smart config that names neither a preset nor passes is given by the hosts that
+/// fill one in (the manager, the Roo entry, the CLI, the settings panel).
+pub const DEFAULT: &str = NAMES[1];
+
+/// The general presets, from least to most condensing (the others are for one use case): what a
+/// settings panel offers as starting points.
+pub const GENERAL: [&str; 3] = [NAMES[0], NAMES[1], NAMES[2]];
+
 /// The configuration of a preset, as JSON (the same shape a user writes).
 pub fn preset(name: &str) -> Option<Value> {
     // The prelude keeps the latest of identical copies (the older point at it): the passes after
