@@ -8,7 +8,7 @@
 //
 //   node scripts/pack-check.mjs [--keep]        (the built .node must exist: npm run build)
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -32,6 +32,11 @@ function hostPlatform() {
   if (platform === 'linux') return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
   return `${platform}-${arch}`
 }
+
+// What npm and the release workflow need before anything is packed (no registry asked): fails
+// here rather than at release time.
+checkPublishable()
+if (process.argv.includes('--metadata-only')) finish()
 
 const host = hostPlatform()
 const binary = join(root, `${pkg.napi.binaryName}.${host}.node`)
@@ -233,5 +238,85 @@ function targetDir(triple) {
   return known[triple]
 }
 
-console.log(failures.length === 0 ? 'pack-check: all passed' : `pack-check: ${failures.length} failed`)
-process.exit(failures.length === 0 ? 0 : 1)
+finish()
+
+function finish() {
+  console.log(failures.length === 0 ? 'pack-check: all passed' : `pack-check: ${failures.length} failed`)
+  process.exit(failures.length === 0 ? 0 : 1)
+}
+
+/**
+ * The publish, short of the upload: every package npm would publish (the main one and each
+ * npm/<platform>/) has what `npm publish --provenance` requires and what a user needs to find the
+ * source (name, version, repository.url on GitHub, homepage, bugs, license, files, main); they all
+ * name the same repository and version; the main package's optionalDependencies name exactly the
+ * platform packages of napi.targets at that version; and the release workflow's publish job may do
+ * what the publish does (an OIDC token for provenance; a GitHub token with write access to the
+ * repository's contents when `napi pre-publish` creates the GitHub release).
+ */
+function checkPublishable() {
+  const dirs = readdirSync(join(root, 'npm'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+  const packages = [
+    { where: 'package.json', json: pkg },
+    ...dirs.map((d) => ({ where: `npm/${d}/package.json`, json: readJson(join(root, 'npm', d, 'package.json')) })),
+  ]
+  const repositoryUrl = (json) => (typeof json.repository === 'string' ? json.repository : json.repository?.url) ?? ''
+  for (const { where, json } of packages) {
+    const missing = ['name', 'version', 'license', 'main', 'homepage'].filter((k) => typeof json[k] !== 'string' || json[k] === '')
+    if (!repositoryUrl(json)) missing.push('repository.url')
+    if (!(typeof json.bugs === 'string' ? json.bugs : json.bugs?.url)) missing.push('bugs.url')
+    if (!Array.isArray(json.files) || json.files.length === 0) missing.push('files')
+    else if (where !== 'package.json' && !json.files.includes(json.main)) missing.push(`files: ${json.main} (its main)`)
+    check(`${where}: name, version, repository.url, homepage, bugs, license, files and main`, missing.length === 0, `missing or empty: ${missing.join(', ')}`)
+    const url = repositoryUrl(json)
+    let github = false
+    try {
+      github = new URL(url.replace(/^git\+/, '')).hostname === 'github.com'
+    } catch {}
+    if (url) check(`${where}: repository.url is a GitHub repository (npm's provenance checks it against the workflow's)`, github, url)
+  }
+  const urls = new Set(packages.map(({ json }) => repositoryUrl(json)))
+  check('every package names the same repository', urls.size === 1 && !urls.has(''), [...urls].join(', '))
+  const off = packages.filter(({ json }) => json.version !== pkg.version)
+  check(`every package is at version ${pkg.version}`, off.length === 0, off.map(({ where, json }) => `${where}: ${json.version}`).join(', '))
+  const misnamed = dirs.filter((d) => readJson(join(root, 'npm', d, 'package.json')).name !== `${pkg.name}-${d}`)
+  check(`each npm/<platform>/package.json is named ${pkg.name}-<platform>`, misnamed.length === 0, misnamed.join(', '))
+  const fromTargets = pkg.napi.targets.map(targetDir).sort()
+  check(
+    'npm/ holds one folder per napi.targets entry',
+    JSON.stringify(dirs) === JSON.stringify(fromTargets),
+    `npm/: ${dirs.join(', ')}; targets: ${fromTargets.join(', ')}`,
+  )
+  const optional = Object.entries(pkg.optionalDependencies ?? {}).sort(([a], [b]) => a.localeCompare(b))
+  const wantedOptional = dirs.map((d) => [`${pkg.name}-${d}`, pkg.version])
+  check(
+    "package.json's optionalDependencies name every npm/<platform> package at the same version",
+    JSON.stringify(optional) === JSON.stringify(wantedOptional),
+    JSON.stringify(Object.fromEntries(optional)),
+  )
+
+  // The publish job of the release workflow (the job that runs scripts/ci-publish.sh).
+  const workflow = readFileSync(join(root, '.github', 'workflows', 'release.yml'), 'utf8')
+  const jobs = workflow.slice(workflow.search(/^jobs:/m)).split(/\n(?= {2}[\w-]+:)/)
+  const publish = jobs.find((j) => j.includes('scripts/ci-publish.sh') && !j.includes('--dry-run')) ?? ''
+  check('release.yml: a job runs scripts/ci-publish.sh', publish !== '')
+  check("release.yml: the publish job has 'id-token: write' (npm publish --provenance needs the OIDC token)", /^\s+id-token:\s*write\b/m.test(publish))
+  const prePublish = pkg.scripts.prepublishOnly ?? ''
+  if (/napi pre-publish/.test(prePublish) && !/--no-gh-release\b/.test(prePublish)) {
+    check(
+      "release.yml: the publish job has 'contents: write' and GITHUB_TOKEN (napi pre-publish creates the GitHub release and uploads the binaries to it)",
+      /^\s+contents:\s*write\b/m.test(publish) && /^\s+GITHUB_TOKEN:\s*\$\{\{\s*secrets\.GITHUB_TOKEN\s*\}\}/m.test(publish),
+      publish
+        .split('\n')
+        .filter((l) => /contents:|GITHUB_TOKEN/.test(l))
+        .join('\n') || 'neither is there',
+    )
+  }
+}
+
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'))
+}
