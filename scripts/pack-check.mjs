@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// The pack-and-install check: packs the main package and this platform's binary package exactly as
-// they are published (the binary copied into npm/<platform>/ as `napi artifacts` does), installs
+// The pack-and-install check: first what publishing needs (checkPublishable: every package's
+// metadata, versions, optionalDependencies, the release job's permissions); then packs the main
+// package and this platform's binary package exactly as they are published (scripts/pack-local.mjs,
+// the binary copied into npm/<platform>/ as `napi artifacts` does), installs
 // both into a fresh temporary project with no Rust toolchain on PATH, and checks what a user gets:
 // require and import of every value export the .d.ts files name (main entry and sub-paths), tsc
 // under node16, bundler and node10 resolution, the CLI through npx, and the error when the binary
 // is absent. Works in a temporary folder only; never touches the repository's files or publishes.
 //
 //   node scripts/pack-check.mjs [--keep]        (the built .node must exist: npm run build)
+//   node scripts/pack-check.mjs --metadata-only (what publishing needs, nothing packed)
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -16,6 +19,7 @@ import { delimiter, join } from 'node:path'
 const require = createRequire(import.meta.url)
 const { packageEntries, valueExports, root } = require('./dts-exports.cjs')
 const { generateHistory } = await import('../fixtures/generate.mjs')
+const { hostPlatform, packLocal } = await import('./pack-local.mjs')
 
 const keep = process.argv.includes('--keep')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -23,14 +27,6 @@ const failures = []
 const check = (what, ok, detail = '') => {
   console.log(`${ok ? 'ok  ' : 'FAIL'}  ${what}${!ok && detail ? `\n      ${String(detail).trim().split('\n').join('\n      ')}` : ''}`)
   if (!ok) failures.push(what)
-}
-
-/** napi-rs's name for this platform (as in npm/<name>/ and the binary's file name). */
-function hostPlatform() {
-  const { platform, arch } = process
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  if (platform === 'linux') return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
-  return `${platform}-${arch}`
 }
 
 // What npm and the release workflow need before anything is packed (no registry asked): fails
@@ -81,29 +77,14 @@ try {
     run(process.platform === 'win32' ? 'where' : 'sh', process.platform === 'win32' ? ['cargo'] : ['-c', 'command -v cargo || command -v rustc']).status !== 0,
   )
 
-  // The platform package, staged as `napi artifacts` leaves it: npm/<platform>/ with its binary.
-  const stage = join(tmp, 'stage', host)
-  mkdirSync(stage, { recursive: true })
-  copyFileSync(join(root, 'npm', host, 'package.json'), join(stage, 'package.json'))
-  copyFileSync(binary, join(stage, `${pkg.napi.binaryName}.${host}.node`))
-  for (const f of ['README.md', 'LICENSE']) if (existsSync(join(root, 'npm', host, f))) copyFileSync(join(root, 'npm', host, f), join(stage, f))
-  const packJson = (cwd) =>
-    JSON.parse(
-      execFileSync(npm, ['pack', '--json', '--pack-destination', packs], {
-        cwd,
-        env,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        shell: process.platform === 'win32',
-      }),
-    )[0]
-  const platformPack = packJson(stage)
+  // The pair `npm run pack:local` makes: the platform package staged as `napi artifacts` leaves
+  // it (npm/<platform>/ with its binary) and the main package.
+  const { main: mainPack, platform: platformPack } = packLocal(packs, env)
   check(
     `${platformPack.filename}: holds the binary`,
     platformPack.files.some((f) => f.path.endsWith('.node')),
     JSON.stringify(platformPack.files),
   )
-  const mainPack = packJson(root)
   check(
     `${mainPack.filename}: holds no binary and the LICENSE`,
     !mainPack.files.some((f) => f.path.endsWith('.node')) && mainPack.files.some((f) => f.path === 'LICENSE'),
@@ -204,19 +185,27 @@ try {
   const analyze = run(npx, ['--no-install', 'context-condense', 'analyze', 'history.json', '--json'])
   check('npx context-condense analyze history.json --json', analyze.status === 0 && JSON.parse(analyze.stdout || '{}').ok === true, analyze.stderr)
 
-  // Without a binary for this platform: an error that names it and says what to do.
+  // Without a binary for this platform: the library's error, which names what is missing and the
+  // ways out, and the CLI prints it alone.
   const platformDir = join(project, 'node_modules', `${pkg.name}-${host}`)
   renameSync(platformDir, `${platformDir}.away`)
   const absent = run(process.execPath, ['-e', `require('context-condense')`])
+  const absentCli = run(npx, ['--no-install', 'context-condense', '--help'])
   renameSync(`${platformDir}.away`, platformDir)
   const firstLine = absent.stderr.split('\n').find((l) => l.includes('no prebuilt binary')) ?? absent.stderr
   check(
     `binary absent: "${firstLine.replace(/^.*?Error: /, '').slice(0, 90)}..."`,
     absent.status !== 0 &&
       absent.stderr.includes(`no prebuilt binary for ${host} in this install`) &&
-      absent.stderr.includes('npm run build') &&
-      absent.stderr.includes('--no-optional'),
+      absent.stderr.includes(`${pkg.napi.binaryName}.${host}.node`) &&
+      absent.stderr.includes(`npm install ${pkg.name}-${host}@${pkg.version}`) &&
+      absent.stderr.includes('npm run build'),
     absent.stderr,
+  )
+  check(
+    'binary absent: npx context-condense --help prints that message alone and exits non-zero',
+    absentCli.status !== 0 && absentCli.stderr.startsWith(`context-condense: no prebuilt binary for ${host}`) && !/^\s+at /m.test(absentCli.stderr),
+    absentCli.stderr,
   )
 } finally {
   if (keep) console.log(`kept ${tmp}`)
