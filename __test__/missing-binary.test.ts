@@ -42,16 +42,9 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // No NAPI_RS_NATIVE_LIBRARY_PATH or forced WebAssembly from the environment: only the copy counts.
 const cleanEnv = { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '', NAPI_RS_FORCE_WASI: '' }
 
-/** napi-rs's name for this platform (the suffix of the platform package and of the binary's file). */
-function platformName(): string {
-  const { platform, arch } = process
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  if (platform === 'linux') {
-    const header = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header
-    return `linux-${arch}-${header.glibcVersionRuntime ? 'gnu' : 'musl'}`
-  }
-  return `${platform}-${arch}`
-}
+// napi-rs's name for this platform (the suffix of the platform package and of the binary's file).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { platformName } = require('../lib/platform.js') as { platformName(): string }
 
 describe('no binary for this platform in the install', () => {
   // The engine is needed by the main entry and by each Roo entry (their options, history and host

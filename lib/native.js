@@ -7,18 +7,7 @@
 
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
-
-/** napi-rs's name for this platform, as in the platform packages' names. */
-function platformName() {
-  const { platform, arch } = process
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  if (platform === 'linux') {
-    const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null
-    const glibc = report && report.header && report.header.glibcVersionRuntime
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
-  }
-  return `${platform}-${arch}`
-}
+const { platformName, targetName } = require('./platform.js')
 
 /** Whether a binary for `name` is present in this install (so the failure is in loading it). */
 function binaryPresent(name) {
@@ -38,10 +27,11 @@ function binaryPresent(name) {
  * line prints it as it is.
  */
 function noBinaryError(name, loaderError) {
-  const { version, optionalDependencies = {} } = require('../package.json')
+  const { version, napi } = require('../package.json')
   const pkg = `context-condense-${name}`
   const file = `context-condense.${name}.node`
-  const published = Object.hasOwn(optionalDependencies, pkg)
+  // A platform package is published for each target the release builds (package.json's napi.targets).
+  const published = napi.targets.map(targetName).includes(name)
   const wasm = '  npm install --cpu=wasm32 context-condense   (the WebAssembly build, for any platform; Node >= 22)'
   const source = '  npm run build   (in a clone of the source, with Rust from https://rustup.rs; `npm run pack:local` then makes tarballs to install elsewhere)'
   let lines

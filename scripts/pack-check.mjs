@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The pack-and-install check: first what publishing needs (checkPublishable: every package's
-// metadata, versions, optionalDependencies, the release job's permissions); then packs the main
+// metadata, versions, optionalDependencies, the lockfile, the release job's permissions); then packs the main
 // package and this platform's binary package exactly as they are published (scripts/pack-local.mjs,
 // the binary copied into npm/<platform>/ as `napi artifacts` does), installs
 // both into a fresh temporary project with no Rust toolchain on PATH, and checks what a user gets:
@@ -89,19 +89,30 @@ try {
     `${mainPack.filename}: holds no binary and the LICENSE`,
     !mainPack.files.some((f) => f.path.endsWith('.node')) && mainPack.files.some((f) => f.path === 'LICENSE'),
   )
-  const published = JSON.parse(execFileSync('tar', ['-xzOf', join(packs, mainPack.filename), 'package/package.json'], { encoding: 'utf8' }))
-  const wanted = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${targetDir(t)}`, pkg.version]))
-  const sorted = (o) => JSON.stringify(Object.entries(o ?? {}).sort(([a], [b]) => a.localeCompare(b)))
+  // What the release's npm publish adds: its prepublishOnly, napi pre-publish, writes the platform
+  // packages into optionalDependencies (one per napi.targets entry, at the version). Run here on a
+  // staged copy of package.json and this platform's package (this target only, as
+  // scripts/ci-publish.sh --dry-run does), publishing nothing and creating no GitHub release.
+  const prepub = join(tmp, 'pre-publish')
+  mkdirSync(join(prepub, 'npm', host), { recursive: true })
+  const stagedPkg = { ...pkg, napi: { ...pkg.napi, targets: pkg.napi.targets.filter((t) => targetDir(t) === host) } }
+  writeFileSync(join(prepub, 'package.json'), JSON.stringify(stagedPkg, null, 2))
+  writeFileSync(join(prepub, 'npm', host, 'package.json'), readFileSync(join(root, 'npm', host, 'package.json')))
+  execFileSync('tar', ['-xzf', join(packs, platformPack.filename), '-C', join(prepub, 'npm', host), '--strip-components=1'])
+  const napiCli = join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
+  const prePublish = run(process.execPath, [napiCli, 'pre-publish', '-t', 'npm', '--skip-optional-publish', '--no-gh-release'], prepub, {
+    GITHUB_REPOSITORY: '',
+  })
+  const written = prePublish.status === 0 ? readJson(join(prepub, 'package.json')).optionalDependencies : undefined
   check(
-    'the published package.json names every platform package at its version in optionalDependencies',
-    sorted(published.optionalDependencies) === sorted(wanted),
-    JSON.stringify(published.optionalDependencies),
+    `napi pre-publish (prepublishOnly) writes optionalDependencies: ${JSON.stringify(written)}`,
+    JSON.stringify(written) === JSON.stringify({ [`${pkg.name}-${host}`]: pkg.version }),
+    prePublish.stdout + prePublish.stderr,
   )
 
-  // A fresh CommonJS project installs both tarballs (the other platforms' optional packages are
-  // not for this machine; --omit=optional keeps npm from asking the registry for them).
+  // A fresh CommonJS project installs both tarballs, as pack:local tells a user to.
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check-project', version: '1.0.0', private: true }, null, 2))
-  const install = run(npm, ['install', '--omit=optional', '--no-package-lock', join(packs, mainPack.filename), join(packs, platformPack.filename)])
+  const install = run(npm, ['install', '--no-package-lock', join(packs, mainPack.filename), join(packs, platformPack.filename)])
   check('npm install of both tarballs, no Rust toolchain', install.status === 0, install.stderr)
   check(`npm install: no EBADENGINE, no install script`, !/EBADENGINE|gyp|cargo/.test(install.stderr + install.stdout), install.stderr)
 
@@ -214,17 +225,9 @@ try {
 
 /** The npm/ folder napi-rs uses for a Rust target triple. */
 function targetDir(triple) {
-  const known = {
-    'x86_64-unknown-linux-gnu': 'linux-x64-gnu',
-    'x86_64-unknown-linux-musl': 'linux-x64-musl',
-    'aarch64-unknown-linux-gnu': 'linux-arm64-gnu',
-    'x86_64-apple-darwin': 'darwin-x64',
-    'aarch64-apple-darwin': 'darwin-arm64',
-    'x86_64-pc-windows-msvc': 'win32-x64-msvc',
-    'wasm32-wasip1-threads': 'wasm32-wasi',
-  }
-  if (!known[triple]) throw new Error(`pack-check: no npm folder known for target ${triple}`)
-  return known[triple]
+  const name = require('../lib/platform.js').targetName(triple)
+  if (!name) throw new Error(`pack-check: no npm folder known for target ${triple} (lib/platform.js)`)
+  return name
 }
 
 finish()
@@ -238,8 +241,9 @@ function finish() {
  * The publish, short of the upload: every package npm would publish (the main one and each
  * npm/<platform>/) has what `npm publish --provenance` requires and what a user needs to find the
  * source (name, version, repository.url on GitHub, homepage, bugs, license, files, main); they all
- * name the same repository and version; the main package's optionalDependencies name exactly the
- * platform packages of napi.targets at that version; and the release workflow's publish job may do
+ * name the same repository and version; npm/ holds a package for each of napi.targets and the
+ * repository's package.json leaves optionalDependencies to napi pre-publish (which the pack phase
+ * runs); the lockfile locks every platform's build of the tools; and the release workflow's publish job may do
  * what the publish does (an OIDC token for provenance; a GitHub token with write access to the
  * repository's contents when `napi pre-publish` creates the GitHub release).
  */
@@ -279,13 +283,36 @@ function checkPublishable() {
     JSON.stringify(dirs) === JSON.stringify(fromTargets),
     `npm/: ${dirs.join(', ')}; targets: ${fromTargets.join(', ')}`,
   )
-  const optional = Object.entries(pkg.optionalDependencies ?? {}).sort(([a], [b]) => a.localeCompare(b))
-  const wantedOptional = dirs.map((d) => [`${pkg.name}-${d}`, pkg.version])
+  // The platform packages are not on the registry until the release publishes them, so npm cannot
+  // lock them: listed in the repository's package.json, they make npm ci refuse the lockfile ("Missing:
+  // context-condense-darwin-arm64@ from lock file"). napi pre-publish writes them at publish time.
+  const ownOptional = Object.keys(pkg.optionalDependencies ?? {}).filter((d) => d.startsWith(`${pkg.name}-`))
   check(
-    "package.json's optionalDependencies name every npm/<platform> package at the same version",
-    JSON.stringify(optional) === JSON.stringify(wantedOptional),
-    JSON.stringify(Object.fromEntries(optional)),
+    'package.json lists no platform package in optionalDependencies (napi pre-publish adds them when publishing; npm ci could not lock them)',
+    ownOptional.length === 0,
+    ownOptional.join(', '),
   )
+  check("package.json's prepublishOnly runs napi pre-publish", /\bnapi pre-publish\b/.test(pkg.scripts?.prepublishOnly ?? ''), pkg.scripts?.prepublishOnly)
+
+  // The lockfile CI installs from (npm ci on Linux, macOS, Windows and Alpine): every optional
+  // dependency a locked package names is locked too, so each runner finds its platform's build (of
+  // Biome, napi-rs's tar and wasm-tools, …). npm locks them all; a lockfile written by another
+  // client or with --os/--cpu may not.
+  const lock = readJson(join(root, 'package-lock.json'))
+  const unlocked = []
+  for (const [path, entry] of Object.entries(lock.packages ?? {})) {
+    for (const dep of Object.keys(entry.optionalDependencies ?? {})) {
+      const base = path === '' ? '' : `${path}/`
+      // npm's resolution: the dependency nested under its dependent, else under each ancestor.
+      const candidates = [`${base}node_modules/${dep}`]
+      for (let p = path; p.includes('node_modules/'); ) {
+        p = p.slice(0, p.lastIndexOf('node_modules/')).replace(/\/$/, '')
+        candidates.push(`${p ? `${p}/` : ''}node_modules/${dep}`)
+      }
+      if (!candidates.some((c) => lock.packages[c])) unlocked.push(`${dep} (for ${path || 'the root'})`)
+    }
+  }
+  check('package-lock.json locks every optional (per-platform) dependency', unlocked.length === 0, unlocked.slice(0, 20).join(', '))
 
   // The publish job of the release workflow (the job that runs scripts/ci-publish.sh).
   const workflow = readFileSync(join(root, '.github', 'workflows', 'release.yml'), 'utf8')

@@ -6,24 +6,20 @@
 // default ./packs) and a temporary staging folder it removes; never publishes.
 //
 //   npm run pack:local [-- DIR]
-//   then, in another project: npm install --omit=optional DIR/context-condense-<v>.tgz DIR/context-condense-<platform>-<v>.tgz
-//   (--omit=optional: the other platforms' packages are not for this machine, and a version not yet
-//   published is not on the registry)
+//   then, in another project: npm install DIR/context-condense-<v>.tgz DIR/context-condense-<platform>-<v>.tgz
+//   (the main tarball names no platform package: napi pre-publish adds them only when publishing)
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..')
 
+const require = createRequire(import.meta.url)
 /** napi-rs's name for this platform (as in npm/<name>/ and the binary's file name). */
-export function hostPlatform() {
-  const { platform, arch } = process
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  if (platform === 'linux') return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
-  return `${platform}-${arch}`
-}
+export const { platformName: hostPlatform } = require('../lib/platform.js')
 
 /**
  * Packs the main package and this platform's package into `dest`; returns what `npm pack --json`
@@ -67,7 +63,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   try {
     const { main, platform } = packLocal(dest)
     console.log(`pack:local: ${join(dest, main.filename)}\npack:local: ${join(dest, platform.filename)}`)
-    console.log(`install both elsewhere with:\n  npm install --omit=optional ${join(dest, main.filename)} ${join(dest, platform.filename)}`)
+    console.log(`install both elsewhere with:\n  npm install ${join(dest, main.filename)} ${join(dest, platform.filename)}`)
   } catch (e) {
     console.error(e.message)
     process.exit(1)
