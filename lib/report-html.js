@@ -8,7 +8,7 @@
 // whole task cost under each policy (`renderReplayReport` makes a page of that section alone).
 //
 //   const { condense } = require('context-condense')
-//   const { renderHtmlReport } = require('context-condense/lib/report-html.js')
+//   const { renderHtmlReport } = require('context-condense/report-html')
 //   const result = await condense(messages, { provider: 'smart', config: { preset: 'balanced' }, provenance: true })
 //   fs.writeFileSync('report.html', renderHtmlReport(messages, result))
 //
