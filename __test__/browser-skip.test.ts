@@ -3,7 +3,8 @@
 // CONTEXT_CONDENSE_CHROMIUM pointing at nothing passes; their tests that need no browser still run;
 // the end-of-run summary names each skip's own reason (no Chromium, and how to get it; no real
 // histories), not one reason for all. Under CI (CI=true) a missing Chromium still fails the run.
-// Runs vitest on those files in a child process; changes nothing.
+// Runs vitest on those files in a child process (a few seconds each; bounded at 5 minutes for a
+// loaded machine); changes nothing.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -41,7 +42,7 @@ function runWithoutChromium(ci: boolean): Run {
       '--reporter=json',
       `--outputFile.json=${json}`,
     ],
-    { cwd: root, env, encoding: 'utf8', timeout: 300_000 },
+    { cwd: root, env, encoding: 'utf8', timeout: 240_000 },
   )
   const results = JSON.parse(readFileSync(json, 'utf8')) as { testResults: Array<{ assertionResults: Array<{ fullName: string; status: string }> }> }
   const tests = new Map(results.testResults.flatMap((f) => f.assertionResults.map((a) => [a.fullName, a.status] as [string, string])))
@@ -74,7 +75,7 @@ describe('the browser suites on a machine without Chromium', () => {
     const skipped = [...run.tests.values()].filter((s) => s === 'skipped').length
     expect(Number(chromium![1]) + Number(histories![1])).toBe(skipped)
     expect(Number(chromium![1])).toBeLessThanOrEqual(browserSkips)
-  })
+  }, 300_000)
 
   it('under CI a missing Chromium fails the browser tests, naming what is missing', () => {
     const run = runWithoutChromium(true)
@@ -83,5 +84,5 @@ describe('the browser suites on a machine without Chromium', () => {
     // reports their tests as not run, and the summary does not count them as skipped.
     expect(run.stdout + run.stderr).toContain(`${join(tmp, 'no-chromium-here')} is missing: the browser tests and screenshots need`)
     expect(run.stdout).not.toMatch(/SKIPPED: \d+ tests?: no Chromium/)
-  })
+  }, 300_000)
 })

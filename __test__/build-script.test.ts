@@ -25,18 +25,22 @@ function withoutRust(): NodeJS.ProcessEnv {
 }
 
 describe('npm run build without cargo', () => {
-  it.each(['build', 'build:debug'])('npm run %s says Rust is needed and where it comes from, and fails', (script) => {
-    const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', script], {
-      cwd: root,
-      env: withoutRust(),
-      encoding: 'utf8',
-      shell: process.platform === 'win32',
-      timeout: 60_000,
-    })
-    expect(r.status).not.toBe(0)
-    expect(r.stderr).toContain('cargo')
-    expect(r.stderr).toContain('needs Rust')
-    expect(r.stderr).toContain('https://rustup.rs')
-    expect(r.stderr).not.toContain('Internal Error')
-  })
+  it.each(['build', 'build:debug'])(
+    'npm run %s says Rust is needed and where it comes from, and fails',
+    (script) => {
+      const r = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', script], {
+        cwd: root,
+        env: withoutRust(),
+        encoding: 'utf8',
+        shell: process.platform === 'win32',
+        timeout: 120_000,
+      })
+      expect(r.status).not.toBe(0)
+      expect(r.stderr).toContain('cargo')
+      expect(r.stderr).toContain('needs Rust')
+      expect(r.stderr).toContain('https://rustup.rs')
+      expect(r.stderr).not.toContain('Internal Error')
+    },
+    180_000,
+  )
 })
