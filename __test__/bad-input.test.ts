@@ -18,7 +18,7 @@ import {
   validateConversation,
   type ApiMessage,
 } from '../lib/index.js'
-import { HAVE_PROBES, loadFixture, itReal } from './helpers.js'
+import { itProbes, loadFixture, itReal } from './helpers.js'
 
 const base = (): ApiMessage[] => [
   { role: 'user', content: [{ type: 'text', text: '<task>\nFix the bug.\n</task>' }] },
@@ -421,7 +421,7 @@ describe('panics', () => {
       .then(() => console.log('alive'))
   `
   for (const stage of ['sync', 'task', 'callback']) {
-    it.skipIf(!HAVE_PROBES)(
+    itProbes(
       `a panic in ${stage === 'sync' ? 'a sync export' : stage === 'task' ? 'the engine thread' : 'a callback continuation'} is an error in JavaScript; the process lives on`,
       () => {
         const out = spawnSync(process.execPath, ['-e', script], {

@@ -29,6 +29,7 @@ describe('named exports at run time match the types', () => {
       'context-condense/openai-format',
       'context-condense/settings',
       'context-condense/settings/schemas',
+      'context-condense/report-html',
     ])
   })
 
@@ -60,6 +61,16 @@ describe('named exports at run time match the types', () => {
     expect(JSON.parse(r.stdout)).toEqual(valueExports(join(root, types)))
   })
 
+  it("the package's internal modules are not part of it: context-condense/lib/… is not exported", () => {
+    // Through the package's self-reference, as a host's require or import of the installed package resolves it.
+    for (const specifier of ['context-condense/lib/run.js', 'context-condense/lib/index.js', 'context-condense/lib/roo/host.js']) {
+      const cjs = node(['-e', `try { require(${JSON.stringify(specifier)}); console.log('loaded') } catch (e) { console.log(e.code) }`])
+      expect(cjs.stdout.trim(), `require('${specifier}')`).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED')
+      const esm = node(['--input-type=module', '-e', `import(${JSON.stringify(specifier)}).then(() => console.log('loaded'), (e) => console.log(e.code))`])
+      expect(esm.stdout.trim(), `import('${specifier}')`).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED')
+    }
+  })
+
   it('the main entry exports nothing internal, and nothing the types do not name', () => {
     const main = entries[0]
     const names = valueExports(join(root, main.types))
@@ -80,7 +91,7 @@ describe('no data shared with every caller can be changed by one of them', () =>
     return out
   }
 
-  it('every object exported by any module of the package (each is importable through "./lib/*") is deep-frozen', async () => {
+  it('every object exported by any module of the package (reachable from its entries, or by a path into the installed folder) is deep-frozen', async () => {
     const files = readdirSync(join(root, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(m?js)$/.test(f))
     expect(files.length).toBeGreaterThan(40)
     const found: string[] = []

@@ -1,10 +1,11 @@
 // Shared by the vitest suites: the real fixtures (read from where they live, never copied), and
 // the invariants every condensation keeps, asserted on each one.
 import { readFileSync } from 'node:fs'
-import { expect, it } from 'vitest'
+import { expect } from 'vitest'
 
 import { countTokens, expandReferences, validateConversation, type ApiMessage, type CondenseResult } from '../lib/index.js'
-import { FIXTURES, fixtureLocation } from './fixture-location.js'
+import { FIXTURES, FIXTURES_ENV, fixtureLocation } from './fixture-location.js'
+import { itWhen } from './skip-when.js'
 
 export { FIXTURES }
 
@@ -14,8 +15,12 @@ export const FIXTURE_DIR = location.dir
 /** Whether the real histories are here; the suites that read them are skipped when not. */
 export const HAVE_FIXTURES = location.present
 
-/** A test that reads the real histories: skipped (and counted in the run's summary) without them. */
-export const itReal = it.skipIf(!HAVE_FIXTURES)
+/** A test that reads the real histories: skipped without them, saying why and how to get them in
+ * the run's summary. */
+export const itReal = itWhen(
+  HAVE_FIXTURES,
+  `${location.reason}; put them there or set ${FIXTURES_ENV} to their folder (the generated histories cover the invariants meanwhile)`,
+)
 
 export function loadFixture(name: string): ApiMessage[] {
   if (!HAVE_FIXTURES) throw new Error(`loadFixture(${name}): ${location.reason}; mark the test itReal`)
@@ -88,3 +93,8 @@ export function assertInvariants(input: ApiMessage[], snapshot: ApiMessage[], re
  * release builds leave it off, and the tests that need it are skipped there). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 export const HAVE_PROBES = typeof (require('../index.js') as { countMessages?: unknown }).countMessages === 'function'
+/** A test that needs the probes build (countMessages, the panic probe): skipped without it, saying so. */
+export const itProbes = itWhen(
+  HAVE_PROBES,
+  'the addon was built without the test-only probes feature (npm run build has it; scripts/ci-build.sh leaves it out)',
+)

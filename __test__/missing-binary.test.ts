@@ -2,7 +2,9 @@
 // fetch without a word; npm with --omit=optional): whichever entry of the package a host loads
 // first, the error is this package's (lib/native.js: the platform named, what to do, code
 // CONTEXT_CONDENSE_NO_BINARY), never napi-rs's generic "Cannot find native binding. npm has a bug
-// …". The package's JavaScript is copied to a temporary folder without any binary and loaded there.
+// …". The message says what is missing (this platform's package and its binary's file name) and
+// the three ways out, in a few lines; the command line prints just that and exits non-zero. The
+// package's JavaScript is copied to a temporary folder without any binary and loaded there.
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,6 +19,7 @@ const { packageEntries, root } = require('../scripts/dts-exports.cjs') as {
 
 const copy = mkdtempSync(join(tmpdir(), 'context-condense-no-binary-'))
 cpSync(join(root, 'lib'), join(copy, 'lib'), { recursive: true })
+cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true })
 cpSync(join(root, 'index.js'), join(copy, 'index.js'))
 cpSync(join(root, 'package.json'), join(copy, 'package.json'))
 afterAll(() => rmSync(copy, { recursive: true, force: true }))
@@ -29,14 +32,19 @@ function load(file: string): { message: string; code?: string } | null {
   const code = file.endsWith('.mjs')
     ? `import(${path}).then(() => console.log('null'), ${report})`
     : `try { require(${path}); console.log('null') } catch (e) { (${report})(e) }`
-  // No NAPI_RS_NATIVE_LIBRARY_PATH or forced WebAssembly from the environment: only the copy counts.
-  const env = { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '', NAPI_RS_FORCE_WASI: '' }
-  const r = spawnSync(process.execPath, ['-e', code], { cwd: copy, encoding: 'utf8', env })
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: copy, encoding: 'utf8', env: cleanEnv })
   expect(r.stderr).toBe('')
   return JSON.parse(r.stdout)
 }
 
 const OURS = { message: expect.stringMatching(/^context-condense: no prebuilt binary for \S+ in this install/), code: 'CONTEXT_CONDENSE_NO_BINARY' }
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+// No NAPI_RS_NATIVE_LIBRARY_PATH or forced WebAssembly from the environment: only the copy counts.
+const cleanEnv = { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '', NAPI_RS_FORCE_WASI: '' }
+
+// napi-rs's name for this platform (the suffix of the platform package and of the binary's file).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { platformName } = require('../lib/platform.js') as { platformName(): string }
 
 describe('no binary for this platform in the install', () => {
   // The engine is needed by the main entry and by each Roo entry (their options, history and host
@@ -64,5 +72,47 @@ describe('no binary for this platform in the install', () => {
       }
     }
     expect(found).toEqual(['lib/native.js'])
+  })
+
+  it('the message names the platform package and the binary file, and the three ways out, in a few lines', () => {
+    const name = platformName()
+    const thrown = load('lib/index.js')
+    expect(thrown).toEqual(OURS)
+    const message = thrown!.message
+    expect(message).toContain(`context-condense-${name}`)
+    expect(message).toContain(`context-condense.${name}.node`)
+    expect(message).toContain(`npm install context-condense-${name}@${version}`)
+    expect(message).toContain('npm install --cpu=wasm32 context-condense')
+    expect(message).toContain('npm run build')
+    expect(message).toContain('https://rustup.rs')
+    // Not the old advice, which is wrong when no optional package was ever there.
+    expect(message).not.toContain('--no-optional')
+    expect(message.split('\n').length).toBeLessThanOrEqual(6)
+  })
+
+  it('on a platform with no package published: says so, and offers the WebAssembly build and a source build', () => {
+    // A processor no platform package is built for; napi-rs's loader and lib/native.js both read process.arch.
+    const code = `Object.defineProperty(process, 'arch', { value: 'riscv64' }); try { require(${JSON.stringify(join(copy, 'lib/index.js'))}); console.log('null') } catch (e) { console.log(JSON.stringify({ message: e.message, code: e.code })) }`
+    const r = spawnSync(process.execPath, ['-e', code], { cwd: copy, encoding: 'utf8', env: cleanEnv })
+    const thrown = JSON.parse(r.stdout) as { message: string; code: string }
+    const name = platformName().replace(process.arch, 'riscv64')
+    expect(thrown.code).toBe('CONTEXT_CONDENSE_NO_BINARY')
+    expect(thrown.message).toMatch(new RegExp(`^context-condense: no prebuilt binary for ${name} in this install`))
+    expect(thrown.message).toContain(`no package context-condense-${name} is published`)
+    expect(thrown.message).not.toContain(`npm install context-condense-${name}`)
+    expect(thrown.message).toContain('npm install --cpu=wasm32 context-condense')
+    expect(thrown.message).toContain('https://rustup.rs')
+  })
+
+  it('the command line prints the message alone (no stack) and exits non-zero, --help included', () => {
+    for (const args of [['--help'], ['analyze', 'history.json']]) {
+      const r = spawnSync(process.execPath, [join(copy, 'bin', 'context-condense.mjs'), ...args], { cwd: copy, encoding: 'utf8', env: cleanEnv })
+      expect(r.status, args.join(' ')).not.toBe(0)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/^context-condense: no prebuilt binary for \S+ in this install/)
+      expect(r.stderr).not.toMatch(/^\s+at /m)
+      expect(r.stderr).not.toContain('Cannot find native binding')
+      expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(6)
+    }
   })
 })

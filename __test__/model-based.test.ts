@@ -22,7 +22,7 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-import { HAVE_PROBES } from './helpers.js'
+import { itProbes } from './helpers.js'
 import { KNOWN_FAILURES, collected, hit } from './model/common.js'
 import { ran } from './model/conversation-model.js'
 import { check, conversationProperty, managerProperty, runSettings } from './model/properties.js'
@@ -41,7 +41,7 @@ describe('model-based: a manager keeping conversations per task against the stat
 })
 
 describe('model-based: after close the engine gives its memory back', () => {
-  it.skipIf(!HAVE_PROBES)('what five closed conversations held (two closed while a condense ran, one aborted, one a manager kept) is given back', () => {
+  itProbes('what five closed conversations held (two closed while a condense ran, one aborted, one a manager kept) is given back', () => {
     const r = spawnSync(process.execPath, ['--expose-gc', join(__dirname, 'model', 'memory-child.mjs'), '600000'], {
       encoding: 'utf8',
       env: { ...process.env, UV_THREADPOOL_SIZE: '1' },

@@ -18,7 +18,7 @@ describe('the npm package', () => {
     }
     for (const bin of Object.values<string>(pkg.bin ?? {})) expect(files).toContain(bin.replace(/^\.\//, ''))
     // Every file `main`, `types`, `exports` and `bin` name is in it.
-    // (the targets of `exports`, its values, not its keys; patterns such as ./lib/* aside)
+    // (the targets of `exports`, its values, not its keys; a pattern, were there one, aside)
     const targets = (v: unknown): string[] => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(targets) : [])
     const named = [pkg.main, pkg.types, ...targets(pkg.exports ?? {})].filter((p: string) => !p.includes('*')).map((p: string) => p.replace(/^\.\//, ''))
     expect(named).toContain('lib/roo.js')
@@ -35,7 +35,7 @@ describe('the npm package', () => {
       [
         '-e',
         `
-      const names = ['context-condense', 'context-condense/roo', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/lib/repair.js']
+      const names = ['context-condense', 'context-condense/roo', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/report-html']
       console.log(JSON.stringify(names.map((n) => Object.keys(require(n)).length)))`,
       ],
       { cwd: root, encoding: 'utf8' },
@@ -63,7 +63,7 @@ describe('the npm package', () => {
     }
   })
 
-  it('names a platform package for each target, each with its binary and its os/cpu, and depends on each optionally', () => {
+  it('names a platform package for each target, each with its binary and its os/cpu, depended on optionally once published', () => {
     const targets: string[] = pkg.napi.targets
     expect(targets).toEqual([
       'x86_64-unknown-linux-gnu',
@@ -96,8 +96,10 @@ describe('the npm package', () => {
     const wasi = JSON.parse(readFileSync(join(root, 'npm', 'wasm32-wasi', 'package.json'), 'utf8'))
     expect(wasi).toMatchObject({ name: 'context-condense-wasm32-wasi', version: pkg.version, cpu: ['wasm32'], main: 'context-condense.wasi.cjs' })
     expect(wasi.files).toContain('context-condense.wasm32-wasi.wasm')
-    // What `napi pre-publish` writes: every platform package at this version.
-    expect(pkg.optionalDependencies).toEqual(Object.fromEntries([...Object.keys(dirs), 'wasm32-wasi'].map((d) => [`context-condense-${d}`, pkg.version])))
+    // The optional dependencies on them are written when publishing, by `napi pre-publish` (every
+    // platform package at this version; scripts/pack-check.mjs runs it and checks): listed in the
+    // repository, npm ci refuses the lockfile, which cannot lock packages not yet on the registry.
+    expect(pkg.optionalDependencies).toBeUndefined()
     expect(pkg.scripts.prepublishOnly).toBe('napi pre-publish -t npm')
     expect(pkg.scripts.artifacts).toBe('napi artifacts')
   })

@@ -10,6 +10,7 @@ import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, type ApiMessage } from '../lib/index.js'
 import { buildReportData, renderHtmlReport, type ReportData } from '../lib/report-html.js'
 import { launchChromium } from '../scripts/chromium.mjs'
+import { needsChromium } from './skip-when.js'
 import { openReport } from './report-page.js'
 
 /** A generated history condensed with Smart balanced, its report's data and page. */
@@ -57,7 +58,10 @@ export function browsingTests(tmp: string) {
   let browser: Browser
   let big: Report // 2,000+ messages
   let mid: Report
+  // Without Chromium (outside CI) each test is skipped, saying so, and nothing is built for them.
+  const launch = needsChromium()
   beforeAll(async () => {
+    if (!launch) return
     browser = await launchChromium()
     big = await report(generateHistory({ seed: 41, format: 'xml', targetTokens: 1_800_000 }) as ApiMessage[])
     mid = await report(generateHistory({ seed: 31, format: 'xml', targetTokens: 120_000 }) as ApiMessage[])

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startSettingsDemo } from '../examples/settings/server.mjs'
 import { launchChromium } from '../scripts/chromium.mjs'
+import { needsChromium } from './skip-when.js'
 import { CondensationManager, condense, configSchema, managerConfigSchema, smartPreset, type ApiMessage } from '../lib/index.js'
 import { settingsSchemas } from '../lib/settings/schemas.js'
 import { childPath, parentPath, validate } from '../lib/settings/validate.mjs'
@@ -154,14 +155,6 @@ describe("the panel checks settings as the engine's schemas say", () => {
 
 let browser: Browser
 let demo: { url: string; close(): Promise<void> }
-beforeAll(async () => {
-  demo = await startSettingsDemo()
-  browser = await launchChromium()
-})
-afterAll(async () => {
-  await browser?.close()
-  await demo?.close()
-})
 
 /** A fresh demo page; `settings` replaces the demo's starting settings. */
 async function open(settings?: unknown): Promise<Page> {
@@ -181,6 +174,18 @@ const lastChange = (page: Page) => page.evaluate(() => (window as any).lastChang
 const settle = (page: Page) => page.waitForTimeout(50)
 
 describe('the panel in Chromium', () => {
+  // Without Chromium (outside CI) each test here is skipped, saying so; the ones above still run.
+  const launch = needsChromium()
+  beforeAll(async () => {
+    if (!launch) return
+    demo = await startSettingsDemo()
+    browser = await launchChromium()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await demo?.close()
+  })
+
   it("renders every provider's form from its schema, and a control for every manager setting", async () => {
     const page = await open()
     const schemas = settingsSchemas()

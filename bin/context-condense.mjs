@@ -4,11 +4,22 @@
 // the condensed history. Reads JSON files, standard input and Roo Code task folders; histories in
 // Anthropic (Roo Code) or OpenAI chat format. `replay` replays a task request by request and prices
 // it with a prompt-cache model. Node built-ins only.
-import { lib, EXIT, PRESETS, USAGE, CliError, usageError, writeOut, Progress, parse, oneOf, commandHelp, version } from './cli/common.mjs'
-import { cmdAnalyze } from './cli/analyze.mjs'
-import { cmdCondense } from './cli/condense.mjs'
-import { cmdReport } from './cli/report.mjs'
-import { cmdReplay } from './cli/replay.mjs'
+import { createRequire } from 'node:module'
+
+// The engine first, before any module that needs it: an install without a binary for this
+// platform gets the library's own message (what is missing and the ways out), not a stack.
+try {
+  createRequire(import.meta.url)('../lib/native.js')
+} catch (e) {
+  if (e?.code !== 'CONTEXT_CONDENSE_NO_BINARY') throw e
+  process.stderr.write(`${e.message}\n`)
+  process.exit(1)
+}
+const { lib, EXIT, PRESETS, USAGE, CliError, usageError, writeOut, Progress, parse, oneOf, commandHelp, version } = await import('./cli/common.mjs')
+const { cmdAnalyze } = await import('./cli/analyze.mjs')
+const { cmdCondense } = await import('./cli/condense.mjs')
+const { cmdReport } = await import('./cli/report.mjs')
+const { cmdReplay } = await import('./cli/replay.mjs')
 
 // ---------------------------------------------------------------------------------------------
 // preset, help

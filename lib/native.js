@@ -1,24 +1,13 @@
 // The compiled engine, loaded through napi-rs's generated loader (../index.js), which picks this
 // platform's binary: the context-condense-<platform> package npm installs as an optional
 // dependency, a context-condense.<platform>.node beside the package (a source build), or the
-// WebAssembly fallback package. When none fits, its generic error is replaced by one that names the
-// platform and what to do. It never builds, downloads or loads anything else.
+// WebAssembly fallback package. When none fits, its generic error is replaced by one that names
+// what is missing and the ways out (noBinaryError). It never builds, downloads or loads anything else.
 'use strict'
 
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
-
-/** napi-rs's name for this platform, as in the platform packages' names. */
-function platformName() {
-  const { platform, arch } = process
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  if (platform === 'linux') {
-    const report = typeof process.report?.getReport === 'function' ? process.report.getReport() : null
-    const glibc = report && report.header && report.header.glibcVersionRuntime
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
-  }
-  return `${platform}-${arch}`
-}
+const { platformName, targetName } = require('./platform.js')
 
 /** Whether a binary for `name` is present in this install (so the failure is in loading it). */
 function binaryPresent(name) {
@@ -31,25 +20,52 @@ function binaryPresent(name) {
   }
 }
 
+/**
+ * The error for an install without a usable binary for this platform: what is missing (this
+ * platform's package and the binary's file name, or that the binary is there but does not load)
+ * and the ways out, one a line. The one place that words it: the library throws it and the command
+ * line prints it as it is.
+ */
+function noBinaryError(name, loaderError) {
+  const { version, napi } = require('../package.json')
+  const pkg = `context-condense-${name}`
+  const file = `context-condense.${name}.node`
+  // A platform package is published for each target the release builds (package.json's napi.targets).
+  const published = napi.targets.map(targetName).includes(name)
+  const wasm = '  npm install --cpu=wasm32 context-condense   (the WebAssembly build, for any platform; Node >= 22)'
+  const source = '  npm run build   (in a clone of the source, with Rust from https://rustup.rs; `npm run pack:local` then makes tarballs to install elsewhere)'
+  let lines
+  if (binaryPresent(name)) {
+    const cause = loaderError && loaderError.cause && loaderError.cause.message ? loaderError.cause.message : 'unknown reason'
+    lines = [
+      `context-condense: the binary for ${name} (${file}) is installed but failed to load: ${cause}`,
+      'Reinstall the package, or use one of:',
+      wasm,
+      source,
+    ]
+  } else {
+    lines = [
+      published
+        ? `context-condense: no prebuilt binary for ${name} in this install: the package ${pkg} (with the file ${file}) is not installed. Any one of these gives it one:`
+        : `context-condense: no prebuilt binary for ${name} in this install: no package ${pkg} is published (no file ${file}). Any one of these gives it one:`,
+      ...(published ? [`  npm install ${pkg}@${version}   (this platform's package)`] : []),
+      wasm,
+      source,
+    ]
+  }
+  const error = new Error(lines.join('\n'))
+  error.code = 'CONTEXT_CONDENSE_NO_BINARY'
+  error.cause = loaderError
+  return error
+}
+
 function load() {
   try {
     return require('../index.js')
   } catch (e) {
     const message = String(e && e.message)
     if (!/Cannot find native binding|Failed to load native binding/.test(message)) throw e
-    const name = platformName()
-    const cause = e.cause && e.cause.message ? `: ${e.cause.message}` : ''
-    const error = binaryPresent(name)
-      ? new Error(
-          `context-condense: the prebuilt binary for ${name} is installed but failed to load${cause}; reinstall the package, or build from source with \`npm run build\`, which needs Rust`,
-        )
-      : new Error(
-          `context-condense: no prebuilt binary for ${name} in this install; reinstall without --no-optional (or --omit=optional) so npm adds context-condense-${name}, ` +
-            `install the WebAssembly build (npm install --cpu=wasm32 context-condense) if there is no package for ${name}, or build from source with \`npm run build\`, which needs Rust`,
-        )
-    error.code = 'CONTEXT_CONDENSE_NO_BINARY'
-    error.cause = e
-    throw error
+    throw noBinaryError(platformName(), e)
   }
 }
 

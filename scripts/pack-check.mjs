@@ -1,14 +1,17 @@
 #!/usr/bin/env node
-// The pack-and-install check: packs the main package and this platform's binary package exactly as
-// they are published (the binary copied into npm/<platform>/ as `napi artifacts` does), installs
+// The pack-and-install check: first what publishing needs (checkPublishable: every package's
+// metadata, versions, optionalDependencies, the lockfile, the release job's permissions); then packs the main
+// package and this platform's binary package exactly as they are published (scripts/pack-local.mjs,
+// the binary copied into npm/<platform>/ as `napi artifacts` does), installs
 // both into a fresh temporary project with no Rust toolchain on PATH, and checks what a user gets:
 // require and import of every value export the .d.ts files name (main entry and sub-paths), tsc
 // under node16, bundler and node10 resolution, the CLI through npx, and the error when the binary
 // is absent. Works in a temporary folder only; never touches the repository's files or publishes.
 //
 //   node scripts/pack-check.mjs [--keep]        (the built .node must exist: npm run build)
+//   node scripts/pack-check.mjs --metadata-only (what publishing needs, nothing packed)
 import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
@@ -16,6 +19,7 @@ import { delimiter, join } from 'node:path'
 const require = createRequire(import.meta.url)
 const { packageEntries, valueExports, root } = require('./dts-exports.cjs')
 const { generateHistory } = await import('../fixtures/generate.mjs')
+const { hostPlatform, packLocal } = await import('./pack-local.mjs')
 
 const keep = process.argv.includes('--keep')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -25,13 +29,10 @@ const check = (what, ok, detail = '') => {
   if (!ok) failures.push(what)
 }
 
-/** napi-rs's name for this platform (as in npm/<name>/ and the binary's file name). */
-function hostPlatform() {
-  const { platform, arch } = process
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  if (platform === 'linux') return `linux-${arch}-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}`
-  return `${platform}-${arch}`
-}
+// What npm and the release workflow need before anything is packed (no registry asked): fails
+// here rather than at release time.
+checkPublishable()
+if (process.argv.includes('--metadata-only')) finish()
 
 const host = hostPlatform()
 const binary = join(root, `${pkg.napi.binaryName}.${host}.node`)
@@ -76,46 +77,42 @@ try {
     run(process.platform === 'win32' ? 'where' : 'sh', process.platform === 'win32' ? ['cargo'] : ['-c', 'command -v cargo || command -v rustc']).status !== 0,
   )
 
-  // The platform package, staged as `napi artifacts` leaves it: npm/<platform>/ with its binary.
-  const stage = join(tmp, 'stage', host)
-  mkdirSync(stage, { recursive: true })
-  copyFileSync(join(root, 'npm', host, 'package.json'), join(stage, 'package.json'))
-  copyFileSync(binary, join(stage, `${pkg.napi.binaryName}.${host}.node`))
-  for (const f of ['README.md', 'LICENSE']) if (existsSync(join(root, 'npm', host, f))) copyFileSync(join(root, 'npm', host, f), join(stage, f))
-  const packJson = (cwd) =>
-    JSON.parse(
-      execFileSync(npm, ['pack', '--json', '--pack-destination', packs], {
-        cwd,
-        env,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        shell: process.platform === 'win32',
-      }),
-    )[0]
-  const platformPack = packJson(stage)
+  // The pair `npm run pack:local` makes: the platform package staged as `napi artifacts` leaves
+  // it (npm/<platform>/ with its binary) and the main package.
+  const { main: mainPack, platform: platformPack } = packLocal(packs, env)
   check(
     `${platformPack.filename}: holds the binary`,
     platformPack.files.some((f) => f.path.endsWith('.node')),
     JSON.stringify(platformPack.files),
   )
-  const mainPack = packJson(root)
   check(
     `${mainPack.filename}: holds no binary and the LICENSE`,
     !mainPack.files.some((f) => f.path.endsWith('.node')) && mainPack.files.some((f) => f.path === 'LICENSE'),
   )
-  const published = JSON.parse(execFileSync('tar', ['-xzOf', join(packs, mainPack.filename), 'package/package.json'], { encoding: 'utf8' }))
-  const wanted = Object.fromEntries(pkg.napi.targets.map((t) => [`${pkg.name}-${targetDir(t)}`, pkg.version]))
-  const sorted = (o) => JSON.stringify(Object.entries(o ?? {}).sort(([a], [b]) => a.localeCompare(b)))
+  // What the release's npm publish adds: its prepublishOnly, napi pre-publish, writes the platform
+  // packages into optionalDependencies (one per napi.targets entry, at the version). Run here on a
+  // staged copy of package.json and this platform's package (this target only, as
+  // scripts/ci-publish.sh --dry-run does), publishing nothing and creating no GitHub release.
+  const prepub = join(tmp, 'pre-publish')
+  mkdirSync(join(prepub, 'npm', host), { recursive: true })
+  const stagedPkg = { ...pkg, napi: { ...pkg.napi, targets: pkg.napi.targets.filter((t) => targetDir(t) === host) } }
+  writeFileSync(join(prepub, 'package.json'), JSON.stringify(stagedPkg, null, 2))
+  writeFileSync(join(prepub, 'npm', host, 'package.json'), readFileSync(join(root, 'npm', host, 'package.json')))
+  execFileSync('tar', ['-xzf', join(packs, platformPack.filename), '-C', join(prepub, 'npm', host), '--strip-components=1'])
+  const napiCli = join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
+  const prePublish = run(process.execPath, [napiCli, 'pre-publish', '-t', 'npm', '--skip-optional-publish', '--no-gh-release'], prepub, {
+    GITHUB_REPOSITORY: '',
+  })
+  const written = prePublish.status === 0 ? readJson(join(prepub, 'package.json')).optionalDependencies : undefined
   check(
-    'the published package.json names every platform package at its version in optionalDependencies',
-    sorted(published.optionalDependencies) === sorted(wanted),
-    JSON.stringify(published.optionalDependencies),
+    `napi pre-publish (prepublishOnly) writes optionalDependencies: ${JSON.stringify(written)}`,
+    JSON.stringify(written) === JSON.stringify({ [`${pkg.name}-${host}`]: pkg.version }),
+    prePublish.stdout + prePublish.stderr,
   )
 
-  // A fresh CommonJS project installs both tarballs (the other platforms' optional packages are
-  // not for this machine; --omit=optional keeps npm from asking the registry for them).
+  // A fresh CommonJS project installs both tarballs, as pack:local tells a user to.
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-check-project', version: '1.0.0', private: true }, null, 2))
-  const install = run(npm, ['install', '--omit=optional', '--no-package-lock', join(packs, mainPack.filename), join(packs, platformPack.filename)])
+  const install = run(npm, ['install', '--no-package-lock', join(packs, mainPack.filename), join(packs, platformPack.filename)])
   check('npm install of both tarballs, no Rust toolchain', install.status === 0, install.stderr)
   check(`npm install: no EBADENGINE, no install script`, !/EBADENGINE|gyp|cargo/.test(install.stderr + install.stdout), install.stderr)
 
@@ -199,19 +196,27 @@ try {
   const analyze = run(npx, ['--no-install', 'context-condense', 'analyze', 'history.json', '--json'])
   check('npx context-condense analyze history.json --json', analyze.status === 0 && JSON.parse(analyze.stdout || '{}').ok === true, analyze.stderr)
 
-  // Without a binary for this platform: an error that names it and says what to do.
+  // Without a binary for this platform: the library's error, which names what is missing and the
+  // ways out, and the CLI prints it alone.
   const platformDir = join(project, 'node_modules', `${pkg.name}-${host}`)
   renameSync(platformDir, `${platformDir}.away`)
   const absent = run(process.execPath, ['-e', `require('context-condense')`])
+  const absentCli = run(npx, ['--no-install', 'context-condense', '--help'])
   renameSync(`${platformDir}.away`, platformDir)
   const firstLine = absent.stderr.split('\n').find((l) => l.includes('no prebuilt binary')) ?? absent.stderr
   check(
     `binary absent: "${firstLine.replace(/^.*?Error: /, '').slice(0, 90)}..."`,
     absent.status !== 0 &&
       absent.stderr.includes(`no prebuilt binary for ${host} in this install`) &&
-      absent.stderr.includes('npm run build') &&
-      absent.stderr.includes('--no-optional'),
+      absent.stderr.includes(`${pkg.napi.binaryName}.${host}.node`) &&
+      absent.stderr.includes(`npm install ${pkg.name}-${host}@${pkg.version}`) &&
+      absent.stderr.includes('npm run build'),
     absent.stderr,
+  )
+  check(
+    'binary absent: npx context-condense --help prints that message alone and exits non-zero',
+    absentCli.status !== 0 && absentCli.stderr.startsWith(`context-condense: no prebuilt binary for ${host}`) && !/^\s+at /m.test(absentCli.stderr),
+    absentCli.stderr,
   )
 } finally {
   if (keep) console.log(`kept ${tmp}`)
@@ -220,18 +225,114 @@ try {
 
 /** The npm/ folder napi-rs uses for a Rust target triple. */
 function targetDir(triple) {
-  const known = {
-    'x86_64-unknown-linux-gnu': 'linux-x64-gnu',
-    'x86_64-unknown-linux-musl': 'linux-x64-musl',
-    'aarch64-unknown-linux-gnu': 'linux-arm64-gnu',
-    'x86_64-apple-darwin': 'darwin-x64',
-    'aarch64-apple-darwin': 'darwin-arm64',
-    'x86_64-pc-windows-msvc': 'win32-x64-msvc',
-    'wasm32-wasip1-threads': 'wasm32-wasi',
-  }
-  if (!known[triple]) throw new Error(`pack-check: no npm folder known for target ${triple}`)
-  return known[triple]
+  const name = require('../lib/platform.js').targetName(triple)
+  if (!name) throw new Error(`pack-check: no npm folder known for target ${triple} (lib/platform.js)`)
+  return name
 }
 
-console.log(failures.length === 0 ? 'pack-check: all passed' : `pack-check: ${failures.length} failed`)
-process.exit(failures.length === 0 ? 0 : 1)
+finish()
+
+function finish() {
+  console.log(failures.length === 0 ? 'pack-check: all passed' : `pack-check: ${failures.length} failed`)
+  process.exit(failures.length === 0 ? 0 : 1)
+}
+
+/**
+ * The publish, short of the upload: every package npm would publish (the main one and each
+ * npm/<platform>/) has what `npm publish --provenance` requires and what a user needs to find the
+ * source (name, version, repository.url on GitHub, homepage, bugs, license, files, main); they all
+ * name the same repository and version; npm/ holds a package for each of napi.targets and the
+ * repository's package.json leaves optionalDependencies to napi pre-publish (which the pack phase
+ * runs); the lockfile locks every platform's build of the tools; and the release workflow's publish job may do
+ * what the publish does (an OIDC token for provenance; a GitHub token with write access to the
+ * repository's contents when `napi pre-publish` creates the GitHub release).
+ */
+function checkPublishable() {
+  const dirs = readdirSync(join(root, 'npm'), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort()
+  const packages = [
+    { where: 'package.json', json: pkg },
+    ...dirs.map((d) => ({ where: `npm/${d}/package.json`, json: readJson(join(root, 'npm', d, 'package.json')) })),
+  ]
+  const repositoryUrl = (json) => (typeof json.repository === 'string' ? json.repository : json.repository?.url) ?? ''
+  for (const { where, json } of packages) {
+    const missing = ['name', 'version', 'license', 'main', 'homepage'].filter((k) => typeof json[k] !== 'string' || json[k] === '')
+    if (!repositoryUrl(json)) missing.push('repository.url')
+    if (!(typeof json.bugs === 'string' ? json.bugs : json.bugs?.url)) missing.push('bugs.url')
+    if (!Array.isArray(json.files) || json.files.length === 0) missing.push('files')
+    else if (where !== 'package.json' && !json.files.includes(json.main)) missing.push(`files: ${json.main} (its main)`)
+    check(`${where}: name, version, repository.url, homepage, bugs, license, files and main`, missing.length === 0, `missing or empty: ${missing.join(', ')}`)
+    const url = repositoryUrl(json)
+    let github = false
+    try {
+      github = new URL(url.replace(/^git\+/, '')).hostname === 'github.com'
+    } catch {}
+    if (url) check(`${where}: repository.url is a GitHub repository (npm's provenance checks it against the workflow's)`, github, url)
+  }
+  const urls = new Set(packages.map(({ json }) => repositoryUrl(json)))
+  check('every package names the same repository', urls.size === 1 && !urls.has(''), [...urls].join(', '))
+  const off = packages.filter(({ json }) => json.version !== pkg.version)
+  check(`every package is at version ${pkg.version}`, off.length === 0, off.map(({ where, json }) => `${where}: ${json.version}`).join(', '))
+  const misnamed = dirs.filter((d) => readJson(join(root, 'npm', d, 'package.json')).name !== `${pkg.name}-${d}`)
+  check(`each npm/<platform>/package.json is named ${pkg.name}-<platform>`, misnamed.length === 0, misnamed.join(', '))
+  const fromTargets = pkg.napi.targets.map(targetDir).sort()
+  check(
+    'npm/ holds one folder per napi.targets entry',
+    JSON.stringify(dirs) === JSON.stringify(fromTargets),
+    `npm/: ${dirs.join(', ')}; targets: ${fromTargets.join(', ')}`,
+  )
+  // The platform packages are not on the registry until the release publishes them, so npm cannot
+  // lock them: listed in the repository's package.json, they make npm ci refuse the lockfile ("Missing:
+  // context-condense-darwin-arm64@ from lock file"). napi pre-publish writes them at publish time.
+  const ownOptional = Object.keys(pkg.optionalDependencies ?? {}).filter((d) => d.startsWith(`${pkg.name}-`))
+  check(
+    'package.json lists no platform package in optionalDependencies (napi pre-publish adds them when publishing; npm ci could not lock them)',
+    ownOptional.length === 0,
+    ownOptional.join(', '),
+  )
+  check("package.json's prepublishOnly runs napi pre-publish", /\bnapi pre-publish\b/.test(pkg.scripts?.prepublishOnly ?? ''), pkg.scripts?.prepublishOnly)
+
+  // The lockfile CI installs from (npm ci on Linux, macOS, Windows and Alpine): every optional
+  // dependency a locked package names is locked too, so each runner finds its platform's build (of
+  // Biome, napi-rs's tar and wasm-tools, …). npm locks them all; a lockfile written by another
+  // client or with --os/--cpu may not.
+  const lock = readJson(join(root, 'package-lock.json'))
+  const unlocked = []
+  for (const [path, entry] of Object.entries(lock.packages ?? {})) {
+    for (const dep of Object.keys(entry.optionalDependencies ?? {})) {
+      const base = path === '' ? '' : `${path}/`
+      // npm's resolution: the dependency nested under its dependent, else under each ancestor.
+      const candidates = [`${base}node_modules/${dep}`]
+      for (let p = path; p.includes('node_modules/'); ) {
+        p = p.slice(0, p.lastIndexOf('node_modules/')).replace(/\/$/, '')
+        candidates.push(`${p ? `${p}/` : ''}node_modules/${dep}`)
+      }
+      if (!candidates.some((c) => lock.packages[c])) unlocked.push(`${dep} (for ${path || 'the root'})`)
+    }
+  }
+  check('package-lock.json locks every optional (per-platform) dependency', unlocked.length === 0, unlocked.slice(0, 20).join(', '))
+
+  // The publish job of the release workflow (the job that runs scripts/ci-publish.sh).
+  const workflow = readFileSync(join(root, '.github', 'workflows', 'release.yml'), 'utf8')
+  const jobs = workflow.slice(workflow.search(/^jobs:/m)).split(/\n(?= {2}[\w-]+:)/)
+  const publish = jobs.find((j) => j.includes('scripts/ci-publish.sh') && !j.includes('--dry-run')) ?? ''
+  check('release.yml: a job runs scripts/ci-publish.sh', publish !== '')
+  check("release.yml: the publish job has 'id-token: write' (npm publish --provenance needs the OIDC token)", /^\s+id-token:\s*write\b/m.test(publish))
+  const prePublish = pkg.scripts.prepublishOnly ?? ''
+  if (/napi pre-publish/.test(prePublish) && !/--no-gh-release\b/.test(prePublish)) {
+    check(
+      "release.yml: the publish job has 'contents: write' and GITHUB_TOKEN (napi pre-publish creates the GitHub release and uploads the binaries to it)",
+      /^\s+contents:\s*write\b/m.test(publish) && /^\s+GITHUB_TOKEN:\s*\$\{\{\s*secrets\.GITHUB_TOKEN\s*\}\}/m.test(publish),
+      publish
+        .split('\n')
+        .filter((l) => /contents:|GITHUB_TOKEN/.test(l))
+        .join('\n') || 'neither is there',
+    )
+  }
+}
+
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'))
+}

@@ -7,7 +7,8 @@
 // An entry: `make()` answers `{ self, args }` (the receiver of a method, getter or setter, made
 // fresh for every call, and the valid arguments); optional:
 //   `skip`: why the sweep cannot call it here (then it is not swept; say where it is tested);
-//   `opaque`: parameter names whose keys are not swept one by one (an identity token, not options);
+//   `opaque`: parameter names whose keys are not swept one by one (an identity token, not options),
+//     or such a key of an options parameter (`options.replay`: a result handed back, not options);
 //   `aliases`: parameter name -> other words an error may name it by ("unknown preset" for `name`);
 //   `lenient`: a place (a parameter's position, or the place as the sweep shows it: `content`,
 //     `options.condensingApiHandler`) -> why a value its type rules out may be accepted there (a
@@ -67,7 +68,7 @@ const call = (args) => () => ({ self: undefined, args: args() })
 
 /**
  * The table. `lib` holds the loaded entries by name (main, roo, roo-2025, roo-2026-01,
- * openai-client, openai-format, settings, settings/schemas); `llmUrl` is a stand-in
+ * openai-client, openai-format, settings, settings/schemas, report-html); `llmUrl` is a stand-in
  * chat-completions server's base URL.
  */
 export function baselineTable({ lib, llmUrl }) {
@@ -556,6 +557,30 @@ export function baselineTable({ lib, llmUrl }) {
     'settings/schemas',
     'summaryRequestFor',
     call(() => [history(), { provider: 'native', providers: { native: { keepLast: 3 } } }]),
+  )
+  // --- report-html: a result condense made with provenance (the report reads the engine's record),
+  // and replay's results, handed over as they are (their fields are passed through, not options).
+  const reported = async () => {
+    const before = history()
+    return { before, result: await main.condense(before, { provider: 'smart', config: { preset: 'balanced' }, provenance: true }) }
+  }
+  for (const id of ['renderHtmlReport', 'buildReportData']) {
+    add('report-html', id, {
+      opaque: ['result', 'options.replay'],
+      make: async () => {
+        const { before, result } = await reported()
+        return { self: undefined, args: [before, result, { title: 'report', preset: 'balanced', generatedAt: '2026-01-01' }] }
+      },
+    })
+  }
+  add('report-html', 'renderReplayReport', {
+    opaque: ['results'],
+    make: async () => ({ self: undefined, args: [await main.replay(history(), { policy: 'roo-default' }), { title: 'replay', generatedAt: '2026-01-01' }] }),
+  })
+  add(
+    'report-html',
+    'escapeHtml',
+    call(() => ['<b>"a" & \'b\'</b>']),
   )
   return t
 }

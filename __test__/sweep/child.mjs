@@ -116,7 +116,7 @@ function placesOf(callable, entry) {
         children: grandchildren,
         ...at,
       })
-      if (!k.keys) continue
+      if (!k.keys || opaque.has(`${p.name}.${k.name}`)) continue
       out.push({
         path: [i, k.name, UNKNOWN_KEY],
         name: UNKNOWN_KEY,
