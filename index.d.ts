@@ -309,6 +309,10 @@ export interface PriceList {
   cacheReadsPrice: number
 }
 
+/**
+ * The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
+ * constants (the one list every JavaScript module reads, through lib/registry.js).
+ */
 export declare function providerCatalogue(): any
 
 /** The next event of an engine run, as JavaScript receives it. */
@@ -381,8 +385,6 @@ export interface UsageTokens {
 }
 
 /**
- * The built-in providers, the Smart presets' names and the engine's constants (the one list every
- * JavaScript module reads).
  * What each message's Roo tags do (`model::tag_states`: 1 sent, 2 its summary hides it, 4 a
  * truncation marker hides it, 8 a shortened copy in place, 16 its shortened copy hides it), from
  * each message's marks packed

@@ -132,6 +132,30 @@ describe('the page', () => {
     expect(() => buildReportData(history, { ...withIt, messages: withIt.messages.slice(1) })).toThrow(/does not describe result\.messages/)
   })
 
+  it('counts and shows what no pass did (a reference renumbered after a summary moved its target)', async () => {
+    // Lossless leaves references; Smart aggressive then summarizes a span before some of their
+    // targets, and the engine renumbers those references: a change made after the passes.
+    const history = generateHistory({ seed: 2, targetTokens: 100_000 }) as ApiMessage[]
+    const first = await condense(history, { provider: 'lossless', config: { keep: 'first' } })
+    const result = await condense(first.messages, {
+      provider: 'smart',
+      config: { preset: 'aggressive' },
+      provenance: true,
+      summarize: async () => ({ text: 'What happened so far.' }),
+    })
+    const data = buildReportData(first.messages, result)
+    const byHand = data.before.filter((b) => b.actions.some((a) => a.pass === null))
+    expect(byHand.length).toBeGreaterThan(0)
+    const kinds: Record<string, number> = {}
+    for (const b of data.before) for (const a of b.actions) if (a.pass === null) kinds[a.kind] = (kinds[a.kind] ?? 0) + 1
+    expect(data.unattributed).toEqual({ messagesChanged: byHand.length, actions: kinds })
+    const html = renderHtmlReport(first.messages, result)
+    const row = html.match(/<tr class="unattributed">.*?<\/tr>/)
+    expect(row).not.toBeNull()
+    expect(row![0]).toContain(`<td class="num">${byHand.length}</td>`)
+    expect(row![0]).toMatch(/class="chip k-/)
+  })
+
   itReal('attributes Smart summaries to their pass (summarize callback asked once per request)', async () => {
     let calls = 0
     const result = await condense(dedupBefore, {

@@ -160,8 +160,11 @@ function buildReportData(before, result, options = {}) {
     actions: Object.fromEntries(ACTIONS.filter((k) => p[k] > 0).map((k) => [k, p[k]])),
   }))
   // Changes no pass made: references renumbered after a summary moved what they point at.
+  // Messages changed and, by action, the acts (a message removed whole, changed after the passes).
   const unattributedMessages = beforeMessages(actions, (a) => a.pass === null)
-  const unattributed = unattributedMessages > 0 ? { messagesChanged: unattributedMessages, actions: { changed: unattributedMessages } } : undefined
+  const unattributedKinds = {}
+  for (const list of actions) for (const a of list) if (a.pass === null) unattributedKinds[a.kind] = (unattributedKinds[a.kind] ?? 0) + 1
+  const unattributed = unattributedMessages > 0 ? { messagesChanged: unattributedMessages, actions: unattributedKinds } : undefined
 
   // Every change by action: the sum of the passes' rows; `kept` counts the messages nothing happened to.
   const kindCounts = {}
@@ -196,7 +199,7 @@ function buildReportData(before, result, options = {}) {
       durationMs: metrics.durationMs,
     },
     passes: passRows,
-    ...(unattributed ? { unattributed: { messagesChanged: unattributed.messages, actions: unattributed.kinds } } : {}),
+    ...(unattributed ? { unattributed } : {}),
     kinds: kindCounts,
     contentTypes: CONTENT_TYPES.map(([key, label, color]) => ({ key, label, color })),
     before: beforeData,

@@ -66,8 +66,6 @@ pub fn default_prompts() -> DefaultPrompts {
     }
 }
 
-/// The built-in providers, the Smart presets' names and the engine's constants (the one list every
-/// JavaScript module reads).
 /// What each message's Roo tags do (`model::tag_states`: 1 sent, 2 its summary hides it, 4 a
 /// truncation marker hides it, 8 a shortened copy in place, 16 its shortened copy hides it), from
 /// each message's marks packed
@@ -99,6 +97,8 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
     })
 }
 
+/// The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
+/// constants (the one list every JavaScript module reads, through lib/registry.js).
 #[napi]
 pub fn provider_catalogue() -> Value {
     crate::catalogue::catalogue()
