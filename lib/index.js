@@ -2,27 +2,10 @@
 // (no module below requires one above): functions.js (the functions over the native engine:
 // condense, the counts, schemas, conversations), manager.js (the condensation manager, which runs
 // on those functions) and replay/ (a replay of a history, which runs the manager). This file only
-// re-exports, each name written out, so Node's ESM import of it finds every named export.
+// re-exports, in forms Node's ESM import reads (a spread require, names written out), so it finds
+// every named export.
 'use strict'
 
-const {
-  condense,
-  openConversation,
-  Conversation,
-  repairConversation,
-  configSchema,
-  providerCatalogue,
-  smartPreset,
-  countTokens,
-  countTokensAsync,
-  clearTokenCache,
-  expandReferences,
-  validateConversation,
-  analyze,
-  analyzeAsync,
-  workingSet,
-  workingSetAsync,
-} = require('./functions.js')
 const {
   CondensationManager,
   managerConfigSchema,
@@ -35,22 +18,8 @@ const {
 const { replay, REPLAY_POLICIES } = require('./replay/index.js')
 
 module.exports = {
-  condense,
-  openConversation,
-  Conversation,
-  repairConversation,
-  configSchema,
-  providerCatalogue,
-  smartPreset,
-  countTokens,
-  countTokensAsync,
-  clearTokenCache,
-  expandReferences,
-  validateConversation,
-  analyze,
-  analyzeAsync,
-  workingSet,
-  workingSetAsync,
+  // Every export of functions.js is public (Node's ESM import sees a spread require as re-exports).
+  ...require('./functions.js'),
   CondensationManager,
   managerConfigSchema,
   slidingWindow,
