@@ -13,11 +13,24 @@ const ADVANCED = new Set(['pricing', 'taskId', 'triggers', 'providerTriggers', '
 /** A control's id from its setting's path (the same on every render, so focus can come back). */
 const idFor = (path, role) => `cc-${path.replace(/[^A-Za-z0-9_-]/g, '_')}-${role}`
 
+/**
+ * Prose with `code` spans (as the engine's descriptions write names and values) as DOM: the text
+ * between backticks in <code>, the rest as text. Never parses anything else as markup.
+ */
+export function prose(text) {
+  return String(text)
+    .split(/`([^`]+)`/)
+    .map((part, i) => (i % 2 ? el('code', { text: part }) : part))
+    .filter((part) => part !== '')
+}
+
+/** An element: `text` its text, `prose` its text with `code` spans, `on*` listeners, the rest attributes or properties. */
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag)
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue
     if (k === 'text') e.textContent = v
+    else if (k === 'prose') e.append(...prose(v))
     else if (k.startsWith('on')) e.addEventListener(k.slice(2), v)
     else if (k in e && typeof v !== 'string') e[k] = v
     else e.setAttribute(k, v === true ? '' : v)
@@ -126,7 +139,7 @@ export function field(schema, ctx) {
       { class: 'cc-field', 'data-path': path, ...extra },
       el('label', { for: id, text: label }),
       control,
-      help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
+      help ? el('div', { class: 'cc-help', id: `${id}-help`, prose: help }) : null,
       el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
     )
   const consts = constChoices(s, root)
@@ -150,7 +163,7 @@ export function field(schema, ctx) {
       { class: 'cc-field cc-check', 'data-path': path },
       box,
       el('label', { for: id, text: label }),
-      help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
+      help ? el('div', { class: 'cc-help', id: `${id}-help`, prose: help }) : null,
       el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
     )
   }
@@ -201,7 +214,7 @@ function optionalField(inner, ctx, label, help) {
     'div',
     { class: 'cc-field cc-optional', 'data-path': ctx.path },
     el('div', { class: 'cc-check' }, box, el('label', { for: id, text: `Set ${label.charAt(0).toLowerCase()}${label.slice(1)}` })),
-    help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
+    help ? el('div', { class: 'cc-help', id: `${id}-help`, prose: help }) : null,
     on ? field(inner, { ...ctx, label, optional: true }) : el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
   )
 }
@@ -233,7 +246,7 @@ function choiceField(s, ctx, label, help) {
     'fieldset',
     { class: 'cc-choice', 'data-path': ctx.path },
     el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null,
+    help ? el('div', { class: 'cc-help', prose: help }) : null,
     el('div', { class: 'cc-field' }, el('label', { for: id, text: `${label}: form` }), select),
     body,
   )
@@ -271,7 +284,7 @@ function objectField(s, ctx, label, help) {
     'fieldset',
     { class: 'cc-object', 'data-path': ctx.path },
     el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null,
+    help ? el('div', { class: 'cc-help', prose: help }) : null,
     parts,
     el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
   )
@@ -356,7 +369,7 @@ function listField(s, ctx, label, help) {
     'fieldset',
     { class: 'cc-list', 'data-path': ctx.path },
     el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null,
+    help ? el('div', { class: 'cc-help', prose: help }) : null,
     rows,
     el('button', { type: 'button', text: `Add to ${label.toLowerCase()}`, onclick: () => update((n) => n.push(defaultFor(s.items, ctx.root))) }),
     el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),

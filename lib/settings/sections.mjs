@@ -14,7 +14,7 @@ function radioCard({ group, id, label, help, checked, onchange }) {
     'div',
     { class: 'cc-provider' },
     radio,
-    el('div', {}, el('label', { for: id, text: label }), el('div', { class: 'cc-help', id: `${id}-help`, text: help })),
+    el('div', {}, el('label', { for: id, text: label }), el('div', { class: 'cc-help', id: `${id}-help`, prose: help })),
   )
 }
 
@@ -135,7 +135,7 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
   const notes = []
   if (typeof prompt === 'string' && !custom) notes.push('This prompt is blank, so the default below is used.')
   if (text.length > LONG_PROMPT_CHARS) notes.push(`Long: ${text.length} characters are sent with every summary.`)
-  const out = el('pre', { class: 'cc-request', hidden: true, 'aria-live': 'polite' })
+  const out = el('div', { class: 'cc-request', hidden: true, 'aria-live': 'polite' })
   const show = async () => {
     out.hidden = false
     out.textContent = 'Preparing the request…'
@@ -143,7 +143,7 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
       const request = panel.previewRequest
         ? await panel.previewRequest(panel.value)
         : { purpose: 'conversation', systemPrompt: text, messages: [{ role: 'user', content: '(the messages being summarized, as plain text)' }] }
-      out.textContent = JSON.stringify(request, null, 2)
+      out.replaceChildren(...requestView(request))
     } catch (e) {
       out.textContent = `The host could not prepare the request: ${e?.message ?? e}`
     }
@@ -161,6 +161,29 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
     el('button', { type: 'button', text: 'Preview the summary request', onclick: show }),
     out,
   )
+}
+
+/** A message's content as text: a string as it is, blocks by their text (others as JSON). */
+function contentText(content) {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return JSON.stringify(content, null, 2)
+  return content.map((b) => (b && typeof b.text === 'string' ? b.text : JSON.stringify(b, null, 2))).join('\n\n')
+}
+
+/** A summary request as a reader reads it: the system prompt, then each message under its role, text wrapped. */
+function requestView(request) {
+  if (!request) return [el('div', { class: 'cc-help', text: 'No request: the history is too short to summarize.' })]
+  const message = (role, heading, body) =>
+    el('section', { class: 'cc-msg', 'data-role': role }, el('div', { class: 'cc-msg-role', text: heading }), el('div', { class: 'cc-msg-text', text: body }))
+  const messages = request.messages ?? []
+  return [
+    el('div', {
+      class: 'cc-help',
+      text: `${request.purpose ? `Purpose: ${request.purpose}. ` : ''}${messages.length} message${messages.length === 1 ? '' : 's'} after the system prompt.`,
+    }),
+    message('system', 'System prompt', request.systemPrompt ?? ''),
+    ...messages.map((m, i) => message(m.role, `${i + 1}. ${m.role}`, contentText(m.content))),
+  ]
 }
 
 /** Per API profile: inherit the global threshold (-1) or its own percentage. */
