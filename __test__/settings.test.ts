@@ -372,7 +372,8 @@ describe('the panel in Chromium', () => {
     await page.getByRole('radio', { name: 'Aggressive' }).check()
     await settle(page)
     expect((await lastChange(page)).providers.smart).toEqual({ preset: 'aggressive' })
-    // Edit one setting of the preset: the config becomes the preset spelled out, with the edit.
+    // Edit one setting of the preset (its first pass expanded): the config becomes the preset spelled out, with the edit.
+    await page.locator('details[data-item="settings.providers.smart.passes[0]"] > summary').click()
     const keep = page.locator('[data-path="settings.providers.smart.passes[0].selection"]').getByRole('spinbutton').first()
     await keep.fill('9')
     await keep.press('Enter')
@@ -536,7 +537,7 @@ describe('the panel in Chromium', () => {
     expect(await group.getByRole('radio', { name: 'Custom' }).isChecked()).toBe(false)
     // Its passes are the ones shown below.
     const passes = (smartPreset('speed') as any).passes as Array<{ name: string }>
-    const shown = page.locator('[data-path="settings.providers.smart.passes"] > .cc-item > [data-path] > legend')
+    const shown = page.locator('[data-path="settings.providers.smart.passes"] > .cc-item > summary > strong')
     expect(await shown.allTextContents()).toEqual(passes.map((p, i) => `${i + 1}. ${p.name}`))
     await group.getByRole('radio', { name: 'Cost' }).check()
     await settle(page)
@@ -628,6 +629,51 @@ describe('the panel in Chromium', () => {
     })
     expect(help.backticks).toEqual([])
     expect(help.codes).toBeGreaterThan(0)
+    expect((page as any).pageErrors).toEqual([])
+    await page.close()
+  })
+
+  it("shows a preset's passes one line each (what it selects, what it does), each expanding to edit and staying open", async () => {
+    const page = await open({ provider: 'smart', providers: { smart: { preset: 'aggressive' } } })
+    const section = page.locator('section[data-provider="smart"]')
+    // Compact: the whole Smart section fits in well under two screens (the nested form was ~5,300 px).
+    expect(await section.evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(1800)
+    const passes = (smartPreset('aggressive') as any).passes as Array<any>
+    const items = section.locator('details.cc-compact')
+    expect(await items.count()).toBe(passes.length)
+    const lines = await items.locator('> summary .cc-line').allTextContents()
+    const individual = passes.findIndex((p) => p.mode === 'individual')
+    const keepRecent = passes[individual].selection.keepRecentCount
+    expect(lines[individual]).toBe(
+      `in all but the last ${keepRecent} messages: ${Object.entries(passes[individual].individualConfig.defaults)
+        .map(([type, op]: [string, any]) => `${type.replace(/([A-Z])/g, ' $1').toLowerCase()}: ${typeof op === 'string' ? op : op.operation}`)
+        .join(', ')}`,
+    )
+    const batch = passes.findIndex((p) => p.mode === 'batch')
+    expect(lines[batch]).toContain(passes[batch].batchConfig.operation)
+    expect(lines[batch]).toContain(`over ${passes[batch].execution.condition.tokenThreshold.toLocaleString('en-US')} tokens`)
+    // Collapsed, its fields are not on screen; expanded, they are, and an edit keeps it open.
+    const first = section.locator('details[data-item="settings.providers.smart.passes[0]"]')
+    const count = first.locator('[data-path="settings.providers.smart.passes[0].selection"]').getByRole('spinbutton').first()
+    expect(await count.isVisible()).toBe(false)
+    await first.locator('> summary').click()
+    await count.fill('9')
+    await count.press('Enter')
+    await settle(page)
+    expect((await lastChange(page)).providers.smart.passes[0].selection.keepRecentCount).toBe(9)
+    expect(await count.isVisible()).toBe(true)
+    expect(await first.locator('> summary .cc-line').textContent()).toContain('all but the last 9 messages')
+    // A problem inside a collapsed pass opens it, so it is seen beside its field.
+    await first.locator('> summary').click()
+    await page.evaluate(() => {
+      const panel = document.getElementById('panel') as any
+      const next = structuredClone(panel.settings)
+      next.providers.smart.passes[1].execution.condition.tokenThreshold = -5
+      panel.update(next)
+    })
+    await settle(page)
+    expect(await section.locator(`details[data-item="settings.providers.smart.passes[${batch}]"]`).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true)
+    expect(await section.locator('.cc-error:not(:empty)').first().isVisible()).toBe(true)
     expect((page as any).pageErrors).toEqual([])
     await page.close()
   })

@@ -7,7 +7,17 @@
 
 import { el, field, humanize } from './form.mjs'
 import { STYLE } from './style.mjs'
-import { condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice } from './sections.mjs'
+import {
+  condensingProfile,
+  exportImport,
+  managerField,
+  passLine,
+  presetChoice,
+  previewSection,
+  profileThresholds,
+  promptTools,
+  providerChoice,
+} from './sections.mjs'
 import { childPath, parentPath, validate } from './validate.mjs'
 
 /** Manager settings under "Advanced", in this order. */
@@ -43,6 +53,8 @@ export class ContextCondenseSettings extends Base {
     this._errors = deepFreeze([])
     this._preview = null
     this.previewRequest = null
+    /** The list items (Smart's passes) expanded, by path: they stay so across renders. */
+    this._openItems = new Set()
   }
 
   /** `async (settings) => ({ tokensBefore, rows })`: runs the providers on the current task. */
@@ -221,6 +233,8 @@ export class ContextCondenseSettings extends Base {
       label: '',
       path: `settings.providers.${id}`,
       omit: id === this._schemas.names.presetProvider ? ['preset'] : [],
+      // Smart's passes: one line each (what it selects, what it does), expanding to its fields.
+      compact: id === this._schemas.names.presetProvider ? { passes: { line: passLine, open: this._openItems } } : undefined,
       get: () => this.displayedConfig(id),
       set: (v) => this.setProviderConfig(id, v),
     })
@@ -297,6 +311,8 @@ export class ContextCondenseSettings extends Base {
       const lines = slot.textContent ? slot.textContent.split('\n') : []
       if (!lines.includes(text)) slot.textContent = [...lines, text].join('\n')
       holder?.classList.add('cc-invalid')
+      // A problem inside a collapsed part (a pass, "Advanced") opens it, so it is seen.
+      for (let d = slot.closest('details'); d; d = d.parentElement?.closest('details') ?? null) d.open = true
       const control = holder?.querySelector('input,select,textarea')
       control?.setAttribute('aria-invalid', 'true')
     }

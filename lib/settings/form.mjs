@@ -264,6 +264,7 @@ function objectField(s, ctx, label, help) {
       root: ctx.root,
       key: k,
       path: childPath(ctx.path, k),
+      compact: ctx.compact?.[k],
       get: () => (ctx.get() ?? {})[k],
       set: (v) => {
         const next = { ...(ctx.get() ?? {}) }
@@ -327,7 +328,11 @@ function mapRows(valueSchema, ctx, value) {
   return el('div', { class: 'cc-map' }, rows, el('div', { class: 'cc-row' }, el('label', { for: id, text: 'New key' }), key, add))
 }
 
-/** A list: each item's fields with move and remove buttons, and an add button. */
+/**
+ * A list: each item's fields with move and remove buttons, and an add button. With `ctx.compact`
+ * (`{ line(item) → text, open: Set of paths }`) each item is one line saying what it is, that
+ * expands to its fields; the items open are remembered in `open` across renders.
+ */
 function listField(s, ctx, label, help) {
   const items = ctx.get() ?? []
   const update = (fn) => {
@@ -337,14 +342,14 @@ function listField(s, ctx, label, help) {
   }
   const rows = items.map((item, i) => {
     const itemLabel = item && typeof item === 'object' && (item.name || item.id) ? `${i + 1}. ${item.name || item.id}` : `${label} ${i + 1}`
-    return el(
-      'div',
-      { class: 'cc-item' },
+    const path = childPath(ctx.path, i)
+    const compact = ctx.compact
+    const body = [
       field(s.items, {
         root: ctx.root,
         key: String(i),
         label: itemLabel,
-        path: childPath(ctx.path, i),
+        path,
         get: () => (ctx.get() ?? [])[i],
         set: (v) =>
           update((n) => {
@@ -363,6 +368,18 @@ function listField(s, ctx, label, help) {
         }),
         el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${itemLabel}`, onclick: () => update((n) => n.splice(i, 1)) }),
       ),
+    ]
+    if (!compact) return el('div', { class: 'cc-item' }, body)
+    return el(
+      'details',
+      {
+        class: 'cc-item cc-compact',
+        'data-item': path,
+        open: compact.open.has(path) || undefined,
+        ontoggle: (e) => (e.target.open ? compact.open.add(path) : compact.open.delete(path)),
+      },
+      el('summary', {}, el('strong', { text: itemLabel }), el('span', { class: 'cc-line', text: compact.line(item) })),
+      body,
     )
   })
   return el(

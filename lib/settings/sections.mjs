@@ -52,6 +52,42 @@ export function presetSummary(config) {
   return steps.join(', then ') || 'No pass'
 }
 
+/** The messages a pass's selection picks, in words. */
+function selectionText(selection) {
+  if (!selection || typeof selection !== 'object') return 'the whole history'
+  const n = (v) => (typeof v === 'number' ? v.toLocaleString('en-US') : '?')
+  if (typeof selection.keepRecentCount === 'number') return `all but the last ${n(selection.keepRecentCount)} messages`
+  if (typeof selection.keepPercentage === 'number') return `the oldest ${n(100 - selection.keepPercentage)}% of messages`
+  if (Array.isArray(selection.messageIndices)) return `messages ${selection.messageIndices.join(', ')}`
+  return humanize(selection.type ?? 'a selection').toLowerCase()
+}
+
+/** What an operation spec does (`"suppress"` or `{ operation, params }`). */
+const operationText = (op) => (typeof op === 'string' ? op : op && typeof op === 'object' ? String(op.operation ?? 'keep') : 'keep')
+
+/**
+ * One line saying what a Smart pass does: what it selects and what it does to each content type
+ * (or to the whole selection, in batch), and when it runs. Read from the pass itself.
+ */
+export function passLine(pass) {
+  if (!pass || typeof pass !== 'object') return ''
+  const parts = []
+  if (pass.batchConfig) {
+    const b = pass.batchConfig
+    const keep = b.summarizationConfig
+    const kept =
+      keep && (keep.keepFirst !== undefined || keep.keepLast !== undefined) ? ` (keeps the first ${keep.keepFirst ?? 0} and last ${keep.keepLast ?? 0})` : ''
+    parts.push(`${operationText(b.operation)} ${pass.selection ? selectionText(pass.selection) : 'the middle'}${kept}`)
+  } else {
+    const defaults = pass.individualConfig?.defaults ?? {}
+    const ops = Object.entries(defaults).map(([type, op]) => `${humanize(type).toLowerCase()}: ${operationText(op)}`)
+    parts.push(`in ${selectionText(pass.selection)}: ${ops.join(', ') || 'nothing changed'}`)
+  }
+  const threshold = pass.execution?.condition?.tokenThreshold
+  if (typeof threshold === 'number') parts.push(`only when over ${threshold.toLocaleString('en-US')} tokens`)
+  return parts.join('; ')
+}
+
 /** Smart's presets: choosing one replaces the config by `{ preset }`; "custom" is any other. */
 export function presetChoice(panel, config) {
   const chosen = typeof config.preset === 'string' ? config.preset : null

@@ -54,6 +54,11 @@ code { font-family: var(--vscode-editor-font-family, ui-monospace, monospace); f
 .cc-error { white-space: pre-line; }
 .cc-request { max-height: 30em; overflow: auto; border: 1px solid var(--vscode-panel-border, var(--cc-border)); border-radius: 4px; padding: .3em .6em; }
 .cc-msg { margin: .5em 0; }
+details.cc-compact > summary { display: flex; gap: .6em; align-items: baseline; flex-wrap: wrap; }
+details.cc-compact > summary::marker { content: ''; }
+details.cc-compact > summary::before { content: '▸'; }
+details.cc-compact[open] > summary::before { content: '▾'; }
+.cc-line { color: var(--vscode-descriptionForeground, var(--cc-muted)); }
 .cc-msg-role { font-weight: 600; text-transform: capitalize; }
 .cc-msg-text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: var(--vscode-editor-font-family, ui-monospace, monospace); font-size: .92em;
   background: var(--vscode-textCodeBlock-background, var(--cc-block-bg)); padding: .3em .5em; border-radius: 2px; }
