@@ -629,6 +629,14 @@ describe('the panel in Chromium', () => {
     })
     expect(help.backticks).toEqual([])
     expect(help.codes).toBeGreaterThan(0)
+    // A choice's descriptions in a select (an <option> holds only text): names without backticks.
+    await page.evaluate(() => {
+      ;(document.getElementById('panel') as any).settings = { provider: 'native', providers: { native: { pricing: { inputPrice: 3 } } } }
+    })
+    await settle(page)
+    const options = await page.locator('[data-path="settings.providers.native.pricing.accounting"] option').allTextContents()
+    expect(options.length).toBeGreaterThan(1)
+    expect(options.filter((o) => o.includes('`'))).toEqual([])
     expect((page as any).pageErrors).toEqual([])
     await page.close()
   })

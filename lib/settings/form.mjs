@@ -147,7 +147,8 @@ export function field(schema, ctx) {
     const select = el(
       'select',
       { id, 'aria-describedby': help ? `${id}-help` : undefined, onchange: () => ctx.set(JSON.parse(select.value)) },
-      consts.map(([v, d]) => el('option', { value: JSON.stringify(v), text: d ? `${v} — ${d}` : String(v) })),
+      // An <option> holds only text: a `code` span of its description is shown without its backticks.
+      consts.map(([v, d]) => el('option', { value: JSON.stringify(v), text: d ? `${v} — ${d.replace(/`([^`]+)`/g, '$1')}` : String(v) })),
     )
     select.value = JSON.stringify(ctx.get() ?? defaultFor(s, root))
     return wrap(select)
