@@ -12,13 +12,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSettingsDemo } from '../examples/settings/server.mjs'
 import { launchChromium } from '../scripts/chromium.mjs'
 import { needsChromium } from './skip-when.js'
-import { CondensationManager, condense, configSchema, managerConfigSchema, smartPreset, type ApiMessage } from '../lib/index.js'
-import { settingsSchemas } from '../lib/settings/schemas.js'
+import { CondensationManager, condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset, type ApiMessage } from '../lib/index.js'
+import { previewOnHistory, settingsSchemas, summaryRequestFor } from '../lib/settings/schemas.js'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { childPath, parentPath, validate } from '../lib/settings/validate.mjs'
 
 const ROOT = join(__dirname, '..')
 const HISTORY = JSON.parse(readFileSync(join(ROOT, 'fixtures/examples/xml-session.json'), 'utf8')) as ApiMessage[]
 const PROVIDERS = ['native', 'lossless', 'truncation', 'smart'] as const
+/** The engine's registry: every provider and preset, the general presets, the default preset. */
+const CATALOGUE = providerCatalogue()
+const PROVIDER_IDS = CATALOGUE.providers.map((p) => p.id)
+const { presets: PRESETS, generalPresets: GENERAL_PRESETS, defaultPreset: DEFAULT_PRESET } = CATALOGUE
 
 /** A small deterministic generator (the cases are the same on every run). */
 function rng(seed: number) {
@@ -153,6 +159,47 @@ describe("the panel checks settings as the engine's schemas say", () => {
   })
 })
 
+describe('what the Node side hands the panel', () => {
+  it('every preset the engine has, in its order, each as the engine defines it', () => {
+    const { presets } = settingsSchemas()
+    expect(presets.map((p) => p.name)).toEqual(PRESETS)
+    expect(presets.filter((p) => p.general).map((p) => p.name)).toEqual(GENERAL_PRESETS)
+    for (const p of presets) expect(p.config).toEqual(smartPreset(p.name))
+  })
+
+  it('previews every provider on the history without a failure, Smart with the default preset when it is given nothing', async () => {
+    const summarize = async () => 'A short summary of the task so far.'
+    for (const settings of [{}, { provider: 'smart' as const }, { providers: { lossless: { keep: 'latest' as const } } }]) {
+      const result = await previewOnHistory(HISTORY, settings, { summarize })
+      expect(result.rows.map((r) => r.provider)).toEqual(PROVIDER_IDS)
+      for (const row of result.rows) {
+        expect(row.note, `${JSON.stringify(settings)}: ${row.provider}`).toBeUndefined()
+        expect(typeof row.tokensAfter, row.provider).toBe('number')
+        expect(row.tokensAfter!, row.provider).toBeLessThan(result.tokensBefore)
+      }
+      const smart = result.rows.find((r) => r.provider === 'smart')!
+      expect(smart.tokensAfter).toBe((await condense(HISTORY, { provider: 'smart', config: { preset: DEFAULT_PRESET }, summarize })).metrics.tokensAfter)
+    }
+  })
+})
+
+/** WCAG 2 contrast ratio of two `rgb(...)`/`rgba(...)` colours (opaque ones). */
+function contrast(a: string, b: string): number {
+  const luminance = (css: string) => {
+    const [r, g, b] = css
+      .match(/[\d.]+/g)!
+      .slice(0, 3)
+      .map(Number)
+    const lin = (c: number) => {
+      const v = c / 255
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+    }
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+  }
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return (hi + 0.05) / (lo + 0.05)
+}
+
 let browser: Browser
 let demo: { url: string; close(): Promise<void> }
 
@@ -223,17 +270,18 @@ describe('the panel in Chromium', () => {
     await field.getByRole('spinbutton').fill('-3')
     await field.getByRole('spinbutton').press('Enter')
     await settle(page)
-    await expect.poll(() => field.locator('.cc-error').first().textContent()).toContain('settings.providers.truncation.preserveRecentCount: must be at least 0')
+    await expect.poll(() => field.locator('.cc-error').first().textContent()).toBe('Preserve recent count: a whole number, at least 0; got -3')
     expect(await field.getByRole('spinbutton').getAttribute('aria-invalid')).toBe('true')
     const last = await lastChange(page)
     expect(last?.providers?.truncation?.preserveRecentCount).not.toBe(-3)
-    expect(await page.getByRole('alert').textContent()).toContain('Not saved')
+    expect(await page.getByRole('alert').textContent()).toContain('Not saved: a setting is not allowed (shown beside it).')
     // The global threshold is a percentage from 5 to 100.
     const threshold = page.locator('[data-path="settings.threshold"]').getByRole('spinbutton')
     await threshold.fill('150')
     await threshold.press('Enter')
     await settle(page)
-    expect(await page.getByRole('alert').textContent()).toContain('settings.threshold: must be at most 100')
+    expect(await page.locator('[data-path="settings.threshold"] .cc-error').textContent()).toBe('Threshold: from 5 to 100; got 150')
+    expect(await page.getByRole('alert').textContent()).toContain('2 settings are not allowed (shown beside them).')
     await page.close()
   })
 
@@ -251,7 +299,7 @@ describe('the panel in Chromium', () => {
     await within('choosing Lossless', page.getByRole('radio', { name: 'Lossless', exact: true }).check({ timeout: 10_000 }))
     await within('settling', settle(page))
     expect(await alertText(page)).toContain(
-      'Truncation (not the selected provider; select it to edit): settings.providers.truncation.preserveRecentCount: must be at least 0',
+      'Truncation (not the selected provider; select it to edit): Preserve recent count: a whole number, at least 0; got -1',
     )
     expect(await within('reading the heading', page.locator('section[data-provider] h2').textContent({ timeout: 10_000 }))).toBe('Lossless settings')
     await page.close({ runBeforeUnload: false })
@@ -260,13 +308,13 @@ describe('the panel in Chromium', () => {
     await within('unchecking', hosted.getByRole('checkbox', { name: 'Deduplicate file reads' }).uncheck({ timeout: 10_000 }))
     await within('settling', settle(hosted))
     const text = await alertText(hosted)
-    expect(text).toContain('Truncation (not the selected provider; select it to edit): settings.providers.truncation.preserveRecentCount')
-    expect(text).toContain('Smart (not the selected provider; select it to edit): settings.providers.smart')
+    expect(text).toContain('Truncation (not the selected provider; select it to edit): Preserve recent count: a whole number, at least 0; got -1')
+    expect(text).toContain('Smart (not the selected provider; select it to edit): Passes: expected array or null, got 3')
     // Choosing the provider puts its problem beside its field again.
     await within('choosing Truncation', hosted.getByRole('radio', { name: 'Truncation', exact: true }).check({ timeout: 10_000 }))
     await within('settling', settle(hosted))
     const field = hosted.locator('[data-path="settings.providers.truncation.preserveRecentCount"]')
-    expect(await within('reading the field', field.locator('.cc-error').first().textContent({ timeout: 10_000 }))).toContain('must be at least 0')
+    expect(await within('reading the field', field.locator('.cc-error').first().textContent({ timeout: 10_000 }))).toContain('a whole number, at least 0')
     expect(await alertText(hosted)).not.toContain('Truncation (not the selected provider')
     expect((hosted as any).pageErrors).toEqual([])
     await hosted.close({ runBeforeUnload: false })
@@ -310,7 +358,7 @@ describe('the panel in Chromium', () => {
       nested: true,
       error: true,
       profile: true,
-      after: { threshold: 80, count: -1, error: 'must be at least 0, got -1' },
+      after: { threshold: 80, count: -1, error: 'a whole number, at least 0; got -1' },
     })
     expect((page as any).pageErrors).toEqual([])
     await page.close()
@@ -324,7 +372,8 @@ describe('the panel in Chromium', () => {
     await page.getByRole('radio', { name: 'Aggressive' }).check()
     await settle(page)
     expect((await lastChange(page)).providers.smart).toEqual({ preset: 'aggressive' })
-    // Edit one setting of the preset: the config becomes the preset spelled out, with the edit.
+    // Edit one setting of the preset (its first pass expanded): the config becomes the preset spelled out, with the edit.
+    await page.locator('details[data-item="settings.providers.smart.passes[0]"] > summary').click()
     const keep = page.locator('[data-path="settings.providers.smart.passes[0].selection"]').getByRole('spinbutton').first()
     await keep.fill('9')
     await keep.press('Enter')
@@ -392,7 +441,9 @@ describe('the panel in Chromium', () => {
     await fast.fill('3')
     await fast.press('Enter')
     await settle(page)
-    expect(await page.getByRole('alert').textContent()).toContain('settings.profileThresholds.fast')
+    expect(await page.locator('[data-path="settings.profileThresholds.fast"] .cc-error').textContent()).toBe(
+      'Threshold for Fast (GPT mini) (%): from 5 to 100 (or -1: inherit the global threshold); got 3',
+    )
     await page.getByRole('spinbutton', { name: 'Threshold for Fast (GPT mini) (%)' }).fill('70')
     await page.getByRole('spinbutton', { name: 'Threshold for Fast (GPT mini) (%)' }).press('Enter')
     await settle(page)
@@ -416,9 +467,19 @@ describe('the panel in Chromium', () => {
     expect((await lastChange(page)).providers.native).toEqual({ customPrompt: 'Summarize tersely.' })
     expect(await page.locator('[data-prompt-length]').getAttribute('data-prompt-length')).toBe('18')
     await page.getByRole('button', { name: 'Preview the summary request' }).click()
-    await expect.poll(() => page.locator('.cc-request').textContent()).toContain('"systemPrompt": "Summarize tersely."')
-    const request = JSON.parse((await page.locator('.cc-request').textContent())!)
-    expect(request.messages.length).toBeGreaterThan(10) // the engine's request over the bundled history
+    // The request as a reader reads it: the system prompt, then each message under its role.
+    await expect.poll(() => page.locator('.cc-request .cc-msg[data-role="system"] .cc-msg-text').textContent()).toBe('Summarize tersely.')
+    const request = await summaryRequestFor(HISTORY, { provider: 'native', providers: { native: { customPrompt: 'Summarize tersely.' } } })
+    const shown = page.locator('.cc-request .cc-msg:not([data-role="system"])')
+    expect(await shown.count()).toBe(request!.messages.length)
+    expect(request!.messages.length).toBeGreaterThan(10) // the engine's request over the bundled history
+    expect(await shown.first().locator('.cc-msg-role').textContent()).toBe(`1. ${request!.messages[0].role}`)
+    expect(await shown.first().locator('.cc-msg-text').textContent()).toBe(request!.messages[0].content)
+    // Real line breaks, wrapped: no JSON escapes, no line wider than the panel.
+    const text = (await page.locator('.cc-request').textContent())!
+    expect(text).not.toContain('\\n')
+    expect(text).not.toContain('"role"')
+    expect(await page.locator('.cc-request').evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true)
     await page.close()
   })
 
@@ -465,6 +526,173 @@ describe('the panel in Chromium', () => {
     })
     expect(styles).toEqual(['none', 'grid'])
     expect(violations).toEqual([])
+    await page.close()
+  })
+
+  it('offers every preset the engine has, and selects and shows the one given', async () => {
+    const page = await open({ provider: 'smart', providers: { smart: { preset: 'speed' } } })
+    const group = page.getByRole('radiogroup', { name: 'Smart preset' })
+    expect(await group.getByRole('radio').count()).toBe(PRESETS.length + 1) // and Custom
+    expect(await group.getByRole('radio', { name: 'Speed' }).isChecked()).toBe(true)
+    expect(await group.getByRole('radio', { name: 'Custom' }).isChecked()).toBe(false)
+    // Its passes are the ones shown below.
+    const passes = (smartPreset('speed') as any).passes as Array<{ name: string }>
+    const shown = page.locator('[data-path="settings.providers.smart.passes"] > .cc-item > summary > strong')
+    expect(await shown.allTextContents()).toEqual(passes.map((p, i) => `${i + 1}. ${p.name}`))
+    await group.getByRole('radio', { name: 'Cost' }).check()
+    await settle(page)
+    expect((await lastChange(page)).providers.smart).toEqual({ preset: 'cost' })
+    await page.close()
+  })
+
+  it('reads in a plain browser, dark and light, without VS Code variables (text against its background 4.5:1 or more)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cc-settings-contrast-'))
+    for (const colorScheme of ['dark', 'light'] as const) {
+      const page = await open({ provider: 'truncation' })
+      await page.emulateMedia({ colorScheme })
+      const count = page.locator('[data-path="settings.providers.truncation.preserveRecentCount"]').getByRole('spinbutton')
+      await count.fill('-3')
+      await count.press('Enter')
+      await settle(page)
+      await page.getByText('Export or import as JSON').click()
+      await settle(page)
+      const measured = await page.evaluate(() => {
+        const root = (document.getElementById('panel') as any).shadowRoot as ShadowRoot
+        for (const name of ['--vscode-foreground', '--vscode-input-background'])
+          if (getComputedStyle(root.host).getPropertyValue(name) !== '') return { error: `${name} is defined` }
+        /** The background the element is drawn on: its own, else the nearest ancestor's (through the shadow root), else the page's. */
+        const backgroundOf = (e: Element | null): string => {
+          for (let n: Element | null = e; n; n = n.parentElement ?? (n.getRootNode() as ShadowRoot).host ?? null) {
+            const c = getComputedStyle(n).backgroundColor
+            if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c
+          }
+          return getComputedStyle(document.documentElement).backgroundColor
+        }
+        const kinds: Record<string, string> = {
+          input: 'input[type=text], input[type=number], select, textarea',
+          button: 'button:not(:disabled)',
+          label: 'label, legend, h2',
+          help: '.cc-help',
+          error: '.cc-error:not(:empty)',
+        }
+        const out: Array<{ kind: string; text: string; color: string; background: string }> = []
+        for (const [kind, selector] of Object.entries(kinds))
+          for (const e of root.querySelectorAll(selector)) {
+            if (!(e as HTMLElement).offsetParent) continue // not on screen (a closed <details>)
+            out.push({
+              kind,
+              text: (e.textContent || (e as HTMLInputElement).value || e.id).slice(0, 40),
+              color: getComputedStyle(e).color,
+              background: backgroundOf(e),
+            })
+          }
+        return { out }
+      })
+      expect((measured as any).error).toBeUndefined()
+      const rows = (measured as any).out as Array<{ kind: string; text: string; color: string; background: string }>
+      for (const kind of ['input', 'button', 'label', 'help', 'error'])
+        expect(
+          rows.some((r) => r.kind === kind),
+          `${colorScheme}: a ${kind} measured`,
+        ).toBe(true)
+      for (const r of rows)
+        expect(contrast(r.color, r.background), `${colorScheme} ${r.kind} "${r.text}": ${r.color} on ${r.background}`).toBeGreaterThanOrEqual(4.5)
+      await page.screenshot({ path: join(dir, `panel-${colorScheme}.png`), fullPage: true })
+      await page.close()
+    }
+    console.log(`settings panel screenshots: ${dir}`)
+  })
+
+  it("says a refused value once, beside its field, in the field's words; help shows code as code", async () => {
+    const page = await open({ provider: 'truncation', profileThresholds: { cheap: 3 } })
+    const count = page.locator('[data-path="settings.providers.truncation.preserveRecentCount"]').getByRole('spinbutton')
+    await count.fill('-3')
+    await count.press('Enter')
+    await settle(page)
+    const panelText = () => page.evaluate(() => (document.getElementById('panel') as any).shadowRoot.textContent as string)
+    const threshold = 'Threshold for cheap (%): from 5 to 100 (or -1: inherit the global threshold); got 3'
+    const recent = 'Preserve recent count: a whole number, at least 0; got -3'
+    expect(await page.locator('[data-path="settings.profileThresholds.cheap"] .cc-error').textContent()).toBe(threshold)
+    expect(await page.locator('[data-path="settings.providers.truncation.preserveRecentCount"] .cc-error').textContent()).toBe(recent)
+    const text = await panelText()
+    for (const said of [threshold, recent]) expect(text.split(said).length - 1, said).toBe(1)
+    for (const path of ['settings.providers', 'settings.profileThresholds']) expect(text).not.toContain(path)
+    expect(text).not.toContain('null')
+    expect(await page.getByRole('alert').textContent()).toBe('Not saved: 2 settings are not allowed (shown beside them).')
+    // Help texts: `code` as <code>, no backtick left.
+    await page.getByRole('radio', { name: 'Smart', exact: true }).check()
+    await settle(page)
+    const help = await page.evaluate(() => {
+      const root = (document.getElementById('panel') as any).shadowRoot as ShadowRoot
+      const all = [...root.querySelectorAll('.cc-help')]
+      return { backticks: all.filter((e) => e.textContent!.includes('`')).map((e) => e.textContent), codes: root.querySelectorAll('.cc-help code').length }
+    })
+    expect(help.backticks).toEqual([])
+    expect(help.codes).toBeGreaterThan(0)
+    // A choice's descriptions in a select (an <option> holds only text): names without backticks.
+    await page.evaluate(() => {
+      ;(document.getElementById('panel') as any).settings = { provider: 'native', providers: { native: { pricing: { inputPrice: 3 } } } }
+    })
+    await settle(page)
+    const options = await page.locator('[data-path="settings.providers.native.pricing.accounting"] option').allTextContents()
+    expect(options.length).toBeGreaterThan(1)
+    expect(options.filter((o) => o.includes('`'))).toEqual([])
+    expect((page as any).pageErrors).toEqual([])
+    await page.close()
+  })
+
+  it("shows a preset's passes one line each (what it selects, what it does), each expanding to edit and staying open", async () => {
+    const page = await open({ provider: 'smart', providers: { smart: { preset: 'aggressive' } } })
+    const section = page.locator('section[data-provider="smart"]')
+    // Compact: the whole Smart section fits in well under two screens (the nested form was ~5,300 px).
+    expect(await section.evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(1800)
+    const passes = (smartPreset('aggressive') as any).passes as Array<any>
+    const items = section.locator('details.cc-compact')
+    expect(await items.count()).toBe(passes.length)
+    const lines = await items.locator('> summary .cc-line').allTextContents()
+    const individual = passes.findIndex((p) => p.mode === 'individual')
+    const keepRecent = passes[individual].selection.keepRecentCount
+    expect(lines[individual]).toBe(
+      `in all but the last ${keepRecent} messages: ${Object.entries(passes[individual].individualConfig.defaults)
+        .map(([type, op]: [string, any]) => `${type.replace(/([A-Z])/g, ' $1').toLowerCase()}: ${typeof op === 'string' ? op : op.operation}`)
+        .join(', ')}`,
+    )
+    const batch = passes.findIndex((p) => p.mode === 'batch')
+    expect(lines[batch]).toContain(passes[batch].batchConfig.operation)
+    expect(lines[batch]).toContain(`over ${passes[batch].execution.condition.tokenThreshold.toLocaleString('en-US')} tokens`)
+    // Collapsed, its fields are not on screen; expanded, they are, and an edit keeps it open.
+    const first = section.locator('details[data-item="settings.providers.smart.passes[0]"]')
+    const count = first.locator('[data-path="settings.providers.smart.passes[0].selection"]').getByRole('spinbutton').first()
+    expect(await count.isVisible()).toBe(false)
+    await first.locator('> summary').click()
+    await count.fill('9')
+    await count.press('Enter')
+    await settle(page)
+    expect((await lastChange(page)).providers.smart.passes[0].selection.keepRecentCount).toBe(9)
+    expect(await count.isVisible()).toBe(true)
+    expect(await first.locator('> summary .cc-line').textContent()).toContain('all but the last 9 messages')
+    // A problem inside a collapsed pass opens it, so it is seen beside its field.
+    await first.locator('> summary').click()
+    await page.evaluate(() => {
+      const panel = document.getElementById('panel') as any
+      const next = structuredClone(panel.settings)
+      next.providers.smart.passes[1].execution.condition.tokenThreshold = -5
+      panel.update(next)
+    })
+    await settle(page)
+    expect(await section.locator(`details[data-item="settings.providers.smart.passes[${batch}]"]`).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true)
+    expect(await section.locator('.cc-error:not(:empty)').first().isVisible()).toBe(true)
+    expect((page as any).pageErrors).toEqual([])
+    await page.close()
+  })
+
+  it('previews every provider in the demo without a failure', async () => {
+    const page = await open({ provider: 'lossless' })
+    await page.getByRole('button', { name: 'Preview what each strategy removes' }).click()
+    await page.locator('tr[data-provider="smart"]').waitFor()
+    const smart = await condense(HISTORY, { provider: 'smart', config: { preset: DEFAULT_PRESET } })
+    expect(await page.locator('tr[data-provider="smart"] td.num').first().textContent()).toBe(smart.metrics.tokensAfter.toLocaleString('en-US'))
+    expect(await page.locator('tr[data-provider="smart"] .cc-help').count()).toBe(0)
     await page.close()
   })
 

@@ -19,7 +19,7 @@ const { countMessagesAsync } = require('./tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
 const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
-const { PROVIDER, DEFAULT_PRESET } = require('./registry.js')
+const { PROVIDER, withDefaultPreset } = require('./registry.js')
 const lib = require('./functions.js')
 const { pushInChunks } = require('./intake.js')
 const { checkSignal } = require('./abort.js')
@@ -396,8 +396,7 @@ class CondensationManager {
     if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined) {
       if (id === PROVIDER.truncation || config.preset !== undefined || config.passes !== undefined) config.targetTokens = decision.targetTokens
     }
-    if (id === PROVIDER.smart && config.preset === undefined && config.passes === undefined) config.preset = DEFAULT_PRESET
-    return config
+    return withDefaultPreset(id, config)
   }
 
   /** Runs one provider; answers { messages, tokens, summary, cost, error? } after the guards. */

@@ -4,7 +4,7 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const { PROVIDER, PROVIDER_IDS, DEFAULT_PRESET } = require('../registry.js')
+const { PROVIDER, PROVIDER_IDS, withDefaultPreset } = require('../registry.js')
 const { describe, isObject, checkTimeoutMs } = require('../values.js')
 const { checkKnownKeys, optionalFunction } = require('../checks.js')
 const { checkSummarizeOptions } = require('../summarize.js')
@@ -206,8 +206,7 @@ function engineConfigProblems(provider, config) {
 
 /** The providers that can run before Roo's summary, and what each is given (as `prePassConfig` fills it in). */
 const FIRST_STEPS = PROVIDER_IDS.filter((id) => id !== PROVIDER.native)
-const firstStepConfig = (provider, config) =>
-  provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined ? { ...config, preset: DEFAULT_PRESET } : config
+const firstStepConfig = withDefaultPreset
 
 /**
  * `providerConfig` checked as the config of the provider it runs with: with a first step

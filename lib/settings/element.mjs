@@ -5,9 +5,19 @@
 // they are valid (errors are shown beside their field, with their path). Framework-free, no
 // network, themed by VS Code's CSS variables when present. Never changes the objects it is given.
 
-import { el, field } from './form.mjs'
+import { el, field, humanize } from './form.mjs'
 import { STYLE } from './style.mjs'
-import { condensingProfile, exportImport, managerField, presetChoice, previewSection, profileThresholds, promptTools, providerChoice } from './sections.mjs'
+import {
+  condensingProfile,
+  exportImport,
+  managerField,
+  passLine,
+  presetChoice,
+  previewSection,
+  profileThresholds,
+  promptTools,
+  providerChoice,
+} from './sections.mjs'
 import { childPath, parentPath, validate } from './validate.mjs'
 
 /** Manager settings under "Advanced", in this order. */
@@ -43,6 +53,8 @@ export class ContextCondenseSettings extends Base {
     this._errors = deepFreeze([])
     this._preview = null
     this.previewRequest = null
+    /** The list items (Smart's passes) expanded, by path: they stay so across renders. */
+    this._openItems = new Set()
   }
 
   /** `async (settings) => ({ tokensBefore, rows })`: runs the providers on the current task. */
@@ -167,20 +179,7 @@ export class ContextCondenseSettings extends Base {
       root.append(el('div', { class: 'cc-help', text: 'Waiting for the settings schemas from the host.' }))
       return
     }
-    const errorsBox = el(
-      'div',
-      { class: 'cc-errors', role: 'alert' },
-      this._errors.length
-        ? [
-            el('strong', { text: 'Not saved: ' }),
-            el(
-              'ul',
-              {},
-              this._errors.map((e) => el('li', { text: this.describeError(e) })),
-            ),
-          ]
-        : [],
-    )
+    const errorsBox = el('div', { class: 'cc-errors', role: 'alert' })
     root.append(
       errorsBox,
       providerChoice(this),
@@ -200,7 +199,20 @@ export class ContextCondenseSettings extends Base {
       ),
       previewSection(this),
     )
-    this.showErrors()
+    const unplaced = this.showErrors()
+    if (this._errors.length) {
+      const placed = this._errors.length - unplaced.length
+      errorsBox.append(el('strong', { text: 'Not saved: ' }))
+      if (placed) errorsBox.append(`${placed === 1 ? 'a setting is' : `${placed} settings are`} not allowed (shown beside ${placed === 1 ? 'it' : 'them'}).`)
+      if (unplaced.length)
+        errorsBox.append(
+          el(
+            'ul',
+            {},
+            unplaced.map((e) => el('li', { text: this.describeError(e) })),
+          ),
+        )
+    }
     this.restoreFocus(focus)
   }
 
@@ -221,6 +233,8 @@ export class ContextCondenseSettings extends Base {
       label: '',
       path: `settings.providers.${id}`,
       omit: id === this._schemas.names.presetProvider ? ['preset'] : [],
+      // Smart's passes: one line each (what it selects, what it does), expanding to its fields.
+      compact: id === this._schemas.names.presetProvider ? { passes: { line: passLine, open: this._openItems } } : undefined,
       get: () => this.displayedConfig(id),
       set: (v) => this.setProviderConfig(id, v),
     })
@@ -249,30 +263,60 @@ export class ContextCondenseSettings extends Base {
   }
 
   /**
-   * A problem as the summary at the top lists it: `path: message`, and for a provider whose form
-   * is not shown (its settings are kept while another provider is selected) the provider's name
-   * first, so the problem can be found: `Truncation (not the selected provider): settings.providers.truncation...`.
+   * A problem in the user's words: the setting's label, then what it allows and what it got
+   * (`Threshold: from 5 to 100; got 150`). `label` is the label its field shows; without one
+   * (the field is not on screen) the last key of its path, humanized.
+   */
+  problemText(e, label) {
+    const key = /(?:\.([A-Za-z_$][\w$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])$/.exec(e.path)
+    const name = label || (key ? humanize(key[1] ?? (key[3] ? JSON.parse(key[3]) : `item ${Number(key[2]) + 1}`)) : 'Settings')
+    return `${name}: ${e.message}`
+  }
+
+  /**
+   * A problem the summary at the top lists (its field is not on screen): for a provider whose
+   * form is not shown (its settings are kept while another provider is selected) the provider's
+   * name first, so it can be found: `Truncation (not the selected provider; select it to edit): Preserve recent count: ...`.
    */
   describeError(e) {
-    const text = `${e.path}: ${e.message}`
+    const text = this.problemText(e)
     const shown = this._value.provider ?? this._schemas.names.defaultProvider
     const within = (path, base) => path === base || path.startsWith(`${base}.`) || path.startsWith(`${base}[`)
     const hidden = this._schemas.providers.find((p) => p.id !== shown && within(e.path, childPath('settings.providers', p.id)))
     return hidden ? `${hidden.name} (not the selected provider; select it to edit): ${text}` : text
   }
 
-  /** Puts each problem beside its field (the nearest one that exists for its path). */
+  /**
+   * Puts each problem beside its field (the nearest one that exists for its path), once, in the
+   * field's own words; answers the problems that have no field on screen (the summary lists them).
+   */
   showErrors() {
     const root = this.shadowRoot
+    const unplaced = []
     for (const e of this._errors) {
-      let slot = null
-      for (let path = e.path; path && !slot; path = parentPath(path)) slot = root.querySelector(`[data-error-for="${CSS.escape(path)}"]`)
-      if (!slot) continue
-      slot.textContent = slot.textContent ? `${slot.textContent}\n${e.path}: ${e.message}` : `${e.path}: ${e.message}`
-      slot.parentElement?.classList.add('cc-invalid')
-      const control = slot.parentElement?.querySelector('input,select,textarea')
+      const slotFor = (path) => root.querySelector(`[data-error-for="${CSS.escape(path)}"]`)
+      let at = e.path
+      let slot = slotFor(at)
+      while (!slot && at) {
+        at = parentPath(at)
+        if (at) slot = slotFor(at)
+      }
+      if (!slot) {
+        unplaced.push(e)
+        continue
+      }
+      const holder = slot.parentElement
+      const own = at === e.path ? holder?.querySelector(':scope > label, :scope > legend, :scope > .cc-check > label')?.textContent : undefined
+      const text = this.problemText(e, own)
+      const lines = slot.textContent ? slot.textContent.split('\n') : []
+      if (!lines.includes(text)) slot.textContent = [...lines, text].join('\n')
+      holder?.classList.add('cc-invalid')
+      // A problem inside a collapsed part (a pass, "Advanced") opens it, so it is seen.
+      for (let d = slot.closest('details'); d; d = d.parentElement?.closest('details') ?? null) d.open = true
+      const control = holder?.querySelector('input,select,textarea')
       control?.setAttribute('aria-invalid', 'true')
     }
+    return unplaced
   }
 
   /** Where focus is, as a key that survives a re-render: the field's path and the control's place in it. */

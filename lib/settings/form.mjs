@@ -13,11 +13,24 @@ const ADVANCED = new Set(['pricing', 'taskId', 'triggers', 'providerTriggers', '
 /** A control's id from its setting's path (the same on every render, so focus can come back). */
 const idFor = (path, role) => `cc-${path.replace(/[^A-Za-z0-9_-]/g, '_')}-${role}`
 
+/**
+ * Prose with `code` spans (as the engine's descriptions write names and values) as DOM: the text
+ * between backticks in <code>, the rest as text. Never parses anything else as markup.
+ */
+export function prose(text) {
+  return String(text)
+    .split(/`([^`]+)`/)
+    .map((part, i) => (i % 2 ? el('code', { text: part }) : part))
+    .filter((part) => part !== '')
+}
+
+/** An element: `text` its text, `prose` its text with `code` spans, `on*` listeners, the rest attributes or properties. */
 export function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag)
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue
     if (k === 'text') e.textContent = v
+    else if (k === 'prose') e.append(...prose(v))
     else if (k.startsWith('on')) e.addEventListener(k.slice(2), v)
     else if (k in e && typeof v !== 'string') e[k] = v
     else e.setAttribute(k, v === true ? '' : v)
@@ -126,7 +139,7 @@ export function field(schema, ctx) {
       { class: 'cc-field', 'data-path': path, ...extra },
       el('label', { for: id, text: label }),
       control,
-      help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
+      help ? el('div', { class: 'cc-help', id: `${id}-help`, prose: help }) : null,
       el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
     )
   const consts = constChoices(s, root)
@@ -134,7 +147,8 @@ export function field(schema, ctx) {
     const select = el(
       'select',
       { id, 'aria-describedby': help ? `${id}-help` : undefined, onchange: () => ctx.set(JSON.parse(select.value)) },
-      consts.map(([v, d]) => el('option', { value: JSON.stringify(v), text: d ? `${v} — ${d}` : String(v) })),
+      // An <option> holds only text: a `code` span of its description is shown without its backticks.
+      consts.map(([v, d]) => el('option', { value: JSON.stringify(v), text: d ? `${v} — ${d.replace(/`([^`]+)`/g, '$1')}` : String(v) })),
     )
     select.value = JSON.stringify(ctx.get() ?? defaultFor(s, root))
     return wrap(select)
@@ -150,7 +164,7 @@ export function field(schema, ctx) {
       { class: 'cc-field cc-check', 'data-path': path },
       box,
       el('label', { for: id, text: label }),
-      help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
+      help ? el('div', { class: 'cc-help', id: `${id}-help`, prose: help }) : null,
       el('div', { class: 'cc-error', 'data-error-for': path, role: 'status' }),
     )
   }
@@ -201,7 +215,7 @@ function optionalField(inner, ctx, label, help) {
     'div',
     { class: 'cc-field cc-optional', 'data-path': ctx.path },
     el('div', { class: 'cc-check' }, box, el('label', { for: id, text: `Set ${label.charAt(0).toLowerCase()}${label.slice(1)}` })),
-    help ? el('div', { class: 'cc-help', id: `${id}-help`, text: help }) : null,
+    help ? el('div', { class: 'cc-help', id: `${id}-help`, prose: help }) : null,
     on ? field(inner, { ...ctx, label, optional: true }) : el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
   )
 }
@@ -233,7 +247,7 @@ function choiceField(s, ctx, label, help) {
     'fieldset',
     { class: 'cc-choice', 'data-path': ctx.path },
     el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null,
+    help ? el('div', { class: 'cc-help', prose: help }) : null,
     el('div', { class: 'cc-field' }, el('label', { for: id, text: `${label}: form` }), select),
     body,
   )
@@ -251,6 +265,7 @@ function objectField(s, ctx, label, help) {
       root: ctx.root,
       key: k,
       path: childPath(ctx.path, k),
+      compact: ctx.compact?.[k],
       get: () => (ctx.get() ?? {})[k],
       set: (v) => {
         const next = { ...(ctx.get() ?? {}) }
@@ -271,7 +286,7 @@ function objectField(s, ctx, label, help) {
     'fieldset',
     { class: 'cc-object', 'data-path': ctx.path },
     el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null,
+    help ? el('div', { class: 'cc-help', prose: help }) : null,
     parts,
     el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),
   )
@@ -314,7 +329,11 @@ function mapRows(valueSchema, ctx, value) {
   return el('div', { class: 'cc-map' }, rows, el('div', { class: 'cc-row' }, el('label', { for: id, text: 'New key' }), key, add))
 }
 
-/** A list: each item's fields with move and remove buttons, and an add button. */
+/**
+ * A list: each item's fields with move and remove buttons, and an add button. With `ctx.compact`
+ * (`{ line(item) → text, open: Set of paths }`) each item is one line saying what it is, that
+ * expands to its fields; the items open are remembered in `open` across renders.
+ */
 function listField(s, ctx, label, help) {
   const items = ctx.get() ?? []
   const update = (fn) => {
@@ -324,14 +343,14 @@ function listField(s, ctx, label, help) {
   }
   const rows = items.map((item, i) => {
     const itemLabel = item && typeof item === 'object' && (item.name || item.id) ? `${i + 1}. ${item.name || item.id}` : `${label} ${i + 1}`
-    return el(
-      'div',
-      { class: 'cc-item' },
+    const path = childPath(ctx.path, i)
+    const compact = ctx.compact
+    const body = [
       field(s.items, {
         root: ctx.root,
         key: String(i),
         label: itemLabel,
-        path: childPath(ctx.path, i),
+        path,
         get: () => (ctx.get() ?? [])[i],
         set: (v) =>
           update((n) => {
@@ -350,13 +369,25 @@ function listField(s, ctx, label, help) {
         }),
         el('button', { type: 'button', text: 'Remove', 'aria-label': `Remove ${itemLabel}`, onclick: () => update((n) => n.splice(i, 1)) }),
       ),
+    ]
+    if (!compact) return el('div', { class: 'cc-item' }, body)
+    return el(
+      'details',
+      {
+        class: 'cc-item cc-compact',
+        'data-item': path,
+        open: compact.open.has(path) || undefined,
+        ontoggle: (e) => (e.target.open ? compact.open.add(path) : compact.open.delete(path)),
+      },
+      el('summary', {}, el('strong', { text: itemLabel }), el('span', { class: 'cc-line', text: compact.line(item) })),
+      body,
     )
   })
   return el(
     'fieldset',
     { class: 'cc-list', 'data-path': ctx.path },
     el('legend', { text: label }),
-    help ? el('div', { class: 'cc-help', text: help }) : null,
+    help ? el('div', { class: 'cc-help', prose: help }) : null,
     rows,
     el('button', { type: 'button', text: `Add to ${label.toLowerCase()}`, onclick: () => update((n) => n.push(defaultFor(s.items, ctx.root))) }),
     el('div', { class: 'cc-error', 'data-error-for': ctx.path, role: 'status' }),

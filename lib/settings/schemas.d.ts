@@ -17,8 +17,8 @@ export interface SettingsSchemas {
   providers: ProviderEntry[]
   /** `managerConfigSchema()`. */
   manager: Record<string, unknown>
-  /** The presets the panel offers, each as the engine defines it (`smartPreset(name)`). */
-  presets: Array<{ name: string; config: SmartConfig }>
+  /** Every preset the engine has, in its order, each as the engine defines it (`smartPreset(name)`); `general` for the all-round ones. */
+  presets: Array<{ name: SmartPreset; general: boolean; config: SmartConfig }>
   /** The prompts used when a config gives none. */
   prompts: { conversation: string; content: string }
   /** The names the panel needs: the provider shown when the settings name none, the one with presets, its default preset. */

@@ -6,14 +6,11 @@
 
 const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
 const native = require('../native.js')
-const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, GENERAL_PRESETS } = require('../registry.js')
+const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, PRESETS, GENERAL_PRESETS, withDefaultPreset } = require('../registry.js')
 const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../checks.js')
 const { configProblems } = require('../manager.js')
 const { coded } = require('../errors.js')
 const { describe, isObject } = require('../values.js')
-
-/** The presets the panel offers as starting points (the engine knows more use-case presets). */
-const PRESETS = GENERAL_PRESETS
 
 /** The built-in providers as the engine's catalogue lists them, with whether each calls the model. */
 const providers = () =>
@@ -24,7 +21,9 @@ function settingsSchemasUncoded() {
   return {
     providers: providers().map((p) => ({ ...p, schema: configSchema(p.id) })),
     manager: managerConfigSchema(),
-    presets: PRESETS.map((name) => ({ name, config: smartPreset(name) })),
+    // Every preset the engine has, in its order; `general` marks the all-round ones (the others
+    // are each for one use).
+    presets: PRESETS.map((name) => ({ name, general: GENERAL_PRESETS.includes(name), config: smartPreset(name) })),
     prompts: native.defaultPrompts(),
     // The names the panel's code needs (it runs in the browser, where the engine is not).
     names: { defaultProvider: DEFAULT_PROVIDER, presetProvider: PROVIDER.smart, defaultPreset: DEFAULT_PRESET },
@@ -61,13 +60,14 @@ async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
   const rows = []
   let tokensBefore
   for (const p of providers()) {
-    const config = settings.providers?.[p.id]
+    // As the manager runs it: Smart with no preset and no passes runs the default preset.
+    const config = withDefaultPreset(p.id, settings.providers?.[p.id] ?? {})
     if (p.id === PROVIDER.native && !options.summarize) {
       rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: 'Writes a summary with your model: not run in the preview.' })
       continue
     }
     try {
-      const r = await condense(messages, { provider: p.id, ...(config ? { config } : {}), ...(options.summarize ? { summarize: options.summarize } : {}) })
+      const r = await condense(messages, { provider: p.id, config, ...(options.summarize ? { summarize: options.summarize } : {}) })
       tokensBefore = r.metrics.tokensBefore
       rows.push({
         provider: p.id,

@@ -14,7 +14,7 @@ function radioCard({ group, id, label, help, checked, onchange }) {
     'div',
     { class: 'cc-provider' },
     radio,
-    el('div', {}, el('label', { for: id, text: label }), el('div', { class: 'cc-help', id: `${id}-help`, text: help })),
+    el('div', {}, el('label', { for: id, text: label }), el('div', { class: 'cc-help', id: `${id}-help`, prose: help })),
   )
 }
 
@@ -50,6 +50,42 @@ export function presetSummary(config) {
   if (config.losslessPrelude?.enabled !== false && config.losslessPrelude) steps.push('Lossless first')
   for (const p of config.passes ?? []) steps.push(p.name ?? humanize(p.id))
   return steps.join(', then ') || 'No pass'
+}
+
+/** The messages a pass's selection picks, in words. */
+function selectionText(selection) {
+  if (!selection || typeof selection !== 'object') return 'the whole history'
+  const n = (v) => (typeof v === 'number' ? v.toLocaleString('en-US') : '?')
+  if (typeof selection.keepRecentCount === 'number') return `all but the last ${n(selection.keepRecentCount)} messages`
+  if (typeof selection.keepPercentage === 'number') return `the oldest ${n(100 - selection.keepPercentage)}% of messages`
+  if (Array.isArray(selection.messageIndices)) return `messages ${selection.messageIndices.join(', ')}`
+  return humanize(selection.type ?? 'a selection').toLowerCase()
+}
+
+/** What an operation spec does (`"suppress"` or `{ operation, params }`). */
+const operationText = (op) => (typeof op === 'string' ? op : op && typeof op === 'object' ? String(op.operation ?? 'keep') : 'keep')
+
+/**
+ * One line saying what a Smart pass does: what it selects and what it does to each content type
+ * (or to the whole selection, in batch), and when it runs. Read from the pass itself.
+ */
+export function passLine(pass) {
+  if (!pass || typeof pass !== 'object') return ''
+  const parts = []
+  if (pass.batchConfig) {
+    const b = pass.batchConfig
+    const keep = b.summarizationConfig
+    const kept =
+      keep && (keep.keepFirst !== undefined || keep.keepLast !== undefined) ? ` (keeps the first ${keep.keepFirst ?? 0} and last ${keep.keepLast ?? 0})` : ''
+    parts.push(`${operationText(b.operation)} ${pass.selection ? selectionText(pass.selection) : 'the middle'}${kept}`)
+  } else {
+    const defaults = pass.individualConfig?.defaults ?? {}
+    const ops = Object.entries(defaults).map(([type, op]) => `${humanize(type).toLowerCase()}: ${operationText(op)}`)
+    parts.push(`in ${selectionText(pass.selection)}: ${ops.join(', ') || 'nothing changed'}`)
+  }
+  const threshold = pass.execution?.condition?.tokenThreshold
+  if (typeof threshold === 'number') parts.push(`only when over ${threshold.toLocaleString('en-US')} tokens`)
+  return parts.join('; ')
 }
 
 /** Smart's presets: choosing one replaces the config by `{ preset }`; "custom" is any other. */
@@ -135,7 +171,7 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
   const notes = []
   if (typeof prompt === 'string' && !custom) notes.push('This prompt is blank, so the default below is used.')
   if (text.length > LONG_PROMPT_CHARS) notes.push(`Long: ${text.length} characters are sent with every summary.`)
-  const out = el('pre', { class: 'cc-request', hidden: true, 'aria-live': 'polite' })
+  const out = el('div', { class: 'cc-request', hidden: true, 'aria-live': 'polite' })
   const show = async () => {
     out.hidden = false
     out.textContent = 'Preparing the request…'
@@ -143,7 +179,7 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
       const request = panel.previewRequest
         ? await panel.previewRequest(panel.value)
         : { purpose: 'conversation', systemPrompt: text, messages: [{ role: 'user', content: '(the messages being summarized, as plain text)' }] }
-      out.textContent = JSON.stringify(request, null, 2)
+      out.replaceChildren(...requestView(request))
     } catch (e) {
       out.textContent = `The host could not prepare the request: ${e?.message ?? e}`
     }
@@ -161,6 +197,29 @@ export function promptTools(panel, providerId, prompt, defaultPrompt) {
     el('button', { type: 'button', text: 'Preview the summary request', onclick: show }),
     out,
   )
+}
+
+/** A message's content as text: a string as it is, blocks by their text (others as JSON). */
+function contentText(content) {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return JSON.stringify(content, null, 2)
+  return content.map((b) => (b && typeof b.text === 'string' ? b.text : JSON.stringify(b, null, 2))).join('\n\n')
+}
+
+/** A summary request as a reader reads it: the system prompt, then each message under its role, text wrapped. */
+function requestView(request) {
+  if (!request) return [el('div', { class: 'cc-help', text: 'No request: the history is too short to summarize.' })]
+  const message = (role, heading, body) =>
+    el('section', { class: 'cc-msg', 'data-role': role }, el('div', { class: 'cc-msg-role', text: heading }), el('div', { class: 'cc-msg-text', text: body }))
+  const messages = request.messages ?? []
+  return [
+    el('div', {
+      class: 'cc-help',
+      text: `${request.purpose ? `Purpose: ${request.purpose}. ` : ''}${messages.length} message${messages.length === 1 ? '' : 's'} after the system prompt.`,
+    }),
+    message('system', 'System prompt', request.systemPrompt ?? ''),
+    ...messages.map((m, i) => message(m.role, `${i + 1}. ${m.role}`, contentText(m.content))),
+  ]
 }
 
 /** Per API profile: inherit the global threshold (-1) or its own percentage. */

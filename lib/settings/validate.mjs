@@ -25,14 +25,44 @@ const KNOWN = new Set([
   'anyOf',
 ])
 
-/** Rust's integer widths as schemars names them. */
+/** Rust's number types as schemars names them: whether whole, and their bounds. */
 const FORMATS = {
-  uint: (n) => Number.isInteger(n) && n >= 0,
-  uint8: (n) => Number.isInteger(n) && n >= 0 && n <= 255,
-  uint16: (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
-  uint32: (n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 32 - 1,
-  uint64: (n) => Number.isInteger(n) && n >= 0,
-  double: (n) => Number.isFinite(n),
+  uint: { whole: true, min: 0 },
+  uint8: { whole: true, min: 0, max: 255 },
+  uint16: { whole: true, min: 0, max: 65535 },
+  uint32: { whole: true, min: 0, max: 2 ** 32 - 1 },
+  uint64: { whole: true, min: 0 },
+  double: { whole: false },
+}
+
+/**
+ * The numbers a schema allows, in a reader's words: `from 5 to 100`, `a whole number, at least
+ * 0`, `a whole number from 0 to 255`; its type, `format`, `minimum` and `maximum` together.
+ */
+function numberRange(s) {
+  const f = FORMATS[s.format] ?? {}
+  const types = Array.isArray(s.type) ? s.type : [s.type]
+  const whole = f.whole || (types.includes('integer') && !types.includes('number'))
+  const lo = [s.minimum, f.min].filter((x) => x !== undefined)
+  const hi = [s.maximum, f.max].filter((x) => x !== undefined)
+  const min = lo.length ? Math.max(...lo) : undefined
+  const max = hi.length ? Math.min(...hi) : undefined
+  const kind = whole ? 'a whole number' : 'a number'
+  if (min !== undefined && max !== undefined) return whole ? `${kind} from ${min} to ${max}` : `from ${min} to ${max}`
+  if (min !== undefined) return `${kind}, at least ${min}`
+  if (max !== undefined) return `${kind}, at most ${max}`
+  return kind
+}
+
+/** Whether `n` is a number `s` allows (its type, format and bounds). */
+function numberFits(s, n) {
+  const f = FORMATS[s.format] ?? {}
+  const types = Array.isArray(s.type) ? s.type : [s.type]
+  if (!Number.isFinite(n)) return false
+  if ((f.whole || (types.includes('integer') && !types.includes('number'))) && !Number.isInteger(n)) return false
+  for (const lo of [s.minimum, f.min]) if (lo !== undefined && n < lo) return false
+  for (const hi of [s.maximum, f.max]) if (hi !== undefined && n > hi) return false
+  return true
 }
 
 /** `settings.providers.smart.passes[0].mode` style paths, as the engine's own errors name places. */
@@ -146,18 +176,19 @@ function check(schema, value, path, root, schemaPath) {
   if (s.type !== undefined) {
     const types = Array.isArray(s.type) ? s.type : [s.type]
     if (!types.some((t) => typeMatches(t, value))) {
-      at(`expected ${types.join(' or ')}, got ${show(value)}`, 'type')
+      // A number where a whole number is wanted is said as its range, as an out-of-range one is.
+      const numeric = typeof value === 'number' && types.includes('integer')
+      at(numeric ? `${numberRange(s)}; got ${value}` : `expected ${types.join(' or ')}, got ${show(value)}`, 'type')
       return errors
     }
   }
   if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) at(`expected ${show(s.const)}, got ${show(value)}`, 'const')
   if (s.enum && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(value)))
     at(`expected one of ${s.enum.map(show).join(', ')}, got ${show(value)}`, 'enum')
-  if (typeof value === 'number') {
-    if (s.minimum !== undefined && value < s.minimum) at(`must be at least ${s.minimum}, got ${value}`, 'minimum')
-    if (s.maximum !== undefined && value > s.maximum) at(`must be at most ${s.maximum}, got ${value}`, 'maximum')
-    if (s.format && FORMATS[s.format] && !FORMATS[s.format](value))
-      at(`expected a ${s.format === 'double' ? 'finite number' : `whole number that fits ${s.format}`}, got ${value}`, 'format')
+  // A number out of what its type, format and bounds allow is one problem, saying the range.
+  if (typeof value === 'number' && !numberFits(s, value)) {
+    const keyword = s.minimum !== undefined && value < s.minimum ? 'minimum' : s.maximum !== undefined && value > s.maximum ? 'maximum' : 'format'
+    at(`${numberRange(s)}; got ${value}`, keyword)
   }
   if (typeOf(value) === 'object') {
     const props = s.properties ?? {}
@@ -193,16 +224,27 @@ function check(schema, value, path, root, schemaPath) {
   return errors
 }
 
-/** "expected one of ..." for a failed choice whose branches all failed at the top. */
+/**
+ * What a failed choice whose branches all failed at the top allows: a number's range first, then
+ * each constant with what it means (its description): `from 5 to 100 (or -1: inherit the global
+ * threshold); got 3`.
+ */
 function describeChoices(branches, root, value) {
-  const forms = branches.map((b) => {
+  const forms = []
+  const specials = []
+  for (const b of branches) {
     const r = resolve(b, root)
-    if (r.const !== undefined) return show(r.const)
-    if (r.enum) return r.enum.map(show).join(', ')
-    if (r.type === 'object' && r.properties?.type?.const) return `{ type: ${show(r.properties.type.const)}, ... }`
+    if (r.const !== undefined) {
+      const meaning = (r.description ?? '').replace(/\.\s*$/, '')
+      specials.push(meaning ? `${show(r.const)}: ${meaning.charAt(0).toLowerCase()}${meaning.slice(1)}` : show(r.const))
+      continue
+    }
     const types = Array.isArray(r.type) ? r.type : r.type ? [r.type] : []
-    const range = r.minimum !== undefined || r.maximum !== undefined ? ` from ${r.minimum ?? '-inf'} to ${r.maximum ?? 'inf'}` : ''
-    return types.length ? `${types.join(' or ')}${range}` : 'another form'
-  })
-  return `expected ${forms.join(' or ')}, got ${show(value)}`
+    if (r.enum) forms.push(`one of ${r.enum.map(show).join(', ')}`)
+    else if (r.type === 'object' && r.properties?.type?.const) forms.push(`{ type: ${show(r.properties.type.const)}, ... }`)
+    else if (types.includes('number') || types.includes('integer')) forms.push(numberRange(r))
+    else forms.push(types.length ? types.join(' or ') : 'another form')
+  }
+  const allowed = forms.length ? `${forms.join(' or ')}${specials.length ? ` (or ${specials.join(', or ')})` : ''}` : `one of ${specials.join(', ')}`
+  return `${allowed}; got ${show(value)}`
 }
