@@ -362,6 +362,8 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(lib.messages)
     expect(lib.messages.filter((m) => m.isSummary).map((m) => (m.content as string).slice(0, SUMMARY.length))).toEqual([SUMMARY])
     expect(r.stdout).toContain(`Model: 1 answer from ${s.url}/chat/completions (llama3.1:8b), 1,000 input and 40 output tokens\n`)
+    // One call, said in the singular.
+    expect(r.stdout).toMatch(/ tokens\), 1 summarize call, cost \$\d/)
     expect(s.requests).toHaveLength(1)
     expect(s.requests[0].headers.authorization).toBe('Bearer sk-local-1')
     expect(s.requests[0].body.model).toBe('llama3.1:8b')
@@ -408,7 +410,7 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(s.requests).toHaveLength(2)
     expect(r.stderr).toBe(
       `context-condense: the LLM endpoint failed: ${s.url}/chat/completions answered HTTP 500 Internal Server Error: CUDA out of memory (the server failed; check its log)\n` +
-        `  check --llm-url (${s.url}/chat/completions), --model and that the server is up (no API key was found (set CONTEXT_CONDENSE_API_KEY or OPENAI_API_KEY, or pass --api-key-env VAR)); --timeout raises the time allowed; without --llm-url, summaries fall back as the library does\n`,
+        `  check --llm-url (${s.url}/chat/completions), --model and the server's log; without --llm-url, summaries fall back as the library does\n`,
     )
     expect(existsSync(file)).toBe(false)
   })
@@ -422,7 +424,9 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     const json = JSON.parse(r.stdout)
     expect(json.exitCode).toBe(4)
     expect(json.error).toMatch(/^the LLM endpoint failed \(\d+ requests\): .*answered HTTP 401 Unauthorized: invalid key \(check the API key\)$/)
-    expect(json.hint).toContain('the key is read from $OPENAI_API_KEY')
+    expect(json.hint).toBe(
+      `${s.url}/chat/completions refused the request: check the API key (the key is read from $OPENAI_API_KEY); without --llm-url, summaries fall back as the library does`,
+    )
     expect(s.requests[0].headers.authorization).toBe('Bearer sk-wrong')
   })
 
@@ -453,6 +457,11 @@ describe('the summarizer: --llm-url against an OpenAI-compatible server', () => 
     expect(r.stderr.split('\n')[0]).toBe(
       `context-condense: the LLM endpoint failed: cannot reach http://127.0.0.1:${port}/v1/chat/completions: connection refused (is the server running, on this port?)`,
     )
+    // What to check is the server at that URL, not a key: a local server needs none.
+    expect(r.stderr.split('\n')[1]).toBe(
+      `  nothing answers at http://127.0.0.1:${port}/v1/chat/completions: check --llm-url and that the server is running there; without --llm-url, summaries fall back as the library does`,
+    )
+    expect(r.stderr).not.toMatch(/API key/)
   })
 })
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { analyze, CondensationManager, condense, type CondenseOptions } from '../lib/index.js'
 import { FIXTURES, loadFixture, itReal } from './helpers.js'
-import { CLI, pkg, cli, fixtureFolder, fixtureFile, out, withoutTimes, withoutTime } from './cli-harness.js'
+import { CLI, ROOT, pkg, cli, fixtureFolder, fixtureFile, out, withoutTimes, withoutTime } from './cli-harness.js'
 
 describe('help and version', () => {
   it('--help prints the usage with the commands, options and exit codes; exit 0', async () => {
@@ -25,14 +25,47 @@ describe('help and version', () => {
       '--llm-url URL',
       '--dry-run',
       'Exit codes:',
-      '  2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force\n     or is a folder',
+      '  2  usage: no command, an unknown command or option, a bad value, a bad --config, --out exists\n     without --force or is a folder',
       '  4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)',
     ]) {
       expect(r.stdout).toContain(line)
     }
+    expect((await cli(['help'])).stdout).toBe(r.stdout)
+  })
+
+  it('no command is a usage error: the usage on stderr, nothing on stdout, exit 2 (as docs/cli.md says)', async () => {
+    const full = (await cli(['--help'])).stdout
     const none = await cli([])
-    expect(none.stdout).toBe(r.stdout)
-    expect((await cli(['condense', '--help'])).stdout).toBe(r.stdout)
+    expect(none.code).toBe(2)
+    expect(none.stdout).toBe('')
+    expect(none.stderr).toBe(`context-condense: expected a command\n\n${full}`)
+    const docs = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8')
+    expect(docs).toMatch(/^\| 2 \| usage: no command\b/m)
+  })
+
+  it("help <command> and <command> --help print that command's part of the usage: its options, the shared ones, the exit codes", async () => {
+    const full = (await cli(['--help'])).stdout
+    const mine: Record<string, { has: string[]; not: string[] }> = {
+      condense: {
+        has: ['context-condense condense <history>', '--dry-run', '--repair', '--llm-url URL', '--encoding E'],
+        not: ['--policy P', '--title TEXT', 'context-condense analyze '],
+      },
+      report: { has: ['context-condense report   <history>', '--title TEXT', '--llm-url URL'], not: ['--dry-run', '--policy P'] },
+      replay: { has: ['context-condense replay   <history>', '--policy P', '--context-window N'], not: ['--dry-run', '--title TEXT'] },
+      analyze: { has: ['context-condense analyze  <history>', '--format F', '--llm-url URL'], not: ['--dry-run', '--policy P', '--title TEXT'] },
+      preset: { has: ['context-condense preset <name>'], not: ['--dry-run', '--llm-url URL', '<history> is a JSON file'] },
+    }
+    for (const [command, { has, not }] of Object.entries(mine)) {
+      const help = await cli(['help', command])
+      expect(help.code).toBe(0)
+      expect((await cli([command, '--help'])).stdout).toBe(help.stdout)
+      expect(help.stdout.length).toBeLessThan(full.length)
+      for (const line of [...has, 'Exit codes:', '  2  usage: no command']) expect(help.stdout, `${command}: ${line}`).toContain(line)
+      for (const line of not) expect(help.stdout, `${command}: ${line}`).not.toContain(line)
+    }
+    const unknown = await cli(['help', 'compress'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('help: unknown command "compress"; expected analyze, condense, report, replay or preset')
   })
 
   it('--version prints the package version', async () => {
@@ -316,4 +349,48 @@ describe('condense: what it writes, and where', () => {
     expect(r.stderr).toBe('')
     expect(json.messages[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 't1', is_error: true })
   })
+})
+
+type Made = { policy: string; billedInputCost: number; summaries: number; requestsOverLimit: number; checks: Record<string, { kept: number; total: number }> }
+// @ts-expect-error: the CLI's modules have no type declarations
+const { best } = (await import('../bin/cli/replay.mjs')) as { best: (results: Made[]) => { policy: string; why: string } }
+
+describe('replay --policy all: the best policy', () => {
+  const made = (policy: string, cost: number, over: number, kept = 3): Made => ({
+    policy,
+    billedInputCost: cost,
+    summaries: 1,
+    requestsOverLimit: over,
+    checks: { typed: { kept, total: 3 }, errors: { kept: 3, total: 3 }, workingSet: { kept: 3, total: 3 } },
+  })
+
+  it("is never a policy with more requests over the window than Roo's default, and says why a cheaper one was passed over", () => {
+    const pick = best([made('roo-default', 1, 2), made('smart-aggressive', 0.5, 3), made('smart-cost', 0.7, 1, 2), made('cache-aware', 0.8, 2)])
+    expect(pick.policy).toBe('cache-aware')
+    expect(pick.why).toBe(
+      "$0.800 billed input; 0.80x roo-default's $1.000; 1 summary against 1; typed text, error lines and working set kept at least as well; " +
+        "cheaper but passed over: smart-aggressive (3 requests over the window, against roo-default's 2), smart-cost (end checks kept less well than roo-default)",
+    )
+    // Only the default within the window: the default.
+    expect(best([made('roo-default', 1, 0), made('smart-aggressive', 0.5, 1)])).toEqual({
+      policy: 'roo-default',
+      why: "$1.000 billed input; the end checks as kept; cheaper but passed over: smart-aggressive (1 request over the window, against roo-default's 0)",
+    })
+  })
+
+  itReal(
+    'on a real task: the cheaper Smart presets that overflow a 32,000-token window are passed over',
+    async () => {
+      const r = await cli(['replay', fixtureFolder('synthetic-1-heavy-write'), '--policy', 'all', '--context-window', '32000', '--json'])
+      expect(r.code).toBe(0)
+      const out = JSON.parse(r.stdout)
+      const base = out.results.find((x: Made) => x.policy === 'roo-default')
+      const winner = out.results.find((x: Made) => x.policy === out.best.policy)
+      expect(winner.requestsOverLimit).toBeLessThanOrEqual(base.requestsOverLimit)
+      const cheaperOver = out.results.filter((x: Made) => x.billedInputCost < winner.billedInputCost && x.requestsOverLimit > base.requestsOverLimit)
+      expect(cheaperOver.length).toBeGreaterThan(0)
+      for (const x of cheaperOver) expect(out.best.why).toContain(`${x.policy} (${x.requestsOverLimit} request`)
+    },
+    300_000,
+  )
 })

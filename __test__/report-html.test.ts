@@ -150,10 +150,32 @@ describe('the page', () => {
     for (const b of data.before) for (const a of b.actions) if (a.pass === null) kinds[a.kind] = (kinds[a.kind] ?? 0) + 1
     expect(data.unattributed).toEqual({ messagesChanged: byHand.length, actions: kinds })
     const html = renderHtmlReport(first.messages, result)
-    const row = html.match(/<tr class="unattributed">.*?<\/tr>/)
+    // In the row of what changed after the passes when the engine has one (unnumbered), else a row of its own.
+    const after = result.metrics.passes.find((p) => p.afterPasses)
+    const row = html.match(after ? /<tr data-pass="afterPasses" class="after-passes unattributed"><td><\/td>.*?<\/tr>/ : /<tr class="unattributed">.*?<\/tr>/)
     expect(row).not.toBeNull()
-    expect(row![0]).toContain(`<td class="num">${byHand.length}</td>`)
+    expect(html.match(/<tr[^>]*class="[^"]*unattributed"/g)).toHaveLength(1)
+    expect(row![0]).toMatch(new RegExp(`<td class="num"( data-field="messagesChanged" data-value="${byHand.length}")?>${byHand.length}</td>`))
     expect(row![0]).toMatch(/class="chip k-/)
+  })
+
+  it("says which count is which: the passes' table counts changes, the legend counts messages", async () => {
+    const history = generateHistory({ seed: 3, format: 'xml', targetTokens: 60_000 }) as ApiMessage[]
+    const result = await condense(history, { provider: 'smart', config: { preset: 'balanced' }, provenance: true })
+    const html = renderHtmlReport(history, result)
+    const data = buildReportData(history, result)
+    const truncated = data.passes.reduce((n, p) => n + (p.actions.truncated ?? 0), 0)
+    const messages = data.before.filter((b) => b.actions.some((a) => a.kind === 'truncated')).length
+    // The case that misleads: more changes than messages (a message truncated in several blocks).
+    expect(truncated).toBeGreaterThan(messages)
+    const has = (text: string) => expect(html.includes(text), text).toBe(true)
+    has(
+      '<th class="" title="the engine&#39;s count of changes by action: content blocks, or messages replaced by a summary (the legend below counts messages)">changes it made</th>',
+    )
+    for (const p of data.passes)
+      if (p.actions.truncated) has(`data-field="truncated" data-value="${p.actions.truncated}" title="${p.actions.truncated} changes: truncated">`)
+    has('<b>What happened</b> <span class="unit">(messages)</span>')
+    has("Each number counts messages (the passes' table above counts changes: a message can have several).")
   })
 
   itReal('attributes Smart summaries to their pass (summarize callback asked once per request)', async () => {

@@ -15,7 +15,7 @@ try {
   process.stderr.write(`${e.message}\n`)
   process.exit(1)
 }
-const { lib, EXIT, PRESETS, USAGE, CliError, usageError, writeOut, Progress, parse, oneOf, commandHelp, version } = await import('./cli/common.mjs')
+const { lib, EXIT, COMMANDS, PRESETS, USAGE, CliError, usageError, writeOut, Progress, parse, oneOf, commandHelp, version } = await import('./cli/common.mjs')
 const { cmdAnalyze } = await import('./cli/analyze.mjs')
 const { cmdCondense } = await import('./cli/condense.mjs')
 const { cmdReport } = await import('./cli/report.mjs')
@@ -51,11 +51,13 @@ async function main(argv) {
   try {
     const [command, ...rest] = argv
     let out
-    if (command === undefined || command === '--help' || command === '-h') out = { text: USAGE }
+    // No command is a usage error like any other: the usage goes to stderr and the exit code is 2.
+    if (command === undefined) throw usageError(`expected a command\n\n${USAGE.trimEnd()}`, '')
+    if (command === '--help' || command === '-h') out = { text: USAGE }
     else if (command === 'help') {
-      if (rest[0] !== undefined && !['analyze', 'condense', 'report', 'replay', 'preset'].includes(rest[0]))
-        throw usageError(`help: unknown command "${rest[0]}"; expected analyze, condense, report, replay or preset`)
-      out = { text: USAGE }
+      if (rest[0] !== undefined && !COMMANDS.includes(rest[0]))
+        throw usageError(`help: unknown command "${rest[0]}"; expected ${COMMANDS.slice(0, -1).join(', ')} or ${COMMANDS.at(-1)}`)
+      out = { text: rest[0] === undefined ? USAGE : commandHelp(rest[0]) }
     } else if (command === '--version' || command === '-v') out = { raw: `${version}\n` }
     else if (command === 'analyze') out = await cmdAnalyze(rest, state)
     else if (command === 'condense') out = await cmdCondense(rest, state)

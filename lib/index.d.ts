@@ -286,6 +286,13 @@ export interface PassMetrics {
   /** Why the pass did not run or was undone. */
   skipped?: string
   errors?: string[]
+  /**
+   * Set on the row that is not a pass (id `afterPasses`, last): what changed the context after
+   * the passes ended (references renumbered, their bytes put back or an Omitted note written), so
+   * the rows' savings add up to `tokensBefore - tokensAfter` of the whole condensation. It has no
+   * counts of its own.
+   */
+  afterPasses?: true
 }
 
 /** The lossless operations; each is a pass of the Lossless provider. */

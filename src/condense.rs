@@ -232,6 +232,7 @@ pub fn condense_known(
     let mut passes = ran.passes;
     let summary = ran.summaries.join("\n\n");
     let (cost, callback_calls, rolled_back) = (ran.cost, ran.callback_calls, ran.edits_rolled_back);
+    let ran_measured_end = ran.measured_end;
     // Lossless measures its own saving exactly; the other providers are measured on the draft.
     let known_saving = if matches!(options.provider, Provider::Lossless(_)) { ran.exact_saving } else { None };
     if abort.load(std::sync::atomic::Ordering::Relaxed) {
@@ -262,8 +263,15 @@ pub fn condense_known(
     }
     let saved = saved as u64;
     let tokens_after = before.saturating_sub(saved);
-    if let (Some(last), Provider::Truncation(_) | Provider::Native(_)) = (passes.last_mut(), &options.provider) {
-        last.tokens_after = tokens_after;
+    // The passes' rows chain from the context given to the one handed back: what changed it after
+    // the passes has its own row; a last pass left unmeasured (measuring it would count the draft
+    // twice) is measured here, by the result.
+    match passes.last_mut() {
+        Some(last) if !ran_measured_end => last.tokens_after = tokens_after,
+        _ => {
+            let end = passes.last().map_or(before, |p| p.tokens_after);
+            passes.extend(crate::report::after_the_passes(end, tokens_after));
+        }
     }
     let provenance = options.provenance.then(|| Provenance {
         origins: origins(&draft.layout, messages.len(), |i| draft.is_message_changed(i)),

@@ -84,6 +84,30 @@ pub struct PassMetrics {
     /// report names it without a number.
     #[serde(skip)]
     pub proposes: bool,
+    /// Not a pass: what changed the context after the passes ended (see [`after_the_passes`]).
+    /// The text report names it without a number.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub after_passes: bool,
+}
+
+/// The id of the row [`after_the_passes`] makes.
+pub const AFTER_PASSES_ID: &str = "afterPasses";
+
+/// The row of what changed the context after the passes ended, when anything did: the references
+/// kept honest once the passes are done (renumbered where what they point at moved, their bytes
+/// put back or an Omitted note written where it was shortened or summarized). A deduplication
+/// whose bytes came back has already given its saving back to its own pass; this row holds the
+/// rest, so the rows' savings add up to the condensation's exactly. `end` is where the last pass
+/// left the context, `after` the context handed back.
+pub fn after_the_passes(end: u64, after: u64) -> Option<PassMetrics> {
+    (end != after).then(|| PassMetrics {
+        id: AFTER_PASSES_ID.into(),
+        name: "After the passes (references renumbered, put back or omitted)".into(),
+        tokens_before: end,
+        tokens_after: after,
+        after_passes: true,
+        ..Default::default()
+    })
 }
 
 /// Sets each pass's counts from the acts (the only place they are counted).
@@ -143,6 +167,15 @@ fn thousands(n: i64) -> String {
     }
 }
 
+/// `one` for 1, else `many`.
+fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 fn pct(before: u64, after: u64) -> String {
     if before == 0 {
         return "0%".into();
@@ -154,10 +187,10 @@ fn pct(before: u64, after: u64) -> String {
 /// provider's name; `numbered`: the passes are a configured pipeline, numbered when several).
 pub fn render(m: &Metrics, strategy: &str, numbered: bool) -> String {
     let mut s = format!("Context condensed using {strategy} strategy:\n");
-    let numbered = numbered && m.passes.len() > 1;
+    let numbered = numbered && m.passes.iter().filter(|p| !p.after_passes).count() > 1;
     let mut n = 0;
     for p in &m.passes {
-        let label = if p.proposes || !numbered {
+        let label = if p.proposes || p.after_passes || !numbered {
             p.name.clone()
         } else {
             n += 1;
@@ -173,7 +206,8 @@ pub fn render(m: &Metrics, strategy: &str, numbered: bool) -> String {
                     .collect();
                 if p.summarize_fallbacks > 0 {
                     let why = p.errors.first().map(String::as_str).unwrap_or("summary not shorter");
-                    what.push(format!("{} summaries fell back to truncation ({why})", p.summarize_fallbacks));
+                    let n = p.summarize_fallbacks;
+                    what.push(format!("{n} {} fell back to truncation ({why})", plural(n, "summary", "summaries")));
                 }
                 let detail = if what.is_empty() { String::new() } else { format!(" [{}]", what.join(", ")) };
                 s.push_str(&format!(
@@ -195,7 +229,8 @@ pub fn render(m: &Metrics, strategy: &str, numbered: bool) -> String {
         String::new()
     };
     let cost = if m.callback_calls > 0 {
-        format!(", {} summarize calls, cost ${:.4}", m.callback_calls, m.cost)
+        let n = m.callback_calls;
+        format!(", {n} summarize {}, cost ${:.4}", plural(n, "call", "calls"), m.cost)
     } else {
         String::new()
     };
@@ -212,6 +247,52 @@ pub fn render(m: &Metrics, strategy: &str, numbered: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn metrics(passes: Vec<PassMetrics>, callback_calls: usize) -> Metrics {
+        Metrics {
+            provider: "test",
+            encoding: "test",
+            tokens_before: 1000,
+            tokens_after: 400,
+            tokens_saved: 600,
+            reduction_percent: 60.0,
+            reversible_tokens_saved: 0,
+            superseded_tokens_saved: 0,
+            messages_changed: 1,
+            messages_removed: 0,
+            edits_rolled_back: 0,
+            passes,
+            actions: Counts::default(),
+            callback_calls,
+            cost: 0.0,
+            duration_ms: 1.0,
+        }
+    }
+
+    #[test]
+    fn one_summary_and_one_call_are_said_in_the_singular() {
+        let pass = |fallbacks| PassMetrics {
+            id: "p".into(),
+            name: "Summarize".into(),
+            tokens_before: 1000,
+            tokens_after: 500,
+            summarize_fallbacks: fallbacks,
+            ..Default::default()
+        };
+        let one = render(&metrics(vec![pass(1), after_the_passes(500, 400).expect("a row")], 1), "Test", true);
+        assert!(one.contains("[1 summary fell back to truncation (summary not shorter)]"), "{one}");
+        assert!(one.contains(", 1 summarize call, cost $"), "{one}");
+        let two = render(&metrics(vec![pass(2), after_the_passes(500, 400).expect("a row")], 2), "Test", true);
+        assert!(two.contains("[2 summaries fell back to truncation (summary not shorter)]"), "{two}");
+        assert!(two.contains(", 2 summarize calls, cost $"), "{two}");
+        // The row after the passes is named, not numbered, and no row is made when nothing changed.
+        assert!(two.contains(" - Summarize: 1,000 → 500 tokens"), "{two}");
+        assert!(
+            two.contains(" - After the passes (references renumbered, put back or omitted): 500 → 400 tokens (-20%)\n"),
+            "{two}"
+        );
+        assert_eq!(after_the_passes(400, 400), None);
+    }
 
     #[test]
     fn thousands_separators() {

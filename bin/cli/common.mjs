@@ -23,22 +23,25 @@ const FATAL_PROBLEMS = new Set(['not_an_array', 'invalid_message', 'invalid_role
 const HISTORY_FILE = 'api_conversation_history.json'
 const METADATA_FILE = 'task_metadata.json'
 
-const USAGE = `context-condense ${version}: condense the conversation history of an LLM coding agent
-
-Usage:
-  context-condense analyze  <history> [options]                  where the tokens are, what each provider saves
-  context-condense condense <history> --provider P [options]     condense; write the history, print the report
-  context-condense report   <history> --html FILE [options]      an HTML page: the history before and after, pass by pass
-  context-condense replay   <history> [options]                  replay the task request by request: what it costs
-                                                                 with prompt caching under a condensing policy
-  context-condense preset <name>                                 print a Smart preset's config (a start for --config)
-  context-condense help [command]                                this text
-
-<history> is a JSON file (an array of messages, or an object with a "messages" array), a Roo Code
+// The usage text in parts: each command's line, section and examples, and the parts several share.
+// `context-condense --help` prints them all; `help <command>` and `<command> --help` print the
+// parts of that command.
+const COMMANDS = ['analyze', 'condense', 'report', 'replay', 'preset']
+const TITLE = `context-condense ${version}: condense the conversation history of an LLM coding agent`
+const LINES = {
+  analyze: `  context-condense analyze  <history> [options]                  where the tokens are, what each provider saves`,
+  condense: `  context-condense condense <history> --provider P [options]     condense; write the history, print the report`,
+  report: `  context-condense report   <history> --html FILE [options]      an HTML page: the history before and after, pass by pass`,
+  replay: `  context-condense replay   <history> [options]                  replay the task request by request: what it costs
+                                                                 with prompt caching under a condensing policy`,
+  preset: `  context-condense preset <name>                                 print a Smart preset's config (a start for --config)`,
+}
+const HELP_LINE = `  context-condense help [command]                                this text, or that command's part of it`
+const HISTORY = `<history> is a JSON file (an array of messages, or an object with a "messages" array), a Roo Code
 task folder (the one holding ${HISTORY_FILE} and ${METADATA_FILE}), or - for
-standard input. Messages in Anthropic/Roo Code format or OpenAI chat format (detected).
-
-condense:
+standard input. Messages in Anthropic/Roo Code format or OpenAI chat format (detected).`
+const SECTIONS = {
+  condense: `condense:
   -p, --provider P        ${PROVIDERS.join(' | ')} (required)
       --preset X          Smart preset: ${PRESETS.join(' | ')}
   -c, --config FILE       the provider's config as JSON (with --preset, its keys replace the preset's)
@@ -46,17 +49,15 @@ condense:
       --force             overwrite FILE when it exists (through a symbolic link: its target is
                           written; the file keeps its permissions)
       --dry-run           condense and print the report only; write nothing
-      --repair            repair tool pairing before condensing (as newer Roo Code does)
-
-report (one self-contained page: each message a bar, what each pass did to it, its full text on click):
+      --repair            repair tool pairing before condensing (as newer Roo Code does)`,
+  report: `report (one self-contained page: each message a bar, what each pass did to it, its full text on click):
       --html FILE         write the report to FILE (required)
   -p, --provider P        as for condense; default: ${PROVIDER.smart}
       --preset X          as for condense; default for ${PROVIDER.smart}: ${DEFAULT_PRESET}
   -c, --config FILE       as for condense
       --title TEXT        the page's title (default: the history's name)
-      --force             overwrite FILE when it exists
-
-replay (one API request per assistant turn; each priced with the prompt-cache model):
+      --force             overwrite FILE when it exists`,
+  replay: `replay (one API request per assistant turn; each priced with the prompt-cache model):
       --policy P          roo-default (default) | lossless-then-summary | lossless-every-turn |
                           smart-<preset> | cache-aware | all (compares them and names the best)
       --context-window N  the model's window in tokens (default 200000)
@@ -68,16 +69,15 @@ replay (one API request per assistant turn; each priced with the prompt-cache mo
       --cache C           anthropic (default: breakpoints, write 1.25x, read 0.1x) | openai (prefix, read 0.5x)
       --lookback-blocks N anthropic: find a cache entry only within N content blocks before a breakpoint
       --html FILE         also write a page charting each request's cost and where each condensing happened
-      --force             overwrite FILE when it exists
-
-analyze, condense, report, replay:
+      --force             overwrite FILE when it exists`,
+}
+const SHARED = `analyze, condense, report, replay:
       --format F          auto (default) | anthropic | openai; the output keeps the input's format
       --encoding E        ${ENCODINGS.map((e) => (e === DEFAULT_ENCODING ? `${e} (default)` : e)).join(' | ')}
       --json              machine-readable output on stdout (errors too)
   -q, --quiet             no progress or warnings on stderr
-      --progress          progress lines on stderr even when it is not a terminal
-
-summarizer (${PROVIDER.native}, and Smart's summarize operations; without --llm-url they fall back as the
+      --progress          progress lines on stderr even when it is not a terminal`
+const SUMMARIZER = `summarizer (${PROVIDER.native}, and Smart's summarize operations; without --llm-url they fall back as the
 library does: Smart truncates instead, ${PROVIDER.native} cannot run):
       --llm-url URL       an OpenAI-compatible chat-completions endpoint: http://127.0.0.1:11434/v1
                           (Ollama), http://127.0.0.1:8080/v1 (llama.cpp), https://api.openai.com/v1
@@ -88,28 +88,46 @@ library does: Smart truncates instead, ${PROVIDER.native} cannot run):
       --timeout SECONDS   per request (default 120, at most 2147483.647: about 24.8 days)
       --retries N         retries after a failed request (default 2, at most 10; the wait between
                           attempts doubles from 0.5 s, at most 60 s)
-      --concurrency N     requests at once (default 4)
-
-Exit codes:
+      --concurrency N     requests at once (default 4)`
+const EXIT_CODES = `Exit codes:
   0  done
   1  the engine did not condense (its reason is printed; nothing was written)
-  2  usage: an unknown command or option, a bad value, a bad --config, --out exists without --force
-     or is a folder (report: no --html, or --html exists without --force or is a folder)
+  2  usage: no command, an unknown command or option, a bad value, a bad --config, --out exists
+     without --force or is a folder (report: no --html, or --html exists without --force or is a folder)
   3  the history cannot be read: no such file or folder, not JSON, not a list of messages, larger
      than the longest text Node.js holds (about 512 MB)
      (also: the output file cannot be written)
   4  the LLM endpoint failed (unreachable, HTTP error, timeout, unusable reply; nothing was written)
   5  internal error (a bug: please report it)
-  130 interrupted (Ctrl-C; nothing was written)
+  130 interrupted (Ctrl-C; nothing was written)`
+const EXAMPLES = [
+  `  context-condense analyze ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<task id>`,
+  `  context-condense condense history.json --provider ${PROVIDER.smart} --preset ${DEFAULT_PRESET} --out condensed.json`,
+  `  context-condense condense history.json -p ${PROVIDER.native} --llm-url http://127.0.0.1:11434/v1 --model qwen2.5:7b --dry-run`,
+  `  cat openai-chat.json | context-condense condense - -p lossless --json > result.json`,
+  `  context-condense report history.json --html report.html --provider ${PROVIDER.smart} --preset ${GENERAL_PRESETS[GENERAL_PRESETS.length - 1]}`,
+  `  context-condense replay history.json --policy all --context-window 64000`,
+]
 
-Examples:
-  context-condense analyze ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/<task id>
-  context-condense condense history.json --provider ${PROVIDER.smart} --preset ${DEFAULT_PRESET} --out condensed.json
-  context-condense condense history.json -p ${PROVIDER.native} --llm-url http://127.0.0.1:11434/v1 --model qwen2.5:7b --dry-run
-  cat openai-chat.json | context-condense condense - -p lossless --json > result.json
-  context-condense report history.json --html report.html --provider ${PROVIDER.smart} --preset ${GENERAL_PRESETS[GENERAL_PRESETS.length - 1]}
-  context-condense replay history.json --policy all --context-window 64000
-`
+/** The usage text: every command, or (`command` given) that command's line, options, exit codes and examples. */
+function usageText(command) {
+  const commands = command === undefined ? COMMANDS : [command]
+  const takesHistory = commands.some((c) => c !== 'preset')
+  const examples = EXAMPLES.filter((e) => commands.some((c) => e.includes(`context-condense ${c} `)))
+  return (
+    [
+      TITLE,
+      `Usage:\n${commands.map((c) => LINES[c]).join('\n')}${command === undefined ? `\n${HELP_LINE}` : ''}`,
+      ...(takesHistory ? [HISTORY] : []),
+      ...commands.filter((c) => SECTIONS[c]).map((c) => SECTIONS[c]),
+      ...(takesHistory ? [SHARED, SUMMARIZER] : []),
+      EXIT_CODES,
+      ...(examples.length ? [`Examples:\n${examples.join('\n')}`] : []),
+    ].join('\n\n') + '\n'
+  )
+}
+
+const USAGE = usageText()
 
 class CliError extends Error {
   constructor(exitCode, message, hint) {
@@ -247,9 +265,10 @@ function wholeNumber(name, value, min, max = Number.MAX_SAFE_INTEGER) {
   return n
 }
 
-/** The usage text (one text for every command: the options are shared, the exit codes too). */
-function commandHelp() {
-  return USAGE
+/** One command's help: its part of the usage text (its options, the shared ones, the exit codes, its examples). */
+function commandHelp(command) {
+  if (!COMMANDS.includes(command)) throw new TypeError(`commandHelp: unknown command "${command}"`)
+  return usageText(command)
 }
 
 export {
@@ -258,6 +277,7 @@ export {
   openaiFormat,
   htmlReport,
   EXIT,
+  COMMANDS,
   PROVIDER,
   PROVIDERS,
   PRESETS,

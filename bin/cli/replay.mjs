@@ -44,13 +44,18 @@ const money = (n) => `$${n.toFixed(n < 10 ? 3 : 2)}`
 const ratio = (c) => `${c.kept}/${c.total}`
 const share = (c) => (c.total === 0 ? 1 : c.kept / c.total)
 
-/** The cheapest policy that keeps typed text, error lines and the working set at least as well as
- * Roo's default; the cheapest overall when none does. With the reason, in words. */
+/** The cheapest policy that leaves no more requests over the window than Roo's default (a request
+ * over it is one the host had to cut blindly: no policy that does that more often is better) and
+ * keeps typed text, error lines and the working set at least as well; among those within the window
+ * the cheapest when none keeps the checks as well. With the reason, in words, and why each cheaper
+ * policy was passed over. */
 function best(results) {
   const base = results.find((r) => r.policy === 'roo-default')
+  const within = (r) => !base || r.requestsOverLimit <= base.requestsOverLimit
   const keeps = (r) => !base || ['typed', 'errors', 'workingSet'].every((k) => share(r.checks[k]) >= share(base.checks[k]))
   const byCost = [...results].sort((a, b) => a.billedInputCost - b.billedInputCost)
-  const winner = byCost.find(keeps) ?? byCost[0]
+  const eligible = byCost.filter(within)
+  const winner = eligible.find(keeps) ?? eligible[0] ?? byCost[0]
   const parts = [`${money(winner.billedInputCost)} billed input`]
   if (base && winner !== base) {
     parts.push(`${(winner.billedInputCost / base.billedInputCost).toFixed(2)}x roo-default's ${money(base.billedInputCost)}`)
@@ -61,8 +66,17 @@ function best(results) {
       ? base && winner !== base
         ? 'typed text, error lines and working set kept at least as well'
         : 'the end checks as kept'
-      : 'but no policy keeps the end checks as well as roo-default; this one is only the cheapest',
+      : 'but no policy keeps the end checks as well as roo-default; this one is only the cheapest of those with no more requests over the window',
   )
+  const requests = (n) => `${fmt(n)} ${n === 1 ? 'request' : 'requests'}`
+  const passedOver = byCost
+    .slice(0, byCost.indexOf(winner))
+    .map((r) =>
+      within(r)
+        ? `${r.policy} (end checks kept less well than roo-default)`
+        : `${r.policy} (${requests(r.requestsOverLimit)} over the window, against roo-default's ${fmt(base.requestsOverLimit)})`,
+    )
+  if (passedOver.length > 0) parts.push(`cheaper but passed over: ${passedOver.join(', ')}`)
   return { policy: winner.policy, why: parts.join('; ') }
 }
 

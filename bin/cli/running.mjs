@@ -91,16 +91,29 @@ function makeSummarizer(values, state) {
   }
 }
 
+/** What to check after a failure, by what failed: a server that cannot be reached is not a key's
+ * fault (a local server needs none), and only a refusal of the key (HTTP 401 or 403) names it. */
+function llmHint(llm, failure) {
+  const endpoint = llm.stats.endpoint
+  const fallback = 'without --llm-url, summaries fall back as the library does'
+  if (failure?.code === 'unreachable') return `nothing answers at ${endpoint}: check --llm-url and that the server is running there; ${fallback}`
+  if (failure?.code === 'timeout') return `${endpoint} answered too slowly: --timeout raises the time allowed; ${fallback}`
+  if (failure?.code === 'http' && (failure.status === 401 || failure.status === 403)) {
+    const key = llm.stats.apiKeyFrom
+      ? `the key is read from $${llm.stats.apiKeyFrom}`
+      : 'no API key was found (set CONTEXT_CONDENSE_API_KEY or OPENAI_API_KEY, or pass --api-key-env VAR)'
+    return `${endpoint} refused the request: check the API key (${key}); ${fallback}`
+  }
+  return `check --llm-url (${endpoint}), --model and the server's log; ${fallback}`
+}
+
 function llmFailure(llm, what, failures = llm.failures()) {
   const first = failures[0]
   const reason = first instanceof Error ? first.message : String(first)
-  const key = llm.stats.apiKeyFrom
-    ? `the key is read from $${llm.stats.apiKeyFrom}`
-    : 'no API key was found (set CONTEXT_CONDENSE_API_KEY or OPENAI_API_KEY, or pass --api-key-env VAR)'
   return new CliError(
     EXIT.llm,
     `the LLM endpoint failed${failures.length > 1 ? ` (${failures.length} requests)` : ''}${what ? ` ${what}` : ''}: ${reason}`,
-    `check --llm-url (${llm.stats.endpoint}), --model and that the server is up (${key}); --timeout raises the time allowed; without --llm-url, summaries fall back as the library does`,
+    llmHint(llm, first),
   )
 }
 

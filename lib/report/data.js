@@ -158,6 +158,8 @@ function buildReportData(before, result, options = {}) {
     ...(p.errors && p.errors.length ? { errors: p.errors } : {}),
     messagesChanged: p.messagesChanged,
     actions: Object.fromEntries(ACTIONS.filter((k) => p[k] > 0).map((k) => [k, p[k]])),
+    // Not a pass: what changed the context after the passes ended (the references kept honest).
+    ...(p.afterPasses ? { afterPasses: true } : {}),
   }))
   // Changes no pass made: references renumbered after a summary moved what they point at.
   // Messages changed and, by action, the acts (a message removed whole, changed after the passes).

@@ -45,11 +45,15 @@ const pct = (n) => (typeof n === 'number' && Number.isFinite(n) ? `${n.toFixed(1
 const plural = (n, one, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`
 const { replaySectionHtml } = createReplaySection({ escapeHtml, fmt, pct })
 
+/** A pass's changes by action: each chip counts changes (content blocks, or messages replaced by a summary). */
 function actionsSummary(kinds) {
   const order = ['deduplicated', 'superseded', 'omitted', 'truncated', 'suppressed', 'summarized', 'removed', 'changed']
   return order
     .filter((k) => kinds[k] > 0)
-    .map((k) => `<span class="chip k-${k}" data-field="${k}" data-value="${kinds[k]}">${fmt(kinds[k])} ${KINDS[k]}</span>`)
+    .map(
+      (k) =>
+        `<span class="chip k-${k}" data-field="${k}" data-value="${kinds[k]}" title="${escapeHtml(`${plural(kinds[k], 'change')}: ${KINDS[k]}`)}">${fmt(kinds[k])} ${KINDS[k]}</span>`,
+    )
     .join(' ')
 }
 
@@ -65,7 +69,23 @@ function passesHtml(data) {
   const t = data.totals
   const num = (field, value, text = fmt(value)) => `<td class="num" data-field="${field}" data-value="${value ?? ''}">${text}</td>`
   const saved = (n) => (n > 0 ? `−${fmt(n)}` : fmt(n))
+  // The row of what changed after the passes is not numbered, and the messages no pass changed
+  // are counted in it (else in a row of their own, below the passes).
+  const after = data.passes.find((p) => p.afterPasses)
+  const outside = data.unattributed
   const rows = data.passes.map((p, n) => {
+    if (p.afterPasses) {
+      return (
+        `<tr data-pass="${escapeHtml(p.id)}" class="after-passes unattributed"><td></td>` +
+        `<td class="pcell"><span class="pname" title="not a pass: the references kept honest once the passes are done">${escapeHtml(p.name)}</span></td>` +
+        num('tokensBefore', p.tokensBefore) +
+        num('tokensAfter', p.tokensAfter) +
+        num('tokensSaved', p.tokensSaved, saved(p.tokensSaved)) +
+        `<td class="wfc">${waterfall(p.tokensBefore, p.tokensAfter, t.tokensBefore)}</td>` +
+        num('messagesChanged', outside ? outside.messagesChanged : 0) +
+        `<td class="acts">${actionsSummary(outside ? outside.actions : {})}</td></tr>`
+      )
+    }
     const notes = []
     if (p.skipped) notes.push(`skipped: ${p.skipped}`)
     if (p.summarizeFallbacks > 0) notes.push(`${plural(p.summarizeFallbacks, 'summary', 'summaries')} truncated instead`)
@@ -92,7 +112,7 @@ function passesHtml(data) {
         num('messagesChanged', t.messagesChanged) +
         `<td class="acts">${actionsSummary((data.unattributed && data.unattributed.actions) || {})}</td></tr>`,
     )
-  } else if (data.unattributed) {
+  } else if (data.unattributed && !after) {
     rows.push(
       `<tr class="unattributed"><td></td><td class="pcell" colspan="5"><span class="pname">not attributed to one pass</span></td><td class="num">${fmt(data.unattributed.messagesChanged)}</td><td class="acts">${actionsSummary(data.unattributed.actions)}</td></tr>`,
     )
@@ -108,7 +128,7 @@ function passesHtml(data) {
   const th = (text, title, cls = 'num') => `<th class="${cls}"${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(text)}</th>`
   return (
     `<table class="passes" id="passes"><thead><tr>${th('#')}${th('Pass', 'hover a name for its id', '')}${th('tokens before')}${th('after')}${th('saved')}${th('', 'what is left of the history, and what the pass removed', 'wfc')}` +
-    `${th('msgs', 'messages the pass changed')}${th('what it did', "the engine's count of changes by action: content blocks, or messages replaced by a summary", '')}</tr></thead>` +
+    `${th('msgs', 'messages the pass changed')}${th('changes it made', "the engine's count of changes by action: content blocks, or messages replaced by a summary (the legend below counts messages)", '')}</tr></thead>` +
     `<tbody>${rows.join('')}</tbody><tfoot>${total}</tfoot></table>`
   )
 }
@@ -139,13 +159,13 @@ function legendHtml(data) {
   const kinds = Object.keys(KINDS)
     .map(
       (k) =>
-        `<button type="button" class="f" data-kind="${k}" aria-pressed="false" title="${escapeHtml(KIND_HELP[k])}"><span class="badge k-${k}">${escapeHtml(KINDS[k])}</span><span class="n"></span></button>`,
+        `<button type="button" class="f" data-kind="${k}" aria-pressed="false" title="${escapeHtml(`${KIND_HELP[k]}; the number counts messages`)}"><span class="badge k-${k}">${escapeHtml(KINDS[k])}</span><span class="n"></span></button>`,
     )
     .join('')
   return (
     `<div class="legend" id="legend"><div role="group" aria-label="Show content types" id="filter-types"><b>Content</b>${types}</div>` +
-    `<div role="group" aria-label="Show what happened" id="filter-kinds"><b>What happened</b>${kinds}<span class="lg"><i class="sw ghost-sw"></i>tokens removed</span></div>` +
-    `<div class="fnote"><span>Click to show only those rows (types or kinds: any of them; both: each).</span><span id="shown-count" class="count" aria-live="polite"></span><button type="button" class="link" id="filter-clear" hidden>show all</button></div></div>`
+    `<div role="group" aria-label="Show what happened" id="filter-kinds"><b>What happened</b> <span class="unit">(messages)</span>${kinds}<span class="lg"><i class="sw ghost-sw"></i>tokens removed</span></div>` +
+    `<div class="fnote"><span>Each number counts messages (the passes' table above counts changes: a message can have several). Click to show only those rows (types or kinds: any of them; both: each).</span><span id="shown-count" class="count" aria-live="polite"></span><button type="button" class="link" id="filter-clear" hidden>show all</button></div></div>`
   )
 }
 

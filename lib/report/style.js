@@ -85,6 +85,7 @@ table.passes.ops{width:auto;min-width:50%}
 .legend.filtering button.f[aria-pressed=false]{opacity:.55}
 .legend button.f:disabled{opacity:.4;cursor:default}
 .legend .n{color:var(--muted);font-size:11px;font-variant-numeric:tabular-nums}
+.legend .unit{color:var(--muted);font-weight:normal}
 .legend .n:empty{display:none}
 .legend .fnote{flex-basis:100%;display:flex;flex-wrap:wrap;gap:4px 12px;color:var(--muted);font-size:12px}
 button.link{font:inherit;background:none;border:0;padding:0;color:var(--accent);cursor:pointer;text-decoration:underline}

@@ -37,6 +37,9 @@ pub struct Outcome {
     pub edits_rolled_back: usize,
     /// The exact saving, when only proposing passes ran (their edits were measured as applied).
     pub exact_saving: Option<i64>,
+    /// The last pass's `tokens_after` is the draft as measured when the passes ended (false when
+    /// the last pass that ran was not measured: its caller measures the result instead).
+    pub measured_end: bool,
 }
 
 /// Runs `passes` in order over `draft`.
@@ -46,7 +49,7 @@ pub fn run(
     draft: &mut Draft,
     policy: &Policy,
 ) -> Result<Outcome, Stop> {
-    let mut out = Outcome { exact_saving: Some(0), ..Default::default() };
+    let mut out = Outcome { exact_saving: Some(0), measured_end: true, ..Default::default() };
     let before = cx.tokens_before;
     let encoding = cx.encoding;
     let now = |d: &Draft| before.saturating_sub(d.saved_tokens(encoding).max(0) as u64);
@@ -90,7 +93,10 @@ pub fn run(
                     m.skipped = Some("undone: it would have grown the context".into());
                     m.tokens_after = start;
                 }
-                _ => m.tokens_after = after,
+                _ => {
+                    m.tokens_after = after;
+                    out.measured_end = measure;
+                }
             }
             current = m.tokens_after;
             m.duration_ms = ms(t);
