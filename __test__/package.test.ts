@@ -2,7 +2,7 @@
 // the command line when there is one, the README, and nothing of the sources, tests or benches.
 // The binaries travel in the per-platform packages (npm/<platform>/), wired by `napi pre-publish`.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -72,7 +72,6 @@ describe('the npm package', () => {
       'x86_64-apple-darwin',
       'aarch64-apple-darwin',
       'x86_64-pc-windows-msvc',
-      'wasm32-wasip1-threads',
     ])
     const dirs: Record<string, { os: string; cpu: string; libc?: string }> = {
       'linux-x64-gnu': { os: 'linux', cpu: 'x64', libc: 'glibc' },
@@ -92,10 +91,9 @@ describe('the npm package', () => {
       expect(p.main).toBe(`context-condense.${dir}.node`)
       expect(p.files).toEqual([p.main])
     }
-    // The WebAssembly fallback: napi-rs's loader tries it when no native package fits.
-    const wasi = JSON.parse(readFileSync(join(root, 'npm', 'wasm32-wasi', 'package.json'), 'utf8'))
-    expect(wasi).toMatchObject({ name: 'context-condense-wasm32-wasi', version: pkg.version, cpu: ['wasm32'], main: 'context-condense.wasi.cjs' })
-    expect(wasi.files).toContain('context-condense.wasm32-wasi.wasm')
+    // No WebAssembly build is offered: some suites hang on it (Node 22) and its asynchronous calls
+    // hang on Node 20, so it is not built, published or named until they pass.
+    expect(readdirSync(join(root, 'npm')).sort()).toEqual(Object.keys(dirs).sort())
     // The optional dependencies on them are written when publishing, by `napi pre-publish` (every
     // platform package at this version; scripts/pack-check.mjs runs it and checks): listed in the
     // repository, npm ci refuses the lockfile, which cannot lock packages not yet on the registry.

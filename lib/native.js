@@ -32,15 +32,13 @@ function noBinaryError(name, loaderError) {
   const file = `context-condense.${name}.node`
   // A platform package is published for each target the release builds (package.json's napi.targets).
   const published = napi.targets.map(targetName).includes(name)
-  const wasm = '  npm install --cpu=wasm32 context-condense   (the WebAssembly build, for any platform; Node >= 22)'
   const source = '  npm run build   (in a clone of the source, with Rust from https://rustup.rs; `npm run pack:local` then makes tarballs to install elsewhere)'
   let lines
   if (binaryPresent(name)) {
     const cause = loaderError && loaderError.cause && loaderError.cause.message ? loaderError.cause.message : 'unknown reason'
     lines = [
       `context-condense: the binary for ${name} (${file}) is installed but failed to load: ${cause}`,
-      'Reinstall the package, or use one of:',
-      wasm,
+      'Reinstall the package, or build it:',
       source,
     ]
   } else {
@@ -49,7 +47,6 @@ function noBinaryError(name, loaderError) {
         ? `context-condense: no prebuilt binary for ${name} in this install: the package ${pkg} (with the file ${file}) is not installed. Any one of these gives it one:`
         : `context-condense: no prebuilt binary for ${name} in this install: no package ${pkg} is published (no file ${file}). Any one of these gives it one:`,
       ...(published ? [`  npm install ${pkg}@${version}   (this platform's package)`] : []),
-      wasm,
       source,
     ]
   }

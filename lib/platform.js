@@ -26,7 +26,6 @@ const TARGET_NAMES = {
   'aarch64-apple-darwin': 'darwin-arm64',
   'x86_64-pc-windows-msvc': 'win32-x64-msvc',
   'aarch64-pc-windows-msvc': 'win32-arm64-msvc',
-  'wasm32-wasip1-threads': 'wasm32-wasi',
 }
 
 /** napi-rs's name for a Rust target triple, or undefined for a triple not in the table above. */

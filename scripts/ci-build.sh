@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the addon for one Rust target, as each build job of .github/workflows/release.yml does,
-# and leaves the binary (or the .wasm and its loader files) in the repository root, where the job
+# and leaves the binary in the repository root, where the job
 # uploads it and `napi artifacts` later picks it up. Without an argument: this machine's target.
 #   scripts/ci-build.sh [target]
 # Cross builds: Linux gnu targets through napi-rs's cross toolchain (--use-napi-cross), musl through
@@ -23,7 +23,7 @@ if [ "$target" != "$host" ]; then
   esac
 fi
 npx napi build "${args[@]}"
-ls -l context-condense.*.node context-condense.*.wasm 2>/dev/null || { echo "ci-build: no binary was written for $target" >&2; exit 1; }
+ls -l context-condense.*.node 2>/dev/null || { echo "ci-build: no binary was written for $target" >&2; exit 1; }
 # A native build for this machine can be loaded: it must not export the test-only functions.
 if [ "$target" = "$host" ] && ls context-condense.*.node >/dev/null 2>&1; then
   node -e "if (typeof require('./index.js').countMessages === 'function') { console.error('ci-build: the release binary exports countMessages (the probes feature is on)'); process.exit(1) }"

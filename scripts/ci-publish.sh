@@ -29,10 +29,6 @@ if [ ${#dry[@]} -gt 0 ]; then
   trap 'cp "$backup/package.json" package.json && rm -rf npm && mv "$backup/npm" npm && rm -rf "$backup"' EXIT
   node -e "const fs = require('fs'); const p = JSON.parse(fs.readFileSync('package.json', 'utf8')); p.napi.targets = ['$host']; fs.writeFileSync('package.json', JSON.stringify(p, null, 2) + '\\n')"
 fi
-# The WebAssembly build's loader files travel with its .wasm; napi artifacts takes them from here.
-if [ -d "$artifacts/bindings-wasm32-wasip1-threads" ]; then
-  find "$artifacts/bindings-wasm32-wasip1-threads" -maxdepth 1 -type f ! -name '*.wasm' -exec cp {} . \;
-fi
 npx napi create-npm-dirs
 npx napi artifacts --output-dir "$artifacts" --npm-dir npm --build-output-dir .
 missing=0
