@@ -36,11 +36,7 @@ function noBinaryError(name, loaderError) {
   let lines
   if (binaryPresent(name)) {
     const cause = loaderError && loaderError.cause && loaderError.cause.message ? loaderError.cause.message : 'unknown reason'
-    lines = [
-      `context-condense: the binary for ${name} (${file}) is installed but failed to load: ${cause}`,
-      'Reinstall the package, or build it:',
-      source,
-    ]
+    lines = [`context-condense: the binary for ${name} (${file}) is installed but failed to load: ${cause}`, 'Reinstall the package, or build it:', source]
   } else {
     lines = [
       published
