@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
-import { condense, providerCatalogue, type ApiMessage, type CondenseOptions, type CondenseResult } from '../lib/index.js'
+import { condense, providerCatalogue, validateConversation, type ApiMessage, type CondenseOptions, type CondenseResult } from '../lib/index.js'
 import { buildReportData, renderHtmlReport } from '../lib/report-html.js'
-import { FIXTURES, loadFixture, itReal } from './helpers.js'
+import { FIXTURES, assertInvariants, loadFixture, itReal } from './helpers.js'
 
 const catalogue = providerCatalogue()
 /** Every provider (Smart once per preset); Native with a summary that always fits. */
@@ -18,6 +18,16 @@ const runs: Array<[string, CondenseOptions]> = catalogue.providers.flatMap(
       ? catalogue.presets.map((preset): [string, CondenseOptions] => [`smart ${preset}`, { provider: 'smart', config: { preset } }])
       : [[p.id, { provider: p.id, summarize: async () => ({ text: 'What happened so far: files were read and edited.' }) }]],
 )
+
+/** The invariants of a condensing; Native replaces the middle by one summary, so of its run: input
+ * untouched, a history the APIs accept, no more tokens than before. */
+function checkInvariants(label: string, history: ApiMessage[], snapshot: ApiMessage[], result: CondenseResult) {
+  if (result.error) return expect(history).toEqual(snapshot)
+  if (label !== 'native') return assertInvariants(history, snapshot, result)
+  expect(history).toEqual(snapshot)
+  expect(validateConversation(result.messages)).toEqual([])
+  expect(result.newContextTokens).toBeLessThanOrEqual(result.prevContextTokens)
+}
 
 function checkRows(what: string, result: CondenseResult) {
   const m = result.metrics
@@ -80,7 +90,9 @@ describe("the passes' rows add up to the total", () => {
     let outside = 0
     for (const [name, history] of generated)
       for (const [label, options] of runs) {
+        const snapshot = structuredClone(history)
         const result = await condense(history, { ...options, provenance: true })
+        checkInvariants(label, history, snapshot, result)
         checkRows(`${name}, ${label}`, result)
         if (!result.error) checkTable(`${name}, ${label}`, history, result)
         if (result.metrics.passes.some((p) => p.afterPasses)) outside++
@@ -94,7 +106,12 @@ describe("the passes' rows add up to the total", () => {
     async () => {
       for (const name of FIXTURES) {
         const history = loadFixture(name)
-        for (const [label, options] of runs) checkRows(`${name}, ${label}`, await condense(history, options))
+        const snapshot = structuredClone(history)
+        for (const [label, options] of runs) {
+          const result = await condense(history, options)
+          checkInvariants(label, history, snapshot, result)
+          checkRows(`${name}, ${label}`, result)
+        }
       }
     },
     300_000,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { condense, type ApiMessage, type CondenseOptions, type CondenseResult, type SummarizeRequest } from '../lib/index.js'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { buildReportData, renderHtmlReport } from '../lib/report-html.js'
-import { FIXTURE_DIR, HAVE_FIXTURES, loadFixture, itReal } from './helpers.js'
+import { FIXTURE_DIR, HAVE_FIXTURES, assertInvariants, loadFixture, itReal } from './helpers.js'
 import { launchChromium } from '../scripts/chromium.mjs'
 import { needsChromium } from './skip-when.js'
 import { assertSelfContained, everyBar, openReport, pageData, pngColors, reveal } from './report-page.js'
@@ -136,13 +136,17 @@ describe('the page', () => {
     // Lossless leaves references; Smart aggressive then summarizes a span before some of their
     // targets, and the engine renumbers those references: a change made after the passes.
     const history = generateHistory({ seed: 2, targetTokens: 100_000 }) as ApiMessage[]
+    const snapshot = structuredClone(history)
     const first = await condense(history, { provider: 'lossless', config: { keep: 'first' } })
+    assertInvariants(history, snapshot, first)
+    const firstSnapshot = structuredClone(first.messages)
     const result = await condense(first.messages, {
       provider: 'smart',
       config: { preset: 'aggressive' },
       provenance: true,
       summarize: async () => ({ text: 'What happened so far.' }),
     })
+    assertInvariants(first.messages, firstSnapshot, result)
     const data = buildReportData(first.messages, result)
     const byHand = data.before.filter((b) => b.actions.some((a) => a.pass === null))
     expect(byHand.length).toBeGreaterThan(0)

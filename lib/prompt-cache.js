@@ -31,7 +31,10 @@ function readPricing(given, cache, at) {
   const entries =
     given === undefined
       ? null
-      : Object.keys(given).map((key) => (typeof given[key] === 'number' ? { key, price: given[key] } : { key, shown: describe(given[key]) }))
+      : Object.keys(given).map((key) => {
+          const value = given[key] // read once: a getter is asked one time
+          return typeof value === 'number' ? { key, price: value } : { key, shown: describe(value) }
+        })
   try {
     return native.resolvePricing(entries, cache, at)
   } catch (e) {
