@@ -79,7 +79,12 @@ describe('Truncation', () => {
 
 describe('Smart', () => {
   itReal('reaches each preset’s share on the real histories without a callback', async () => {
-    const expected = { conservative: 0.4, balanced: 0.65, aggressive: 0.8 } as const
+    // Every preset keeps the working set whole (the latest state of the files touched in the last
+    // ten turns, up to a third of the context). On these histories that is about a sixth of all
+    // their tokens (three are working-set stress cases: files read or written back to back, a
+    // quarter to more than half of their context), and it bounds what any preset can remove:
+    // aggressive, which outlined every file before, removes about 75% here, not 80%.
+    const expected = { conservative: 0.4, balanced: 0.65, aggressive: 0.75 } as const
     for (const [preset, share] of Object.entries(expected) as Array<[keyof typeof expected, number]>) {
       let total = 0
       let saved = 0

@@ -1,6 +1,7 @@
 // The working set: which files it finds and where their latest state lives (workingSet), and that
-// Smart balanced keeps it (whole or outlined) while still removing most of the tokens, on generated
-// tasks of both tool formats and on the real Roo Code histories.
+// Smart keeps it whole (the text of each file's latest read or write verbatim, not its outline)
+// while still removing most of the tokens, on generated tasks of both tool formats and on the real
+// Roo Code histories.
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory } from '../fixtures/generate.mjs'
@@ -21,13 +22,18 @@ function strings(messages: ApiMessage[]): string[] {
 
 interface Tally {
   files: number
-  kept: number
+  /** Files whose latest state is in the result verbatim. */
+  whole: number
+  /** Files only their outline stands for. */
+  outlined: number
+  /** Tokens of the latest state of the files kept whole. */
+  wholeTokens: number
   before: number
   after: number
 }
 
 /** Smart with `config` on `messages`: the working set's files whose latest state is still in the
- * result (the text of its latest read or write whole, or its outline), and the tokens. */
+ * result whole (the text of its latest read or write verbatim), those only outlined, and the tokens. */
 async function tally(messages: ApiMessage[], config: SmartConfig, summarize?: () => Promise<string>): Promise<Tally & { summaries: string[] }> {
   const preset = smartPreset(config.preset ?? 'balanced')
   const files = workingSet(messages, { ...(preset.workingSet ?? smartPreset('balanced').workingSet), text: true })
@@ -41,29 +47,44 @@ async function tally(messages: ApiMessage[], config: SmartConfig, summarize?: ()
   }
   const out = strings(result.messages)
   const has = (t: string) => out.some((s) => s.includes(t))
-  let kept = 0
+  let whole = 0
+  let outlined = 0
+  let wholeTokens = 0
   let withState = 0
   for (const f of files) {
     if (!f.text) continue
     withState++
-    if (has(f.text) || (f.outline && has(f.outline.split('\n')[0]))) kept++
+    if (has(f.text)) {
+      whole++
+      wholeTokens += f.tokens
+    } else if (f.outline && has(f.outline.split('\n')[0])) outlined++
   }
   const summaries = result.messages.filter((m) => m.isSummary).map((m) => JSON.stringify(m.content))
-  return { files: withState, kept, before: result.metrics.tokensBefore, after: result.metrics.tokensAfter, summaries }
+  return { files: withState, whole, outlined, wholeTokens, before: result.metrics.tokensBefore, after: result.metrics.tokensAfter, summaries }
 }
 
 async function corpus(histories: ApiMessage[][], config: SmartConfig, summarize?: () => Promise<string>) {
-  const t: Tally = { files: 0, kept: 0, before: 0, after: 0 }
+  const t: Tally = { files: 0, whole: 0, outlined: 0, wholeTokens: 0, before: 0, after: 0 }
   const summaries: string[] = []
   for (const h of histories) {
     const r = await tally(h, config, summarize)
     t.files += r.files
-    t.kept += r.kept
+    t.whole += r.whole
+    t.outlined += r.outlined
+    t.wholeTokens += r.wholeTokens
     t.before += r.before
     t.after += r.after
     summaries.push(...r.summaries)
   }
-  return { files: t.files, kept: t.kept / t.files, removed: (t.before - t.after) / t.before, summaries }
+  return {
+    files: t.files,
+    whole: t.whole / t.files,
+    outlined: t.outlined / t.files,
+    removed: (t.before - t.after) / t.before,
+    // Of the tokens outside the working set kept whole, the share removed.
+    removedBeside: (t.before - t.after) / (t.before - t.wholeTokens),
+    summaries,
+  }
 }
 
 const GENERATED: Array<{ seed: number; format: 'xml' | 'native'; targetTokens: number }> = []
@@ -72,6 +93,7 @@ for (const format of ['xml', 'native'] as const)
     [1, 60_000],
     [2, 150_000],
     [3, 250_000],
+    [4, 500_000],
   ])
     GENERATED.push({ seed, format, targetTokens })
 
@@ -127,16 +149,24 @@ describe('workingSet', () => {
 describe('Smart keeps the working set', () => {
   const generated = () => GENERATED.map((c) => generateHistory(c) as ApiMessage[])
 
-  it('balanced keeps at least 90% of it and removes at least 80% on generated tasks (both formats)', async () => {
+  it('balanced keeps at least 90% of it whole and removes at least 80% on generated tasks (both formats)', async () => {
     const r = await corpus(generated(), { preset: 'balanced' })
     expect(r.files).toBeGreaterThan(30)
-    expect(r.kept).toBeGreaterThanOrEqual(0.9)
+    expect(r.whole).toBeGreaterThanOrEqual(0.9)
     expect(r.removed).toBeGreaterThanOrEqual(0.8)
+  })
+
+  it('every preset keeps at least 90% of it whole on generated tasks', async () => {
+    const histories = generated()
+    for (const preset of ['conservative', 'aggressive', 'speed', 'quality', 'cost'] as const) {
+      const r = await corpus(histories, { preset })
+      expect(r.whole, preset).toBeGreaterThanOrEqual(0.9)
+    }
   })
 
   it('without it, balanced loses most of the working set (the measure tells them apart)', async () => {
     const r = await corpus(generated(), { preset: 'balanced', workingSet: null })
-    expect(r.kept).toBeLessThan(0.5)
+    expect(r.whole).toBeLessThan(0.5)
   })
 
   it('a batch summary carries the working set it replaces (aggressive, with a callback)', async () => {
@@ -145,19 +175,23 @@ describe('Smart keeps the working set', () => {
       const r = await corpus(generated(), { preset }, summarize)
       expect(r.summaries.length).toBeGreaterThan(0)
       expect(r.summaries.some((t) => t.includes('## File Context: '))).toBe(true)
-      expect(r.kept).toBeGreaterThanOrEqual(0.9)
+      expect(r.whole).toBeGreaterThanOrEqual(0.9)
       const off = await corpus(generated(), { preset, workingSet: null }, summarize)
       expect(off.summaries.some((t) => t.includes('## File Context: '))).toBe(false)
-      expect(off.kept).toBeLessThan(0.5)
+      expect(off.whole).toBeLessThan(0.5)
     }
   })
 
-  itReal('balanced keeps at least 90% of it and removes at least 80% on the real histories', async () => {
+  // Three of the real histories are working-set stress cases (files read or written back to back,
+  // the working set a quarter to more than half of the context), so with the working set whole the
+  // share removed of the whole history cannot reach 80%: what is guarded is that everything
+  // beside the working set kept whole is condensed by at least 80%.
+  itReal('balanced keeps at least 90% of it whole and removes at least 80% of the rest on the real histories', async () => {
     const r = await corpus(
       FIXTURES.map((n) => loadFixture(n)),
       { preset: 'balanced' },
     )
-    expect(r.kept).toBeGreaterThanOrEqual(0.9)
-    expect(r.removed).toBeGreaterThanOrEqual(0.8)
+    expect(r.whole).toBeGreaterThanOrEqual(0.9)
+    expect(r.removedBeside).toBeGreaterThanOrEqual(0.8)
   })
 })

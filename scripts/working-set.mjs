@@ -1,13 +1,16 @@
 // How well Smart keeps the working set: for generated tasks (several seeds, both tool formats) and
 // the real Roo Code histories (../shared/fixtures/roo-pr8743, or CONTEXT_CONDENSE_FIXTURES), the
-// files touched in the latest turns (workingSet), the share whose latest state is still in context
-// after Smart (its text verbatim, or its outline), and the share of tokens Smart removed.
+// files touched in the latest turns (workingSet), how many of them are still whole after Smart
+// (the text of their latest read or write verbatim: "whole", the rule), how many only as their
+// outline ("outl"), and the share of tokens Smart removed; one verdict line per corpus against the
+// target (at least 90% of the files whole with at least 80% of the tokens removed).
 //   node scripts/working-set.mjs [preset] [--off]   (balanced by default; needs the built addon;
 //   --off runs the preset with `workingSet: null`, as it was before Smart kept the working set;
 //   --turns=N and --budget=N replace the preset's working set settings)
-// A file counts as kept when the text of its latest read or write is found whole in a string of the
-// condensed history, or, for a file beyond the budget, its outline is. Files the history only
-// edits (never read or written whole) have no state to keep and are counted apart. Reads only.
+// A file counts as whole when the text of its latest read or write is found whole in a string of
+// the condensed history, as outlined when only its outline is, and as lost when neither is. Files
+// the history only edits (never read or written whole) have no state to keep and are counted apart
+// ("edit"). Reads only.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -46,8 +49,7 @@ async function measure(messages) {
   const result = await condense(messages, { provider: 'smart', config: smartConfig })
   const out = strings(result.messages)
   const has = (t) => out.some((s) => s.includes(t))
-  let kept = 0
-  let full = 0
+  let whole = 0
   let outlined = 0
   let stateless = 0
   for (const f of files) {
@@ -55,22 +57,29 @@ async function measure(messages) {
       stateless++
       continue
     }
-    if (has(f.text)) {
-      kept++
-      full++
-    } else if (f.outline && has(f.outline.split('\n')[0])) {
-      kept++
-      outlined++
-    }
+    if (has(f.text)) whole++
+    else if (f.outline && has(f.outline.split('\n')[0])) outlined++
   }
   const before = result.metrics.tokensBefore
   const after = result.metrics.tokensAfter
-  return { files: files.length - stateless, kept, full, outlined, stateless, before, after }
+  const lost = files.length - stateless - whole - outlined
+  return { files: files.length - stateless, whole, outlined, lost, stateless, before, after }
 }
 
+const pct = (a, b) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`)
+
 function row(name, r) {
-  const pct = (a, b) => (b === 0 ? '—' : `${((100 * a) / b).toFixed(1)}%`)
-  return `${name.padEnd(34)} ${String(r.files).padStart(5)} ${String(r.kept).padStart(5)} ${pct(r.kept, r.files).padStart(7)} ${String(r.full).padStart(5)} ${String(r.outlined).padStart(5)} ${String(r.stateless).padStart(4)} ${pct(r.before - r.after, r.before).padStart(8)}`
+  return `${name.padEnd(34)} ${String(r.files).padStart(5)} ${String(r.whole).padStart(5)} ${pct(r.whole, r.files).padStart(7)} ${String(r.outlined).padStart(5)} ${String(r.lost).padStart(5)} ${String(r.stateless).padStart(4)} ${pct(r.before - r.after, r.before).padStart(8)}`
+}
+
+/** The target: at least this share of the working set's files whole, with at least this share of the tokens removed. */
+const TARGET = { whole: 90, removed: 80 }
+
+function verdict(corpus, r) {
+  const whole = r.files === 0 ? 100 : (100 * r.whole) / r.files
+  const removed = r.before === 0 ? 0 : (100 * (r.before - r.after)) / r.before
+  const ok = whole >= TARGET.whole && removed >= TARGET.removed
+  return `verdict ${corpus}: ${ok ? 'MET' : 'MISSED'}: ${whole.toFixed(1)}% of ${r.files} files whole (target >= ${TARGET.whole}%), ${removed.toFixed(1)}% of tokens removed (target >= ${TARGET.removed}%)`
 }
 
 function add(total, r) {
@@ -79,7 +88,7 @@ function add(total, r) {
 }
 
 console.log(`Smart ${preset}${off ? ' with workingSet: null' : ''}; working set measured with ${JSON.stringify(wsOptions)}`)
-const header = `${'history'.padEnd(34)} ${'files'.padStart(5)} ${'kept'.padStart(5)} ${'kept%'.padStart(7)} ${'full'.padStart(5)} ${'outl'.padStart(5)} ${'edit'.padStart(4)} ${'removed'.padStart(8)}`
+const header = `${'history'.padEnd(34)} ${'files'.padStart(5)} ${'whole'.padStart(5)} ${'whole%'.padStart(7)} ${'outl'.padStart(5)} ${'lost'.padStart(5)} ${'edit'.padStart(4)} ${'removed'.padStart(8)}`
 
 const corpora = []
 const generated = []
@@ -110,4 +119,5 @@ for (const [corpus, list] of corpora) {
     console.log(row(name, r))
   }
   console.log(row(`all ${corpus}`, total))
+  console.log(verdict(corpus, total))
 }

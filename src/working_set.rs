@@ -11,6 +11,18 @@
 //! others are given an outline of their definitions (`crate::outline`) in place of the base's
 //! text, when their language has one.
 //!
+//! The budget, unless the config names one in tokens, is a third of the context being condensed
+//! (`DEFAULT_BUDGET_SHARE`). The rule is that the files the agent is working on stay verbatim, so
+//! the default budget must cover the working set of ordinary histories, whatever their size: a
+//! working set is what ten turns can touch, a few files, typically a few percent of the context
+//! (about 7% on generated tasks, at most a quarter on the smallest of them), far under a third.
+//! A working set larger than a third of the context means the agent read or wrote files that
+//! outweigh the rest of its conversation (a 20,000-token file in a 40,000-token history): kept
+//! whole, they alone would hold the condensed context above a third of the original whatever else
+//! is given up, so there the files that do not fit, the least recently touched first, get their
+//! outline. A fixed number of tokens cannot say this: too small, it outlines the working set of
+//! every long task; too large, it keeps a small history's one huge file whole.
+//!
 //! Reads only: finding the working set never changes a message. `Guard` tells the content
 //! operations which texts to leave whole or to replace by the outline; it never touches what the
 //! user typed, messages before the latest summary, failed calls or tool pairing.
@@ -37,13 +49,27 @@ pub struct WorkingSetConfig {
     /// (after the latest summary) make the working set. @default 10
     pub turns: usize,
     /// Tokens of the files kept whole, the most recently touched first; the others keep an
-    /// outline of their definitions. @default 20000
-    pub budget_tokens: usize,
+    /// outline of their definitions. Absent (or null): a third of the context being condensed.
+    pub budget_tokens: Option<usize>,
 }
 
 impl Default for WorkingSetConfig {
     fn default() -> Self {
-        WorkingSetConfig { turns: 10, budget_tokens: 20_000 }
+        WorkingSetConfig { turns: 10, budget_tokens: None }
+    }
+}
+
+/// The share of the context being condensed that the working set may keep whole when the config
+/// names no budget in tokens (numerator, denominator): a third. Why a share, and why this one, is
+/// in the module's comment.
+pub const DEFAULT_BUDGET_SHARE: (usize, usize) = (1, 3);
+
+impl WorkingSetConfig {
+    /// The tokens of the working set kept whole for a context of `context_tokens`: the config's
+    /// budget, or the default share of the context.
+    pub fn budget(&self, context_tokens: usize) -> usize {
+        self.budget_tokens
+            .unwrap_or_else(|| context_tokens.saturating_mul(DEFAULT_BUDGET_SHARE.0) / DEFAULT_BUDGET_SHARE.1)
     }
 }
 
@@ -202,8 +228,15 @@ impl EventAt<'_> {
     }
 }
 
-/// The working set of a history, most recently touched first.
-pub fn find(messages: &[Value], view: &View, config: &WorkingSetConfig, encoding: Encoding) -> Vec<FileState> {
+/// The working set of a history, most recently touched first. `context_tokens` is the size of
+/// the context being condensed (the default budget is a share of it).
+pub fn find(
+    messages: &[Value],
+    view: &View,
+    config: &WorkingSetConfig,
+    encoding: Encoding,
+    context_tokens: usize,
+) -> Vec<FileState> {
     let n = messages.len().min(view.active.len());
     let active = |i: usize| view.active.get(i).copied().unwrap_or(false);
     let start = (0..n).rev().find(|&i| active(i) && is_summary(&messages[i])).map_or(0, |i| i + 1);
@@ -262,10 +295,11 @@ pub fn find(messages: &[Value], view: &View, config: &WorkingSetConfig, encoding
             }
         }
     }
+    let budget = config.budget(context_tokens);
     let mut used = 0usize;
     for f in &mut files {
         f.edits.reverse();
-        if used + f.tokens <= config.budget_tokens {
+        if used + f.tokens <= budget {
             used += f.tokens;
             f.keep = Keep::Full;
             continue;
@@ -649,7 +683,8 @@ pub fn summary_sections(messages: &[Value], files: &[FileState], replaced: &[usi
 }
 
 /// The working set of `messages` with a config given as JSON (`{ turns?, budgetTokens? }`, null
-/// for the defaults), as `to_json` writes it; a bad config is an error naming its key.
+/// for the defaults; the default budget is a share of the tokens of `messages`), as `to_json`
+/// writes it; a bad config is an error naming its key.
 pub fn of_history(
     messages: &[Value],
     config: &serde_json::Value,
@@ -659,7 +694,8 @@ pub fn of_history(
     let config: WorkingSetConfig =
         if config.is_null() { WorkingSetConfig::default() } else { crate::config::parse_config(config, "options")? };
     let view = View::build(messages);
-    Ok(to_json(messages, &find(messages, &view, &config, encoding), with_text, encoding))
+    let context = if config.budget_tokens.is_some() { 0 } else { crate::tokens::count_messages(messages, encoding) };
+    Ok(to_json(messages, &find(messages, &view, &config, encoding, context), with_text, encoding))
 }
 
 /// The working set as JavaScript reads it: per file, its path, how it is kept, where its base
@@ -706,7 +742,7 @@ mod tests {
 
     fn ws(messages: &[Value], turns: usize, budget: usize) -> Vec<FileState> {
         let view = View::build(messages);
-        find(messages, &view, &WorkingSetConfig { turns, budget_tokens: budget }, Encoding::O200kBase)
+        find(messages, &view, &WorkingSetConfig { turns, budget_tokens: Some(budget) }, Encoding::O200kBase, 0)
     }
 
     fn ts_file(lines: usize) -> String {
@@ -761,6 +797,28 @@ mod tests {
         let j = to_json(&h, &files, true, Encoding::O200kBase);
         assert!(j[1]["outline"].as_str().is_some_and(|o| o.contains("\n1 | export function f1(")));
         assert!(j[1]["text"].as_str().is_some_and(|t| t.starts_with("1 | export function f1(")));
+    }
+
+    #[test]
+    fn without_a_budget_in_tokens_the_working_set_stays_whole_up_to_a_third_of_the_context() {
+        let h = xml_history();
+        let view = View::build(&h);
+        let defaults = WorkingSetConfig::default();
+        let all = ws(&h, 10, 100_000);
+        let size: usize = all.iter().map(|f| f.tokens).sum();
+        assert!(size > 0);
+        // A context three times the working set's size or more keeps every file whole.
+        let files = find(&h, &view, &defaults, Encoding::O200kBase, 3 * size);
+        assert!(files.iter().all(|f| f.keep == Keep::Full), "{files:?}");
+        // In a context where the working set is more than a third, the files that do not fit (the
+        // least recently touched first) get their outline.
+        let files = find(&h, &view, &defaults, Encoding::O200kBase, 3 * size - 3);
+        assert_eq!(files.first().map(|f| f.keep), Some(Keep::Full));
+        assert_eq!(files.last().map(|f| f.keep), Some(Keep::Outline));
+        // A budget in tokens, when given, is the budget whatever the context.
+        let fixed = WorkingSetConfig { turns: 10, budget_tokens: Some(1) };
+        assert!(find(&h, &view, &fixed, Encoding::O200kBase, 1_000_000).iter().all(|f| f.keep == Keep::Outline));
+        assert_eq!(defaults.budget(90_000), 30_000);
     }
 
     #[test]

@@ -57,7 +57,13 @@ impl PassCx<'_, '_> {
         match &self.working_set {
             Some((c, files)) if c == config => files.clone(),
             _ => {
-                let files = std::rc::Rc::new(crate::working_set::find(messages, self.view, config, self.encoding));
+                let files = std::rc::Rc::new(crate::working_set::find(
+                    messages,
+                    self.view,
+                    config,
+                    self.encoding,
+                    usize::try_from(self.tokens_before).unwrap_or(usize::MAX),
+                ));
                 self.working_set = Some((*config, files.clone()));
                 files
             }

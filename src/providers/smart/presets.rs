@@ -1,7 +1,9 @@
 //! The Smart presets, as plain configurations: what each does is in docs/providers.md
 //! with its measured figures. Every preset keeps the working set (the files touched in the last 10
-//! turns): whole within a budget, outlined beyond it (`conservative` and `quality` 20,000 tokens,
-//! `balanced`, `speed` and `cost` 3,000, `aggressive` none: outlines only). Summaries fall back to truncation when no callback is given.
+//! turns) whole within the default budget, a third of the context being condensed
+//! (`crate::working_set`): the presets differ in what they do to everything else, never in how
+//! much of the files the agent is working on they keep. Summaries fall back to truncation when no
+//! callback is given.
 
 use serde_json::{json, Value};
 
@@ -29,7 +31,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // everything recent stay.
         "conservative" => json!({
             "losslessPrelude": prelude,
-            "workingSet": {"turns": 10, "budgetTokens": 20000},
+            "workingSet": {"turns": 10},
             "passes": [{
                 "id": "trim-old-results", "name": "Trim large old tool results", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 12},
@@ -42,7 +44,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Lossless, then old tool results and parameters truncated hard, older ones summarized.
         "balanced" => json!({
             "losslessPrelude": prelude,
-            "workingSet": {"turns": 10, "budgetTokens": 3000},
+            "workingSet": {"turns": 10},
             "passes": [
                 {
                     "id": "truncate-old", "name": "Truncate old tool results and parameters", "mode": "individual",
@@ -66,7 +68,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // of the middle of the conversation when it is still large.
         "aggressive" => json!({
             "losslessPrelude": prelude,
-            "workingSet": {"turns": 10, "budgetTokens": 0},
+            "workingSet": {"turns": 10},
             "passes": [
                 {
                     "id": "suppress-old", "name": "Suppress old tool results and parameters", "mode": "individual",
@@ -86,7 +88,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // No LLM call ever: lossless and mechanical truncation only.
         "speed" => json!({
             "losslessPrelude": prelude,
-            "workingSet": {"turns": 10, "budgetTokens": 3000},
+            "workingSet": {"turns": 10},
             "passes": [{
                 "id": "truncate-old", "name": "Truncate old tool output", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 6},
@@ -96,7 +98,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Summaries instead of cuts wherever content is large.
         "quality" => json!({
             "losslessPrelude": prelude,
-            "workingSet": {"turns": 10, "budgetTokens": 20000},
+            "workingSet": {"turns": 10},
             "passes": [{
                 "id": "summarize-old", "name": "Summarize large old tool results", "mode": "individual",
                 "selection": {"type": "preserve_recent", "keepRecentCount": 8},
@@ -109,7 +111,7 @@ pub fn preset(name: &str) -> Option<Value> {
         // Mechanical first; one cheap summary only if the context is still large afterwards.
         "cost" => json!({
             "losslessPrelude": prelude,
-            "workingSet": {"turns": 10, "budgetTokens": 3000},
+            "workingSet": {"turns": 10},
             "passes": [
                 {
                     "id": "truncate-old", "name": "Truncate old tool output", "mode": "individual",
