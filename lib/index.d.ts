@@ -170,7 +170,7 @@ export interface SmartConfig {
 export interface WorkingSetConfig {
   /** The files touched in this many of the latest assistant turns (after the latest summary). @default 10 */
   turns?: number
-  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. @default 20000 */
+  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. Absent: a third of the context being condensed (for `workingSet()`, of the messages given). */
   budgetTokens?: number
 }
 

@@ -6,7 +6,8 @@
 // target (at least 90% of the files whole with at least 80% of the tokens removed).
 //   node scripts/working-set.mjs [preset] [--off]   (balanced by default; needs the built addon;
 //   --off runs the preset with `workingSet: null`, as it was before Smart kept the working set;
-//   --turns=N and --budget=N replace the preset's working set settings)
+//   --turns=N and --budget=N replace the preset's working set settings; --summarize gives Smart a
+//   stand-in summarize callback, so batch summaries run)
 // A file counts as whole when the text of its latest read or write is found whole in a string of
 // the condensed history, as outlined when only its outline is, and as lost when neither is. Files
 // the history only edits (never read or written whole) have no state to keep and are counted apart
@@ -21,6 +22,8 @@ const { condense, smartPreset, workingSet } = require('../lib/index.js')
 
 const args = process.argv.slice(2)
 const off = args.includes('--off')
+// A stand-in for the host's model: a short fixed summary (what follows a batch summary is the engine's).
+const summarize = args.includes('--summarize') ? async () => 'The agent worked on the task; details left out.' : undefined
 const preset = args.find((a) => !a.startsWith('--')) ?? 'balanced'
 const config = smartPreset(preset)
 // The working set as the preset defines it, or the engine's defaults when the preset has none.
@@ -46,7 +49,7 @@ function strings(messages) {
 
 async function measure(messages) {
   const files = workingSet(messages, { ...wsOptions, text: true })
-  const result = await condense(messages, { provider: 'smart', config: smartConfig })
+  const result = await condense(messages, { provider: 'smart', config: smartConfig, summarize })
   const out = strings(result.messages)
   const has = (t) => out.some((s) => s.includes(t))
   let whole = 0
@@ -87,7 +90,9 @@ function add(total, r) {
   return total
 }
 
-console.log(`Smart ${preset}${off ? ' with workingSet: null' : ''}; working set measured with ${JSON.stringify(wsOptions)}`)
+console.log(
+  `Smart ${preset}${off ? ' with workingSet: null' : ''}${summarize ? ', with a stand-in summarize callback' : ''}; working set measured with ${JSON.stringify(wsOptions)}`,
+)
 const header = `${'history'.padEnd(34)} ${'files'.padStart(5)} ${'whole'.padStart(5)} ${'whole%'.padStart(7)} ${'outl'.padStart(5)} ${'lost'.padStart(5)} ${'edit'.padStart(4)} ${'removed'.padStart(8)}`
 
 const corpora = []

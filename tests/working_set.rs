@@ -93,9 +93,8 @@ fn working_on_one_file() -> (Vec<Value>, String) {
     ];
     for i in 0..8 {
         h.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("Running.\n<execute_command>\n<command>npm test -- {i}</command>\n</execute_command>")}]}));
-        let output: String = (0..320)
-            .map(|k| format!("test {i}.{k} passed in {k} ms: handler{k} returned {}\n", k * 7 + i))
-            .collect();
+        let output: String =
+            (0..320).map(|k| format!("test {i}.{k} passed in {k} ms: handler{k} returned {}\n", k * 7 + i)).collect();
         h.push(json!({"role": "user", "content": [{"type": "text", "text": format!("[execute_command for 'npm test -- {i}'] Result:")}, {"type": "text", "text": format!("Command executed in terminal within working directory '/w'. Exit code: 0\nOutput:\n{output}")}]}));
     }
     (h, numbered(&file, 1, 400))
@@ -115,7 +114,8 @@ fn every_preset_keeps_a_file_of_the_last_ten_turns_whole() {
         assert_invariants(&h, &out, &outcome, Encoding::O200kBase);
         let after = context_condense::tokens::count_messages(&out, Encoding::O200kBase);
         assert!(after < before, "{preset}: nothing condensed ({before} tokens): {}", outcome.report);
-        let texts: Vec<&str> = out.iter().flat_map(|m| context_condense::model::slot_texts(m).into_iter().map(|(_, t)| t)).collect();
+        let texts: Vec<&str> =
+            out.iter().flat_map(|m| context_condense::model::slot_texts(m).into_iter().map(|(_, t)| t)).collect();
         assert!(
             texts.iter().any(|t| t.contains(&lines)),
             "{preset}: the read of src/handlers.ts is not whole in the result ({before} -> {after} tokens)"
