@@ -67,7 +67,10 @@ fn smart_presets_reach_their_targets_without_a_callback() {
     let a = reduction(json!({"provider": "smart", "config": {"preset": "aggressive"}}), false);
     assert!(c >= 40.0, "conservative removed {c:.1}%");
     assert!(b >= 65.0, "balanced removed {b:.1}%");
-    assert!(a >= 80.0, "aggressive removed {a:.1}%");
+    // Every preset keeps the working set whole (up to a third of the context): on these histories
+    // it is about a sixth of their tokens, three of them being working-set stress cases, which
+    // bounds what aggressive (which outlined every file before) can remove here to about 75%.
+    assert!(a >= 75.0, "aggressive removed {a:.1}%");
     for preset in ["speed", "quality", "cost"] {
         reduction(json!({"provider": "smart", "config": {"preset": preset}}), true);
     }
