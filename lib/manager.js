@@ -19,7 +19,7 @@ const { countMessagesAsync } = require('./tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
 const { cutFollowingReferences } = require('./markers.js')
 const native = require('./native.js')
-const { PROVIDER, withDefaultPreset } = require('./registry.js')
+const { PROVIDER } = require('./registry.js')
 const lib = require('./functions.js')
 const { pushInChunks } = require('./intake.js')
 const { checkSignal } = require('./abort.js')
@@ -393,10 +393,12 @@ class CondensationManager {
 
   _providerOptions(id, decision) {
     const config = { ...(this.config.providers[id] ?? {}) }
-    if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined) {
-      if (id === PROVIDER.truncation || config.preset !== undefined || config.passes !== undefined) config.targetTokens = decision.targetTokens
-    }
-    return withDefaultPreset(id, config)
+    // The manager's target goes to every provider that takes one and was not given its own; a
+    // Smart config naming neither a preset nor passes is the default preset (the engine's rule),
+    // so it gets the target as that preset named would.
+    if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined)
+      config.targetTokens = decision.targetTokens
+    return config
   }
 
   /** Runs one provider; answers { messages, tokens, summary, cost, error? } after the guards. */
