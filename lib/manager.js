@@ -17,7 +17,7 @@ const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optiona
 const { checkSummarizeOptions } = require('./summarize.js')
 const { countMessagesAsync } = require('./tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
-const { cutFollowingReferences } = require('./markers.js')
+const { cutWindow } = require('./window.js')
 const native = require('./native.js')
 const { PROVIDER } = require('./registry.js')
 const lib = require('./functions.js')
@@ -135,28 +135,8 @@ function configProblems(config) {
 const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).map((p) => p.id))
 
 /**
- * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
- * others, `fracToRemove` of them rounded down, with Roo's own arithmetic for any number (the Roo
- * entries call this; `slidingWindow` refuses a fraction outside 0..1). The references kept follow
- * the cut (lib/markers.js).
- */
-function cutWindow(messages, fracToRemove = 0.5) {
-  if (messages.length === 0) return []
-  const raw = Math.floor((messages.length - 1) * fracToRemove)
-  const remove = raw - (raw % 2)
-  // Where Roo's `messages.slice(remove + 1)` starts, for any number.
-  const start = remove + 1
-  const from = Number.isNaN(start) ? 0 : start < 0 ? Math.max(messages.length + start, 0) : Math.min(start, messages.length)
-  // From 0 (a fraction that is not a number) Roo keeps the first message twice: no cut to follow.
-  if (from === 0) return [messages[0], ...messages]
-  const kept = [0]
-  for (let i = from; i < messages.length; i++) kept.push(i)
-  return cutFollowingReferences(messages, kept)
-}
-
-/**
- * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
- * others, `fracToRemove` (from 0 to 1) of them rounded down.
+ * Roo Code's sliding window (lib/window.js): keeps the first message and drops an even number of
+ * the oldest others, `fracToRemove` (from 0 to 1) of them rounded down.
  */
 function slidingWindow(messages, fracToRemove = 0.5) {
   if (!Array.isArray(messages)) throw new TypeError(`slidingWindow: messages: expected an array of messages, got ${describe(messages)}`)
@@ -667,7 +647,6 @@ codeMethods(CondensationManager)
 exports.CondensationManager = CondensationManager
 exports.managerConfigSchema = coded(managerConfigSchema)
 exports.slidingWindow = coded(slidingWindow)
-exports.cutWindow = cutWindow
 exports.configProblems = configProblems
 exports.MIN_CONDENSE_THRESHOLD = CATALOGUE.constants.minCondenseThreshold
 exports.MAX_CONDENSE_THRESHOLD = CATALOGUE.constants.maxCondenseThreshold
