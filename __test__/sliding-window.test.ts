@@ -1,4 +1,4 @@
-// Roo Code's sliding window has one cut (lib/window.js `windowCut`) applied two ways: the
+// Roo Code's sliding window has one cut (lib/internal/window.js `windowCut`) applied two ways: the
 // destructive form removes the messages (slidingWindow, the manager's last resort, the Roo
 // entries' truncation before 2026) and the non-destructive one tags them `truncationParent`
 // behind a marker (the Roo entries since 2026). Model-based: on random histories (some messages

@@ -4,10 +4,10 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const native = require('../native.js')
-const { windowCut, cutWindow } = require('../window.js')
-const { isObject, describe } = require('../values.js')
-const { checkKnownKeys } = require('../checks.js')
+const native = require('../internal/native.js')
+const { windowCut, cutWindow } = require('../internal/window.js')
+const { isObject, describe } = require('../internal/values.js')
+const { checkKnownKeys } = require('../internal/checks.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
 const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects, checkArguments, asAnswer } = require('./host.js')
 
@@ -17,7 +17,7 @@ const { finite, HostError, shown, countWith, failure, checkArray, checkMessageOb
 const TRUNCATION_KEYS = ['telemetry', 'nonDestructive', 'generateId']
 
 /**
- * Roo's sliding window (lib/window.js): keeps the first message and removes an even number of the
+ * Roo's sliding window (lib/internal/window.js): keeps the first message and removes an even number of the
  * oldest others (`fracToRemove` of them, rounded down to even). Non-destructive (the default since
  * 2026): the same cut, over the messages an earlier truncation left visible, tags them
  * `truncationParent` instead, behind a marker message, and the result is

@@ -4,11 +4,11 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const { PROVIDER, PROVIDER_IDS } = require('../registry.js')
-const { describe, isObject, checkTimeoutMs } = require('../values.js')
-const { checkKnownKeys, optionalFunction } = require('../checks.js')
-const { checkSummarizeOptions } = require('../summarize.js')
-const { findUnsupported, pathText } = require('../crossing.js')
+const { PROVIDER, PROVIDER_IDS } = require('../internal/registry.js')
+const { describe, isObject, checkTimeoutMs } = require('../internal/values.js')
+const { checkKnownKeys, optionalFunction } = require('../internal/checks.js')
+const { checkSummarizeOptions } = require('../internal/summarize.js')
+const { findUnsupported, pathText } = require('../internal/crossing.js')
 
 const N_MESSAGES_TO_KEEP = 3
 /** The engine's thresholds, as Roo names them; ANTHROPIC_DEFAULT_MAX_TOKENS is reserved for the model's answer when the host gives no maxTokens. */

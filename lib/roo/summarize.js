@@ -4,8 +4,8 @@
 'use strict'
 
 const lib = require('../index.js')
-const { describe, isObject } = require('../values.js')
-const { PROVIDER } = require('../registry.js')
+const { describe, isObject } = require('../internal/values.js')
+const { PROVIDER } = require('../internal/registry.js')
 const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONING, resolveOptions, capture, message } = require('./options.js')
 const {
   isHandler,

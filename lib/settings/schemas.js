@@ -5,12 +5,12 @@
 'use strict'
 
 const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
-const native = require('../native.js')
-const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, PRESETS, GENERAL_PRESETS } = require('../registry.js')
-const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../checks.js')
+const native = require('../internal/native.js')
+const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, PRESETS, GENERAL_PRESETS } = require('../internal/registry.js')
+const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../internal/checks.js')
 const { configProblems } = require('../manager.js')
-const { coded } = require('../errors.js')
-const { describe, isObject } = require('../values.js')
+const { coded } = require('../internal/errors.js')
+const { describe, isObject } = require('../internal/values.js')
 
 /** The built-in providers as the engine's catalogue lists them, with whether each calls the model. */
 const providers = () =>
@@ -103,7 +103,7 @@ async function summaryRequestForUncoded(messages, settings = {}) {
   return request
 }
 
-// Their errors carry `errorCode` as the main entry's do (lib/errors.js).
+// Their errors carry `errorCode` as the main entry's do (lib/internal/errors.js).
 const settingsSchemas = coded(settingsSchemasUncoded)
 const previewOnHistory = coded(previewOnHistoryUncoded)
 const summaryRequestFor = coded(summaryRequestForUncoded)

@@ -12,7 +12,7 @@
 //   parameters and environment details suppressed; the working set's turns, the last
 //   `2 x workingSetTurns` messages, kept whole; what the user typed and errors kept), and takes the
 //   one whose reads saved until the trigger (at most the expected remaining turns) exceed, by the
-//   most, what it costs now: the next request priced by the cache model (lib/prompt-cache.js) with
+//   most, what it costs now: the next request priced by the cache model (lib/internal/prompt-cache.js) with
 //   and without it, so a change after the last cached breakpoint costs nothing and one near the
 //   start re-writes it all; Lossless wins a tie;
 // - summarizes (Native, keeping the working set's turns whole) at most half as often as the

@@ -26,7 +26,7 @@ function windowCut(count, fracToRemove) {
 /**
  * The destructive sliding window: the first message and those from `windowCut`'s `keptFrom` on,
  * with Roo's own arithmetic for any number (a fraction that is not a number keeps the first
- * message twice, as Roo's does). The references kept follow the cut (lib/markers.js).
+ * message twice, as Roo's does). The references kept follow the cut (lib/internal/markers.js).
  */
 function cutWindow(messages, fracToRemove = 0.5) {
   if (messages.length === 0) return []
