@@ -311,7 +311,7 @@ export interface PriceList {
 
 /**
  * The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
- * constants (the one list every JavaScript module reads, through lib/registry.js).
+ * constants (the one list every JavaScript module reads, through lib/internal/registry.js).
  */
 export declare function providerCatalogue(): any
 

@@ -596,7 +596,7 @@ describe('arguments the types rule out: refused where they are read, naming the 
     expect(o.errorCode, o.thrown).toBe(errorCode)
   }
 
-  it('an unknown option key, with the one rule for known keys (lib/checks.js): `<fn>: options.<key>: unknown key, expected one of …`', async () => {
+  it('an unknown option key, with the one rule for known keys (lib/internal/checks.js): `<fn>: options.<key>: unknown key, expected one of …`', async () => {
     const { analyze, analyzeAsync, countTokensAsync, expandReferences, workingSet, workingSetAsync } = await import('../lib/index.js')
     const h = base()
     const bogus = { bogus: 1 } as never
@@ -659,7 +659,7 @@ describe('arguments the types rule out: refused where they are read, naming the 
     await refused(() => new (Conversation as unknown as new () => unknown)(), /^Conversation: use openConversation/)
   })
 
-  it('a BigInt or NaN in options on their way to the engine is named by its path (lib/crossing.js checkCrossable), not by the conversion', async () => {
+  it('a BigInt or NaN in options on their way to the engine is named by its path (lib/internal/crossing.js checkCrossable), not by the conversion', async () => {
     const h = base()
     await refused(
       () => condense(h, { provider: 'lossless', prevContextTokens: 5n as never }),

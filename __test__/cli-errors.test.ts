@@ -104,15 +104,6 @@ describe('exit codes and what the messages say', () => {
       { code: 2, stderr: 'context-condense: --preset applies to --provider smart, not lossless\n  see context-condense --help\n' },
     ],
     [
-      'smart without preset',
-      ['condense', historyFile(), '-p', 'smart'],
-      {
-        code: 2,
-        stderr:
-          'context-condense: --provider smart needs --preset or a --config with "passes"\n  pass --preset conservative|balanced|aggressive|speed|quality|cost (context-condense preset <name> prints one to edit)\n',
-      },
-    ],
-    [
       '--dry-run with --out',
       ['condense', historyFile(), '-p', 'lossless', '--dry-run', '-o', 'x.json'],
       { code: 2, stderr: 'context-condense: --dry-run writes nothing; drop --out or --dry-run\n  see context-condense --help\n' },

@@ -11,13 +11,13 @@ import { CondensationManager, clearTokenCache, condense, countTokens, openConver
 import { summarizeConversation } from '../lib/roo-2025.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const native = require('../lib/native.js') as {
+const native = require('../lib/internal/native.js') as {
   countTexts: (...a: unknown[]) => number[]
   Conversation: { prototype: Record<string, (...a: unknown[]) => unknown> }
   Session: { prototype: Record<string, (...a: unknown[]) => unknown> }
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { TEXT_PART } = require('../lib/crossing.js') as { TEXT_PART: number }
+const { TEXT_PART } = require('../lib/internal/crossing.js') as { TEXT_PART: number }
 
 afterEach(() => {
   vi.restoreAllMocks()

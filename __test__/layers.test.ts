@@ -4,7 +4,7 @@
 // resolved to the file of the module it names; a `mod` declaration is not an import, and test code
 // (`#[cfg(test)]` items and `tests.rs` files) may use any module), and fails naming every circle.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const root = resolve(__dirname, '..')
@@ -215,6 +215,29 @@ describe('the modules form layers (no import circles)', () => {
     const g = jsGraph(join(root, 'lib'))
     expect(g.size).toBeGreaterThan(30)
     expect(circles(g).map((c) => describeCircle(g, c))).toEqual([])
+  })
+
+  it('lib/internal/ sits under the facades: nothing in it requires a module of lib/ outside it, and only lib/internal/native.js loads the engine', () => {
+    const lib = join(root, 'lib')
+    const internal = join(lib, 'internal') + sep
+    const g = jsGraph(lib)
+    const inside = [...g.keys()].filter((f) => f.startsWith(internal))
+    expect(inside.length).toBeGreaterThan(15)
+    const up: string[] = []
+    for (const from of inside) {
+      for (const [to, names] of g.get(from) ?? []) {
+        if (to.startsWith(lib + sep) && !to.startsWith(internal)) up.push(`${relative(root, from)} -> ${relative(root, to)}: ${[...names].join(', ')}`)
+      }
+    }
+    expect(up).toEqual([])
+    // The engine is loaded through napi-rs's generated loader (the package's index.js), a .node
+    // file, or a platform package: one module of lib/ does it.
+    const loads = (file: string) =>
+      [...(g.get(file)?.keys() ?? [])].includes(join(root, 'index.js')) ||
+      /\b(?:require|dlopen)\([^)]*(?:\.node\b|['"`]context-condense-)/.test(
+        withoutComments(readFileSync(file, 'utf8')).replace(/require\.resolve\([^)]*\)/g, ''),
+      )
+    expect([...g.keys()].filter(loads).map((f) => relative(root, f))).toEqual(['lib/internal/native.js'])
   })
 
   it('src/: no Rust module uses itself through others', () => {

@@ -108,9 +108,8 @@ describe('options and data problems', () => {
     await expect(condense('nope' as never, { provider: 'lossless' })).rejects.toThrow(/messages: expected an array/)
   })
 
-  it('names an unknown provider and an incomplete smart config', async () => {
+  it('names an unknown provider', async () => {
     await expect(condense(history, { provider: 'magic' as never })).rejects.toThrow(/unknown provider "magic"/)
-    await expect(condense(history, { provider: 'smart' } as never)).rejects.toThrow(/options\.config: the smart provider needs `preset`/)
   })
 
   it('returns problems in the data as an error, with the messages untouched', async () => {

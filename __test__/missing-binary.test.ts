@@ -1,6 +1,6 @@
 // An install without this platform's binary (pnpm drops an optional platform package it cannot
 // fetch without a word; npm with --omit=optional): whichever entry of the package a host loads
-// first, the error is this package's (lib/native.js: the platform named, what to do, code
+// first, the error is this package's (lib/internal/native.js: the platform named, what to do, code
 // CONTEXT_CONDENSE_NO_BINARY), never napi-rs's generic "Cannot find native binding. npm has a bug
 // …". The message says what is missing (this platform's package and its binary's file name) and
 // the three ways out, in a few lines; the command line prints just that and exits non-zero. The
@@ -44,7 +44,7 @@ const cleanEnv = { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '', NAPI_RS_FORC
 
 // napi-rs's name for this platform (the suffix of the platform package and of the binary's file).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { platformName } = require('../lib/platform.js') as { platformName(): string }
+const { platformName } = require('../lib/internal/platform.js') as { platformName(): string }
 
 describe('no binary for this platform in the install', () => {
   // The engine is needed by the main entry and by each Roo entry (their options, history and host
@@ -62,7 +62,7 @@ describe('no binary for this platform in the install', () => {
       expect(load(`lib/roo/${name}`), name).toEqual(OURS)
     }
   })
-  it('only lib/native.js loads the generated loader (index.js), so every module gets its error', () => {
+  it('only lib/internal/native.js loads the generated loader (index.js), so every module gets its error', () => {
     const loader = join(root, 'index.js')
     const found: string[] = []
     for (const f of readdirSync(join(root, 'lib'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.(c|m)?js$/.test(f))) {
@@ -71,7 +71,7 @@ describe('no binary for this platform in the install', () => {
         if (resolve(dirname(file), m[1]) === loader) found.push(`lib/${f}`)
       }
     }
-    expect(found).toEqual(['lib/native.js'])
+    expect(found).toEqual(['lib/internal/native.js'])
   })
 
   it('the message names the platform package and the binary file, and the two ways out, in a few lines', () => {
@@ -92,7 +92,7 @@ describe('no binary for this platform in the install', () => {
   })
 
   it('on a platform with no package published: says so, and offers a source build', () => {
-    // A processor no platform package is built for; napi-rs's loader and lib/native.js both read process.arch.
+    // A processor no platform package is built for; napi-rs's loader and lib/internal/native.js both read process.arch.
     const code = `Object.defineProperty(process, 'arch', { value: 'riscv64' }); try { require(${JSON.stringify(join(copy, 'lib/index.js'))}); console.log('null') } catch (e) { console.log(JSON.stringify({ message: e.message, code: e.code })) }`
     const r = spawnSync(process.execPath, ['-e', code], { cwd: copy, encoding: 'utf8', env: cleanEnv })
     const thrown = JSON.parse(r.stdout) as { message: string; code: string }

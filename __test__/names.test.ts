@@ -1,7 +1,7 @@
 // The engine's registry (src/catalogue.rs) is the one place a provider, preset or encoding is
 // named: lib/names.d.ts is generated from it and up to date, and no other file of lib/ or bin/
 // (code, comments, hand-written types) spells one of its names as a quoted string; they read
-// lib/registry.js (or the generated types) instead.
+// lib/internal/registry.js (or the generated types) instead.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -13,14 +13,14 @@ import { namesDts } from '../scripts/gen-names.mjs'
 const ROOT = join(__dirname, '..')
 
 /** The files that may spell the names: the registry's JavaScript reader and the generated types. */
-const NAMING = new Set(['lib/registry.js', 'lib/names.d.ts'])
+const NAMING = new Set(['lib/internal/registry.js', 'lib/names.d.ts'])
 
 /**
  * Quoted strings that are one of the names but mean something else, each with why: a preset is
  * called "cost", and so is a summarize reply's cost field.
  */
 const NOT_NAMES: Array<{ file: string; text: string; why: string }> = [
-  { file: 'lib/summarize.js', text: "const REPLY_NUMBERS = ['cost',", why: "a reply's numeric fields: its cost" },
+  { file: 'lib/internal/summarize.js', text: "const REPLY_NUMBERS = ['cost',", why: "a reply's numeric fields: its cost" },
   { file: 'lib/replay/run.js', text: "sum('cost')", why: "the requests' cost field" },
 ]
 

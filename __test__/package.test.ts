@@ -13,7 +13,16 @@ describe('the npm package', () => {
   it('contains what a user needs and nothing more', () => {
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
     const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path)
-    for (const needed of ['package.json', 'README.md', 'index.js', 'index.d.ts', 'lib/index.js', 'lib/index.d.ts', 'lib/manager.js', 'lib/repair.js']) {
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'index.js',
+      'index.d.ts',
+      'lib/index.js',
+      'lib/index.d.ts',
+      'lib/manager.js',
+      'lib/internal/repair.js',
+    ]) {
       expect(files).toContain(needed)
     }
     for (const bin of Object.values<string>(pkg.bin ?? {})) expect(files).toContain(bin.replace(/^\.\//, ''))

@@ -15,15 +15,15 @@ type Handle = {
   readPart: ReadPart
   reply(answers: unknown[]): void
 }
-const native = require('../lib/native.js') as { Session: new (options: unknown) => Handle }
-const { pushAll, fromEngine } = require('../lib/crossing.js') as {
+const native = require('../lib/internal/native.js') as { Session: new (options: unknown) => Handle }
+const { pushAll, fromEngine } = require('../lib/internal/crossing.js') as {
   pushAll: (h: Handle, m: ApiMessage[]) => string | undefined
   fromEngine: (json: string) => Record<string, unknown>
 }
-const { buildMessages } = require('../lib/apply.js') as {
+const { buildMessages } = require('../lib/internal/apply.js') as {
   buildMessages: (m: ApiMessage[], changes: unknown, summary: unknown, signal: undefined, readPart: ReadPart) => Promise<ApiMessage[]>
 }
-const { readRequests } = require('../lib/summarize.js') as {
+const { readRequests } = require('../lib/internal/summarize.js') as {
   readRequests: (readPart: ReadPart, signal: undefined, held: unknown[]) => Promise<Array<{ messages: unknown[] }>>
 }
 /* eslint-enable @typescript-eslint/no-require-imports */

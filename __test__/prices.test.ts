@@ -12,7 +12,7 @@ import { conversation, guard, mockHandler, tcinOptions } from './roo-harness.js'
 
 type Prices = { inputPrice: number; outputPrice: number; cacheWritesPrice: number; cacheReadsPrice: number }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { readPricing, DEFAULT_PRICING } = require('../lib/prompt-cache.js') as {
+const { readPricing, DEFAULT_PRICING } = require('../lib/internal/prompt-cache.js') as {
   readPricing(given: unknown, cache: 'anthropic' | 'openai', at: string): Prices
   DEFAULT_PRICING: Record<'anthropic' | 'openai', Prices>
 }

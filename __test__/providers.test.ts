@@ -288,7 +288,7 @@ describe('Native (Roo Code’s summarizeConversation)', () => {
   })
 
   it('waits between attempts doubling from retryDelayMs, never more than 60 s (timers faked: no real wait)', async () => {
-    const { summarizeBatch, checkSummarizeOptions } = require('../lib/summarize.js') as {
+    const { summarizeBatch, checkSummarizeOptions } = require('../lib/internal/summarize.js') as {
       summarizeBatch: (requests: unknown[], summarize: () => Promise<never>, o: unknown) => Promise<Array<{ ok: boolean; error?: string }>>
       checkSummarizeOptions: (raw: unknown) => unknown
     }

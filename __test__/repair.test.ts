@@ -1,4 +1,4 @@
-// repairConversation (lib/repair.js) on a user message whose content is a string: calls it does not
+// repairConversation (lib/internal/repair.js) on a user message whose content is a string: calls it does not
 // answer get synthetic results placed first, the user's text is kept as a text block after them,
 // nothing of the caller's is changed, and the result validates. Also: the repair in steps (so condense
 // can spread a long history over many turns of the event loop) gives the same result, with several

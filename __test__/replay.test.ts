@@ -13,7 +13,7 @@ import { completion } from './mock-llm-server.js'
 import { FIXTURES, itReal, loadFixture, userTypedTexts } from './helpers.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { CacheModel } = require('../lib/prompt-cache.js') as {
+const { CacheModel } = require('../lib/internal/prompt-cache.js') as {
   CacheModel: new (
     kind: 'anthropic' | 'openai',
     pricing: { inputPrice: number; cacheWritesPrice: number; cacheReadsPrice: number },

@@ -1,4 +1,4 @@
-// The one scheduler (lib/scheduler.js) every call's JavaScript-side work goes through: slices of
+// The one scheduler (lib/internal/scheduler.js) every call's JavaScript-side work goes through: slices of
 // all jobs share one budget per macrotask, round-robin; an abort rejects a waiting job at once; a
 // throwing slice rejects only its job; engine turns are limited and given back. Then the entry
 // points on top of it: concurrent condense calls, aborts, countTokensAsync giving the loop back.
@@ -10,7 +10,7 @@ import { generateHistory } from '../fixtures/generate.mjs'
 import { condense, countTokens, countTokensAsync, clearTokenCache, type ApiMessage } from '../lib/index.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const scheduler = require('../lib/scheduler.js') as {
+const scheduler = require('../lib/internal/scheduler.js') as {
   run: (work: (size: number) => boolean, signal?: AbortSignal, size?: number | { size: number }) => Promise<void>
   engineTurn: (signal?: AbortSignal) => Promise<() => void>
   pending: () => number

@@ -10,7 +10,7 @@ import { generateHistory } from '../fixtures/generate.mjs'
 import { mockHandler } from './roo-harness.js'
 import { itWhen } from './skip-when.js'
 
-const native = require('../lib/native.js') as { mallocInUse?: () => number }
+const native = require('../lib/internal/native.js') as { mallocInUse?: () => number }
 
 /** `p`'s outcome, or 'hang' when it has not settled within `ms`. */
 async function settle<T>(p: Promise<T>, ms = 15_000): Promise<{ ok: true; value: T } | { ok: false; error: any } | 'hang'> {

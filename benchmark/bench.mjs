@@ -346,7 +346,7 @@ if (two.baseInUse !== null)
   )
 
 // --- The event loop under load, in a fresh process (benchmark/event-loop.mjs) --------------------
-// One scheduler (lib/scheduler.js) gives every call's JavaScript-side work about 2 ms per
+// One scheduler (lib/internal/scheduler.js) gives every call's JavaScript-side work about 2 ms per
 // macrotask in all; "held" is the longest gap between ticks of a 1 ms timer (the garbage
 // collector's longest pause beside it: that part is V8's, not the library's).
 console.log('')

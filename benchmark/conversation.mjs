@@ -114,7 +114,7 @@ export async function conversationFigures(lib, history) {
 async function memory(tokens) {
   const require = createRequire(import.meta.url)
   const lib = require('../lib/index.js')
-  const native = require('../lib/native.js')
+  const native = require('../lib/internal/native.js')
   const gc = globalThis.gc ?? (() => {})
   const history = JSON.parse(JSON.stringify(generateHistory({ seed: 7, format: 'xml', targetTokens: tokens })))
   const jsonBytes = Buffer.byteLength(JSON.stringify(history))

@@ -16,7 +16,7 @@ const lib = require('../lib/index.js')
 // The C heap in use (glibc's mallinfo2; the engine's allocations and Node's own outside the JS
 // heap), exact where resident memory also counts the free pages the allocator keeps; null without
 // the probe (release builds).
-const native = require('../lib/native.js')
+const native = require('../lib/internal/native.js')
 const inUse = () => (typeof native.mallocInUse === 'function' && native.mallocInUse() >= 0 ? native.mallocInUse() : null)
 const gc = globalThis.gc ?? (() => {})
 const CALLS = Number(process.argv[2] ?? 200)

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module'
 // The engine first, before any module that needs it: an install without a binary for this
 // platform gets the library's own message (what is missing and the ways out), not a stack.
 try {
-  createRequire(import.meta.url)('../lib/native.js')
+  createRequire(import.meta.url)('../lib/internal/native.js')
 } catch (e) {
   if (e?.code !== 'CONTEXT_CONDENSE_NO_BINARY') throw e
   process.stderr.write(`${e.message}\n`)

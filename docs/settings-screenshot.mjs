@@ -17,7 +17,7 @@ import { launchChromium } from '../scripts/chromium.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = process.argv[2] ?? join(root, 'docs', 'settings.png')
-const { PROVIDER, PROVIDER_IDS } = createRequire(import.meta.url)('../lib/registry.js')
+const { PROVIDER, PROVIDER_IDS } = createRequire(import.meta.url)('../lib/internal/registry.js')
 
 const demo = await startSettingsDemo()
 const browser = await launchChromium(['--hide-scrollbars'])

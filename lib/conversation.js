@@ -6,15 +6,15 @@
 // the engine's copy and come back in results; they are never changed.
 'use strict'
 
-const native = require('./native.js')
-const scheduler = require('./scheduler.js')
-const { describe, wholeNumber } = require('./values.js')
-const { pushChunk } = require('./crossing.js')
-const { checkMessagesArray, checkMessageObjects, checkEncoding, checkOptionsObject } = require('./checks.js')
-const { pushInChunks } = require('./intake.js')
-const { checkSignal, whenAborted } = require('./abort.js')
-const { runEngine, readCondenseOptions } = require('./run.js')
-const { stateError, withCode, tag } = require('./errors.js')
+const native = require('./internal/native.js')
+const scheduler = require('./internal/scheduler.js')
+const { describe, wholeNumber } = require('./internal/values.js')
+const { pushChunk } = require('./internal/crossing.js')
+const { checkMessagesArray, checkMessageObjects, checkEncoding, checkOptionsObject } = require('./internal/checks.js')
+const { pushInChunks } = require('./internal/intake.js')
+const { checkSignal, whenAborted } = require('./internal/abort.js')
+const { runEngine, readCondenseOptions } = require('./internal/run.js')
+const { stateError, withCode, tag } = require('./internal/errors.js')
 
 /**
  * What `sync` compares besides identity: the fields and blocks a host might change in place. A
@@ -62,7 +62,7 @@ class Conversation {
   #counting
   /**
    * The long strings the last `append` left out of the engine, still to be sent there in parts
-   * (a step of lib/crossing.js's textSender), so an append never holds the event loop for a long
+   * (a step of lib/internal/crossing.js's textSender), so an append never holds the event loop for a long
    * string: what reads the messages in the engine sends them first, in slices when it is
    * asynchronous (`count`, `condense`, `analyze`), at once otherwise.
    */
@@ -420,7 +420,7 @@ function closedDuring(at) {
 
 /**
  * Hands `messages` to the engine once and answers a `Conversation` holding them, counted.
- * Options: `encoding` (the default encoding unless given: lib/registry.js), `signal` (stops the hand-over).
+ * Options: `encoding` (the default encoding unless given: lib/internal/registry.js), `signal` (stops the hand-over).
  */
 async function openConversation(messages, options) {
   checkMessagesArray(messages, 'openConversation')

@@ -8,19 +8,19 @@
 // run on top of these functions; lib/index.js gathers all of them).
 'use strict'
 
-const native = require('./native.js')
-const { PROVIDER } = require('./registry.js')
-const { repairConversation: repairUncoded, repairPushed } = require('./repair.js')
-const { coded, codeMethods } = require('./errors.js')
-const openaiFormat = require('./openai-format.js')
-const { fromEngine, pushAll, findUnsupported, pathText } = require('./crossing.js')
-const { checkMessagesArray, checkEncoding, checkOptionsObject, checkName } = require('./checks.js')
-const { describe, wholeNumber } = require('./values.js')
-const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache, COUNT_OPTIONS } = require('./tokens.js')
-const { applyChanges } = require('./apply.js')
-const { pushInChunks } = require('./intake.js')
-const { abortError } = require('./abort.js')
-const { runEngine, readCondenseOptions } = require('./run.js')
+const native = require('./internal/native.js')
+const { PROVIDER } = require('./internal/registry.js')
+const { repairConversation: repairUncoded, repairPushed } = require('./internal/repair.js')
+const { coded, codeMethods } = require('./internal/errors.js')
+const openaiFormat = require('./internal/openai-format.js')
+const { fromEngine, pushAll, findUnsupported, pathText } = require('./internal/crossing.js')
+const { checkMessagesArray, checkEncoding, checkOptionsObject, checkName } = require('./internal/checks.js')
+const { describe, wholeNumber } = require('./internal/values.js')
+const { countTokens: countTokensUncoded, countTokensAsync: countTokensAsyncUncoded, clearTokenCache, COUNT_OPTIONS } = require('./internal/tokens.js')
+const { applyChanges } = require('./internal/apply.js')
+const { pushInChunks } = require('./internal/intake.js')
+const { abortError } = require('./internal/abort.js')
+const { runEngine, readCondenseOptions } = require('./internal/run.js')
 const { openConversation: openConversationUncoded, Conversation } = require('./conversation.js')
 
 native.warmUp()
@@ -153,7 +153,7 @@ function smartPresetUncoded(name) {
   return native.smartPreset(name)
 }
 
-// Every function of this entry throws and rejects with `errorCode` set (lib/errors.js).
+// Every function of this entry throws and rejects with `errorCode` set (lib/internal/errors.js).
 const condense = coded(condenseUncoded)
 const expandReferences = coded(expandReferencesUncoded)
 const validateConversation = coded(validateConversationUncoded)

@@ -148,7 +148,7 @@ export interface SmartPass {
   execution?: { type: 'always' } | { type: 'conditional'; condition: { tokenThreshold: number } }
 }
 
-/** Configuration of the Smart provider: a preset, or passes (keys beside a preset replace its own). */
+/** Configuration of the Smart provider: a preset, or passes (keys beside a preset replace its own); with neither, the default preset (`DefaultPreset`) with the keys given replacing its own. */
 export interface SmartConfig {
   preset?: SmartPreset | null
   losslessPrelude?: { enabled?: boolean; operations?: LosslessConfig } | null
@@ -501,7 +501,7 @@ export function providerCatalogue(): {
   presets: SmartPreset[]
   /** The provider a host runs when its config names none. */
   defaultProvider: ProviderId
-  /** The preset a Smart config with neither a preset nor passes is given. */
+  /** The preset a Smart config with neither a preset nor passes runs. */
   defaultPreset: SmartPreset
   /** The general presets (the others are for one use case). */
   generalPresets: SmartPreset[]

@@ -124,7 +124,7 @@ export interface Estimate {
 
 /** `new CondensationManager({ policy })`: "default" condenses at the threshold with the config's
  * provider; the cache-aware policies also condense before it where that pays, priced by a
- * prompt-cache model (lib/cache-aware.js, docs/replay.md). */
+ * prompt-cache model (lib/internal/cache-aware.js, docs/replay.md). */
 export type ManagerPolicyName = 'default' | 'cache-aware' | 'cache-aware-strict'
 
 export interface CacheAwarePolicy {

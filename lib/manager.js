@@ -5,27 +5,28 @@
 // chain: the chosen provider, then Native when a summarize callback exists, then the sliding
 // window (Roo Code's `truncateConversation`) when the context is past its allowed size. Every
 // result goes through the same guards: valid output, never a bigger context, a minimum gain
-// worth breaking the host's prompt cache. With `policy: 'cache-aware'` (lib/cache-aware.js) each
+// worth breaking the host's prompt cache. With `policy: 'cache-aware'` (lib/internal/cache-aware.js) each
 // call runs that policy's rule instead, asking role managers made from this config (Lossless,
 // Smart without model calls, an own summary) and this config itself. It never mutates the
 // caller's messages.
 'use strict'
 
-const { coded, codeMethods, tag } = require('./errors.js')
-const { isObject, describe, wholeNumber, tokenCount } = require('./values.js')
-const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optionalBoolean, optionalFunction, optionalObject } = require('./checks.js')
-const { checkSummarizeOptions } = require('./summarize.js')
-const { countMessagesAsync } = require('./tokens.js')
-const { findUnsupported, pathText, checkCrossable } = require('./crossing.js')
-const { cutFollowingReferences } = require('./markers.js')
-const native = require('./native.js')
-const { PROVIDER, withDefaultPreset } = require('./registry.js')
+const { coded, codeMethods, tag } = require('./internal/errors.js')
+const { isObject, describe, wholeNumber, tokenCount } = require('./internal/values.js')
+const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optionalBoolean, optionalFunction, optionalObject } = require('./internal/checks.js')
+const { checkSummarizeOptions } = require('./internal/summarize.js')
+const { countMessagesAsync } = require('./internal/tokens.js')
+const { findUnsupported, pathText, checkCrossable } = require('./internal/crossing.js')
+const { cutWindow } = require('./internal/window.js')
+const native = require('./internal/native.js')
+const { PROVIDER } = require('./internal/registry.js')
 const lib = require('./functions.js')
-const { pushInChunks } = require('./intake.js')
-const { checkSignal } = require('./abort.js')
-const { ConversationPool, DEFAULT_MAX_TASKS } = require('./conversation-pool.js')
-const { readPricing } = require('./prompt-cache.js')
-const { readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, TokenCounter } = require('./cache-aware.js')
+const { openConversation } = require('./conversation.js')
+const { pushInChunks } = require('./internal/intake.js')
+const { checkSignal } = require('./internal/abort.js')
+const { ConversationPool, DEFAULT_MAX_TASKS } = require('./internal/conversation-pool.js')
+const { readPricing } = require('./internal/prompt-cache.js')
+const { readPolicy, describePolicy, roleConfigs, PolicyTasks, runCacheAware, TokenCounter } = require('./internal/cache-aware.js')
 
 /** The engine's catalogue: the built-in providers (what each is and can do) and its constants. */
 const CATALOGUE = native.providerCatalogue()
@@ -135,28 +136,8 @@ function configProblems(config) {
 const TAKES_TARGET = new Set(CATALOGUE.providers.filter((p) => p.takesTarget).map((p) => p.id))
 
 /**
- * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
- * others, `fracToRemove` of them rounded down, with Roo's own arithmetic for any number (the Roo
- * entries call this; `slidingWindow` refuses a fraction outside 0..1). The references kept follow
- * the cut (lib/markers.js).
- */
-function cutWindow(messages, fracToRemove = 0.5) {
-  if (messages.length === 0) return []
-  const raw = Math.floor((messages.length - 1) * fracToRemove)
-  const remove = raw - (raw % 2)
-  // Where Roo's `messages.slice(remove + 1)` starts, for any number.
-  const start = remove + 1
-  const from = Number.isNaN(start) ? 0 : start < 0 ? Math.max(messages.length + start, 0) : Math.min(start, messages.length)
-  // From 0 (a fraction that is not a number) Roo keeps the first message twice: no cut to follow.
-  if (from === 0) return [messages[0], ...messages]
-  const kept = [0]
-  for (let i = from; i < messages.length; i++) kept.push(i)
-  return cutFollowingReferences(messages, kept)
-}
-
-/**
- * Roo Code's sliding window: keeps the first message and drops an even number of the oldest
- * others, `fracToRemove` (from 0 to 1) of them rounded down.
+ * Roo Code's sliding window (lib/internal/window.js): keeps the first message and drops an even number of
+ * the oldest others, `fracToRemove` (from 0 to 1) of them rounded down.
  */
 function slidingWindow(messages, fracToRemove = 0.5) {
   if (!Array.isArray(messages)) throw new TypeError(`slidingWindow: messages: expected an array of messages, got ${describe(messages)}`)
@@ -201,7 +182,7 @@ class CondensationManager {
    * `context.taskId`), so a call with the same task's history again crosses only what changed; 0
    * keeps none.
    * `policy`: "default" (condense at the threshold with the config's provider), or "cache-aware" /
-   * "cache-aware-strict" (lib/cache-aware.js), as a name or `{ name, cache, pricing, expectedTurns,
+   * "cache-aware-strict" (lib/internal/cache-aware.js), as a name or `{ name, cache, pricing, expectedTurns,
    * workingSetTurns, summaryTokens, lookbackBlocks }`; it keeps per task what its rule needs
    * between calls, for as many tasks as `conversations` (4 when that is 0).
    * @param {{ config?: object, policy?: string | object, summarize?: Function, summarizeOptions?: object, telemetry?: object, now?: () => number, conversations?: number }} [options]
@@ -232,7 +213,7 @@ class CondensationManager {
     this.now = now ?? Date.now
     this.providers = new Map()
     this.guards = new Map()
-    this.conversations = keep > 0 ? new ConversationPool(keep) : undefined
+    this.conversations = keep > 0 ? new ConversationPool({ openConversation, condense: lib.condense }, keep) : undefined
     if (this._policy) {
       this._policyTasks = new PolicyTasks(keep > 0 ? keep : DEFAULT_MAX_TASKS)
       this._counter = new TokenCounter()
@@ -393,10 +374,12 @@ class CondensationManager {
 
   _providerOptions(id, decision) {
     const config = { ...(this.config.providers[id] ?? {}) }
-    if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined) {
-      if (id === PROVIDER.truncation || config.preset !== undefined || config.passes !== undefined) config.targetTokens = decision.targetTokens
-    }
-    return withDefaultPreset(id, config)
+    // The manager's target goes to every provider that takes one and was not given its own; a
+    // Smart config naming neither a preset nor passes is the default preset (the engine's rule),
+    // so it gets the target as that preset named would.
+    if (decision && decision.targetTokens !== undefined && TAKES_TARGET.has(id) && config.targetTokens === undefined)
+      config.targetTokens = decision.targetTokens
+    return config
   }
 
   /** Runs one provider; answers { messages, tokens, summary, cost, error? } after the guards. */
@@ -474,7 +457,7 @@ class CondensationManager {
     }
   }
 
-  /** One call under the cache-aware policy: its rule (lib/cache-aware.js) with the task's state. */
+  /** One call under the cache-aware policy: its rule (lib/internal/cache-aware.js) with the task's state. */
   async _condenseWithPolicy(messages, context) {
     const taskId = typeof context.taskId === 'string' ? context.taskId : ''
     return this._policyTasks.run(taskId, (state) =>
@@ -659,13 +642,12 @@ function managerConfigSchema() {
   return native.managerConfigSchema()
 }
 
-// Its methods throw and reject with `errorCode` set (lib/errors.js), as the main entry's functions.
+// Its methods throw and reject with `errorCode` set (lib/internal/errors.js), as the main entry's functions.
 codeMethods(CondensationManager)
 
 exports.CondensationManager = CondensationManager
 exports.managerConfigSchema = coded(managerConfigSchema)
 exports.slidingWindow = coded(slidingWindow)
-exports.cutWindow = cutWindow
 exports.configProblems = configProblems
 exports.MIN_CONDENSE_THRESHOLD = CATALOGUE.constants.minCondenseThreshold
 exports.MAX_CONDENSE_THRESHOLD = CATALOGUE.constants.maxCondenseThreshold

@@ -8,7 +8,7 @@ export type ProviderId = 'native' | 'lossless' | 'truncation' | 'smart'
 export type DefaultProvider = 'native'
 /** A Smart preset's name. */
 export type SmartPreset = 'conservative' | 'balanced' | 'aggressive' | 'speed' | 'quality' | 'cost'
-/** The preset a Smart config with neither a preset nor passes is given. */
+/** The preset a Smart config with neither a preset nor passes runs. */
 export type DefaultPreset = 'balanced'
 /** A token encoding. */
 export type Encoding = 'o200k_base' | 'cl100k_base'
@@ -28,4 +28,4 @@ export type ProviderOptions =
   | { provider: 'native'; config?: NativeConfig }
   | { provider: 'lossless'; config?: LosslessConfig }
   | { provider: 'truncation'; config?: TruncationConfig }
-  | { provider: 'smart'; config: SmartConfig }
+  | { provider: 'smart'; config?: SmartConfig }

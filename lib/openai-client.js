@@ -5,11 +5,11 @@
 // an abort). Node's global fetch only; no dependencies.
 'use strict'
 
-const { describe, checkTimeoutMs, wholeNumber } = require('./values.js')
-const { checkKnownKeys, checkObject, checkOptionsObject, optionalBoolean, optionalObject, optionalString } = require('./checks.js')
-const { checkCrossable } = require('./crossing.js')
-const { checkSignal, abortError, whenAborted } = require('./abort.js')
-const { coded } = require('./errors.js')
+const { describe, checkTimeoutMs, wholeNumber } = require('./internal/values.js')
+const { checkKnownKeys, checkObject, checkOptionsObject, optionalBoolean, optionalObject, optionalString } = require('./internal/checks.js')
+const { checkCrossable } = require('./internal/crossing.js')
+const { checkSignal, abortError, whenAborted } = require('./internal/abort.js')
+const { coded } = require('./internal/errors.js')
 
 const DEFAULT_TIMEOUT_MS = 120_000
 
@@ -332,14 +332,14 @@ function createOpenAISummarizer(options) {
     }
   }
 
-  // Its rejections carry `errorCode` (lib/errors.js) when they are the caller's mistakes; an
+  // Its rejections carry `errorCode` (lib/internal/errors.js) when they are the caller's mistakes; an
   // OpenAIClientError keeps its own `code`, and an abort the signal's reason.
   const coded_ = coded(summarize)
   Object.defineProperty(coded_, 'endpoint', { value: endpoint, enumerable: true })
   return coded_
 }
 
-// The entry's functions throw with `errorCode` set (lib/errors.js), as the main entry's do. Each is
+// The entry's functions throw with `errorCode` set (lib/internal/errors.js), as the main entry's do. Each is
 // written out: Node's ESM import of this file finds named exports only in such forms.
 const createOpenAISummarizerCoded = coded(createOpenAISummarizer)
 const chatCompletionsUrlCoded = coded(chatCompletionsUrl)

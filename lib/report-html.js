@@ -21,8 +21,8 @@
 const html = require('./report/html.js')
 const data = require('./report/data.js')
 const { CONTENT_TYPES } = require('./report/messages.js')
-const { checkEncoding, checkMessageObjects, checkMessagesArray, checkObject, checkOptionsObject, optionalString } = require('./checks.js')
-const { coded } = require('./errors.js')
+const { checkEncoding, checkMessageObjects, checkMessagesArray, checkObject, checkOptionsObject, optionalString } = require('./internal/checks.js')
+const { coded } = require('./internal/errors.js')
 
 const REPORT_OPTIONS = ['title', 'source', 'preset', 'note', 'generatedAt', 'encoding', 'replay']
 const REPLAY_PAGE_OPTIONS = ['title', 'source', 'generatedAt']

@@ -23,9 +23,9 @@
 // caller's messages and never touches the host's files.
 'use strict'
 
-const { coded } = require('./errors.js')
-const { isObject, describe } = require('./values.js')
-const { PROVIDER } = require('./registry.js')
+const { coded } = require('./internal/errors.js')
+const { isObject, describe } = require('./internal/values.js')
+const { PROVIDER } = require('./internal/registry.js')
 const {
   N_MESSAGES_TO_KEEP,
   MIN_CONDENSE_THRESHOLD,
@@ -51,7 +51,9 @@ const {
   getMessagesSinceLastSummary,
 } = require('./roo/tools.js')
 const { positional } = require('./roo/summarize.js')
-const { ConversationPool } = require('./conversation-pool.js')
+const { ConversationPool } = require('./internal/conversation-pool.js')
+const { openConversation } = require('./conversation.js')
+const { condense } = require('./functions.js')
 const { freshStart, generateFoldedFileContext } = require('./roo/fresh.js')
 const { truncateWith, manage, willManageContext } = require('./roo/manage.js')
 
@@ -61,7 +63,7 @@ const { truncateWith, manage, willManageContext } = require('./roo/manage.js')
 /** The API of one era, with its own configured defaults. */
 function createEntry(eraName) {
   // `conversations`: the engine's copy of recent tasks' histories, so a task's next first step crosses only what changed.
-  const state = { era: ERAS[eraName], defaults: {}, conversations: new ConversationPool() }
+  const state = { era: ERAS[eraName], defaults: {}, conversations: new ConversationPool({ openConversation, condense }) }
   const configure = (options) => {
     const next = readOptions(options, CONFIG_KEYS, 'configure: options', true)
     // A providerConfig set without its provider is checked against the provider calls run with by default.
@@ -182,7 +184,7 @@ function createEntry(eraName) {
 }
 
 /**
- * The entry's functions with `errorCode` on what they throw or reject with (lib/errors.js): a
+ * The entry's functions with `errorCode` on what they throw or reject with (lib/internal/errors.js): a
  * `messages` that is not an array, a bad option given to `configure`, bad numbers given to
  * `willManageContext` are TypeErrors, "invalid-argument".
  */

@@ -35,7 +35,7 @@ export type ProviderId = ${union(providers.map((p) => p.id))}
 export type DefaultProvider = ${q(catalogue.defaultProvider)}
 /** A Smart preset's name. */
 export type SmartPreset = ${union(catalogue.presets)}
-/** The preset a Smart config with neither a preset nor passes is given. */
+/** The preset a Smart config with neither a preset nor passes runs. */
 export type DefaultPreset = ${q(catalogue.defaultPreset)}
 /** A token encoding. */
 export type Encoding = ${union(catalogue.encodings)}

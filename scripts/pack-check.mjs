@@ -225,8 +225,8 @@ try {
 
 /** The npm/ folder napi-rs uses for a Rust target triple. */
 function targetDir(triple) {
-  const name = require('../lib/platform.js').targetName(triple)
-  if (!name) throw new Error(`pack-check: no npm folder known for target ${triple} (lib/platform.js)`)
+  const name = require('../lib/internal/platform.js').targetName(triple)
+  if (!name) throw new Error(`pack-check: no npm folder known for target ${triple} (lib/internal/platform.js)`)
   return name
 }
 

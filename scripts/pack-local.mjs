@@ -19,7 +19,7 @@ export const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '..')
 
 const require = createRequire(import.meta.url)
 /** napi-rs's name for this platform (as in npm/<name>/ and the binary's file name). */
-export const { platformName: hostPlatform } = require('../lib/platform.js')
+export const { platformName: hostPlatform } = require('../lib/internal/platform.js')
 
 /**
  * Packs the main package and this platform's package into `dest`; returns what `npm pack --json`

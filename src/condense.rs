@@ -393,4 +393,45 @@ mod tests {
         assert_eq!(o.prev_context_tokens, Some(7));
         assert_eq!(o.encoding, Encoding::parse("cl100k_base").expect("an encoding"));
     }
+
+    #[test]
+    fn a_smart_config_naming_neither_a_preset_nor_passes_runs_the_default_preset() {
+        use crate::providers::smart::presets;
+        let read = |v: serde_json::Value| Options::from_value(&v).map(|o| o.provider);
+        let named = |extra: serde_json::Value| {
+            let mut config = serde_json::json!({ "preset": presets::DEFAULT });
+            if let (Some(c), serde_json::Value::Object(e)) = (config.as_object_mut(), extra) {
+                c.extend(e);
+            }
+            read(serde_json::json!({ "provider": "smart", "config": config })).expect("the default preset, named")
+        };
+        // No config, an empty one, one with only other keys (which replace the preset's), and a
+        // preset given as null: each is the default preset.
+        assert_eq!(read(serde_json::json!({ "provider": "smart" })).expect("no config"), named(serde_json::json!({})));
+        assert_eq!(
+            read(serde_json::json!({ "provider": "smart", "config": {} })).expect("{}"),
+            named(serde_json::json!({}))
+        );
+        assert_eq!(
+            read(serde_json::json!({ "provider": "smart", "config": { "preset": null } })).expect("null"),
+            named(serde_json::json!({}))
+        );
+        for extra in [
+            serde_json::json!({ "targetTokens": 1000 }),
+            serde_json::json!({ "preserveErrors": false, "workingSet": null }),
+            serde_json::json!({ "losslessPrelude": { "enabled": false } }),
+        ] {
+            let given = serde_json::json!({ "provider": "smart", "config": extra.clone() });
+            assert_eq!(read(given).expect("keys beside no preset"), named(extra));
+        }
+        // Passes without a preset run those passes alone, as before.
+        let passes = serde_json::json!({ "passes": [] });
+        let Ok(Provider::Smart(c)) = read(serde_json::json!({ "provider": "smart", "config": passes })) else {
+            panic!("passes")
+        };
+        assert_eq!((c.preset.as_deref(), c.passes.as_deref().map(<[_]>::len)), (None, Some(0)));
+        // The manager's check reads a provider's config the same way: an empty Smart config is not
+        // a problem there either.
+        assert_eq!(crate::manager::validate_config(&serde_json::json!({ "providers": { "smart": {} } })), vec![]);
+    }
 }

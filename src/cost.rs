@@ -87,7 +87,7 @@ pub fn reply_cost(reply: &SummaryReply, pricing: Option<&Pricing>) -> f64 {
     usage_cost(&usage, p)
 }
 
-/// The prompt-cache models requests are priced with (`lib/prompt-cache.js`): each has the price
+/// The prompt-cache models requests are priced with (`lib/internal/prompt-cache.js`): each has the price
 /// list the package uses when a caller gives none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheModel {

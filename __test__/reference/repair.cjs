@@ -12,7 +12,7 @@
 
 const SYNTHETIC_RESULT = 'No result was recorded for this tool call (it was interrupted or its result was lost).'
 
-const { isObject } = require('../../lib/values.js')
+const { isObject } = require('../../lib/internal/values.js')
 const blocksOf = (m) => (isObject(m) && Array.isArray(m.content) ? m.content : [])
 const isUse = (b) => isObject(b) && b.type === 'tool_use' && typeof b.id === 'string'
 const isResult = (b) => isObject(b) && b.type === 'tool_result' && typeof b.tool_use_id === 'string'

@@ -7,16 +7,16 @@ const require = createRequire(import.meta.url)
 const lib = require('../../lib/index.js')
 const { createOpenAISummarizer } = require('../../lib/openai-client.js')
 const openaiFormat = require('../../lib/openai-format.js')
-const { describe, MAX_TIMER_MS } = require('../../lib/values.js')
-const { MAX_RETRIES } = require('../../lib/summarize.js')
+const { describe, MAX_TIMER_MS } = require('../../lib/internal/values.js')
+const { MAX_RETRIES } = require('../../lib/internal/summarize.js')
 const htmlReport = require('../../lib/report-html.js')
 const { version } = require('../../package.json')
 
 /** Exit codes (documented in the usage text and docs/cli.md). */
 const EXIT = { ok: 0, engine: 1, usage: 2, input: 3, llm: 4, internal: 5, interrupted: 130 }
 
-/** The engine's registry: the built-in providers, the Smart presets, the encodings (lib/registry.js). */
-const { PROVIDER, PROVIDER_IDS: PROVIDERS, PRESETS, DEFAULT_PRESET, GENERAL_PRESETS, ENCODINGS, DEFAULT_ENCODING } = require('../../lib/registry.js')
+/** The engine's registry: the built-in providers, the Smart presets, the encodings (lib/internal/registry.js). */
+const { PROVIDER, PROVIDER_IDS: PROVIDERS, PRESETS, DEFAULT_PRESET, GENERAL_PRESETS, ENCODINGS, DEFAULT_ENCODING } = require('../../lib/internal/registry.js')
 const FORMATS = ['auto', 'anthropic', 'openai']
 /** Problems that make a history unreadable for the engine (the others it condenses around). */
 const FATAL_PROBLEMS = new Set(['not_an_array', 'invalid_message', 'invalid_role', 'invalid_content', 'invalid_block', 'unsupported_value'])

@@ -195,13 +195,9 @@ async function cmdCondense(args, state) {
   if (dryRun && values.out !== undefined) throw usageError('--dry-run writes nothing; drop --out or --dry-run')
   if (values.out !== undefined) checkOutPath('out', values.out, values.force)
   const config = readConfig(values)
+  // With neither --preset nor a config naming a preset or passes, Smart runs the default preset
+  // (the engine reads such a config so).
   if (preset) config.preset = preset
-  if (provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined) {
-    throw usageError(
-      `--provider ${PROVIDER.smart} needs --preset or a --config with "passes"`,
-      `pass --preset ${PRESETS.join('|')} (context-condense preset <name> prints one to edit)`,
-    )
-  }
   const llm = makeSummarizer(values, state)
   const input = await readHistory(positionals[0], state)
   const { format, warnings } = checkHistory(input, requested)

@@ -37,8 +37,12 @@ const REPORT_OPTIONS = {
   title: { type: 'string' },
   force: { type: 'boolean' },
 }
-/** Smart's preset when neither --preset nor a --config with passes says one. */
-const REPORT_PRESET = DEFAULT_PRESET
+/**
+ * The preset a run of `provider` with `config` uses, for the page and the summary: the one named,
+ * or the default one when the config names neither a preset nor passes (the engine runs that
+ * preset then); none when it gives passes or for another provider.
+ */
+const presetRun = (provider, config) => (provider === PROVIDER.smart && config.passes === undefined ? (config.preset ?? DEFAULT_PRESET) : undefined)
 
 /** Where a history came from, for a page's header: its source (a path, or standard input), a short
  * name, and now. */
@@ -74,8 +78,7 @@ async function cmdReport(args, state) {
   checkOutPath('html', values.html, values.force)
   const config = readConfig(values)
   if (preset) config.preset = preset
-  if (provider === PROVIDER.smart && config.preset === undefined && config.passes === undefined) config.preset = REPORT_PRESET
-  const shownPreset = provider === PROVIDER.smart && config.passes === undefined ? config.preset : undefined
+  const shownPreset = presetRun(provider, config)
   const llm = makeSummarizer(values, state)
   const input = await readHistory(positionals[0], state)
   const { format, converted, warnings } = checkHistory(input, requested)

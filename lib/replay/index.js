@@ -6,8 +6,8 @@
 // Never changes the caller's history or options.
 'use strict'
 
-const { checkMessagesArray, checkMessageObjects } = require('../checks.js')
-const { coded } = require('../errors.js')
+const { checkMessagesArray, checkMessageObjects } = require('../internal/checks.js')
+const { coded } = require('../internal/errors.js')
 const { readOptions } = require('./options.js')
 const { splitTurns } = require('./messages.js')
 const { REPLAY_POLICIES, policyNamed } = require('./policies.js')

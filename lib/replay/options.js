@@ -3,9 +3,9 @@
 // changes the caller's object.
 'use strict'
 
-const { describe, wholeNumber: checkWhole, deepFreeze } = require('../values.js')
-const { DEFAULT_PRICING, readPricing } = require('../prompt-cache.js')
-const { checkKnownKeys } = require('../checks.js')
+const { describe, wholeNumber: checkWhole, deepFreeze } = require('../internal/values.js')
+const { DEFAULT_PRICING, readPricing } = require('../internal/prompt-cache.js')
+const { checkKnownKeys } = require('../internal/checks.js')
 const { endpointOf } = require('../openai-client.js')
 
 const DEFAULTS = deepFreeze({

@@ -6,8 +6,8 @@
 // Policies read the step; they never change messages themselves.
 'use strict'
 
-const { PROVIDER, PRESETS } = require('../registry.js')
-const { deepFreeze } = require('../values.js')
+const { PROVIDER, PRESETS } = require('../internal/registry.js')
+const { deepFreeze } = require('../internal/values.js')
 
 /** Roo Code's default: a summary (Native) at the threshold, the sliding window past it. */
 const rooDefault = {

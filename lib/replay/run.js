@@ -7,7 +7,7 @@
 
 // Read when a replay runs: lib/manager.js requires lib/index.js, which requires this module.
 const managerModule = require('../manager.js')
-const { CacheModel, TokenCounter, firstChanged } = require('../prompt-cache.js')
+const { CacheModel, TokenCounter, firstChanged } = require('../internal/prompt-cache.js')
 const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 

@@ -5,7 +5,7 @@
 // input price, its output at the output price. Never changes the requests it is handed.
 'use strict'
 
-const { countTokens } = require('../tokens.js')
+const { countTokens } = require('../internal/tokens.js')
 const { createOpenAISummarizer } = require('../openai-client.js')
 
 const WORDS = ['summary', 'of', 'earlier', 'work', 'files', 'read', 'edited', 'tests', 'run', 'next', 'step', 'pending', 'decision', 'error', 'fixed', 'kept']

@@ -3,7 +3,7 @@
 'use strict'
 
 const { CONTENT_TYPES, partsOf, preview, measure } = require('./messages.js')
-const { DEFAULT_ENCODING } = require('../registry.js')
+const { DEFAULT_ENCODING } = require('../internal/registry.js')
 
 /** The engine's actions, in the order of its metrics. */
 const ACTIONS = Object.freeze(['deduplicated', 'superseded', 'omitted', 'suppressed', 'truncated', 'summarized'])

@@ -3,7 +3,7 @@
 'use strict'
 
 const lib = require('../index.js')
-const { deepFreeze } = require('../values.js')
+const { deepFreeze } = require('../internal/values.js')
 
 /** Content types, in the order of `analyze().byContentType`, with their colors (Tableau 10). */
 const CONTENT_TYPES = deepFreeze([

@@ -5,9 +5,9 @@
 
 const path = require('node:path')
 const lib = require('../index.js')
-const { PROVIDER } = require('../registry.js')
-const { isObject, describe, wholeNumber } = require('../values.js')
-const { checkKnownKeys, checkObject } = require('../checks.js')
+const { PROVIDER } = require('../internal/registry.js')
+const { isObject, describe, wholeNumber } = require('../internal/values.js')
+const { checkKnownKeys, checkObject } = require('../internal/checks.js')
 const { ROO_ERROR_MESSAGES, FRESH_START_SYSTEM_PROMPT, resolveOptions, capture, message } = require('./options.js')
 const {
   finite,

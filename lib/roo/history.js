@@ -3,12 +3,12 @@
 // writing a result back as tags. Works on copies; the caller's messages are never mutated.
 'use strict'
 
-const native = require('../native.js')
-const { PROVIDER } = require('../registry.js')
-const { pushInChunks } = require('../intake.js')
-const { applyChanges } = require('../apply.js')
-const { describe, isObject } = require('../values.js')
-const { checkKnownKeys } = require('../checks.js')
+const native = require('../internal/native.js')
+const { PROVIDER } = require('../internal/registry.js')
+const { pushInChunks } = require('../internal/intake.js')
+const { applyChanges } = require('../internal/apply.js')
+const { describe, isObject } = require('../internal/values.js')
+const { checkKnownKeys } = require('../internal/checks.js')
 const { finite, checkArray } = require('./host.js')
 
 // ---------------------------------------------------------------------------------------------

@@ -3,11 +3,11 @@
 // error text of a result. Never changes a message.
 'use strict'
 
-const native = require('../native.js')
+const native = require('../internal/native.js')
 const lib = require('../index.js')
-const { describe, isObject, tokenCount } = require('../values.js')
-const { whenAborted } = require('../abort.js')
-const { checkMessagesArray } = require('../checks.js')
+const { describe, isObject, tokenCount } = require('../internal/values.js')
+const { whenAborted } = require('../internal/abort.js')
+const { checkMessagesArray } = require('../internal/checks.js')
 const { YIELD_EVERY_MS, YIELD_EVERY_CHUNKS, message } = require('./options.js')
 
 // ---------------------------------------------------------------------------------------------

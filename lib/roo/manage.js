@@ -4,10 +4,10 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const native = require('../native.js')
-const { cutWindow } = require('../manager.js')
-const { isObject, describe } = require('../values.js')
-const { checkKnownKeys } = require('../checks.js')
+const native = require('../internal/native.js')
+const { windowCut, cutWindow } = require('../internal/window.js')
+const { isObject, describe } = require('../internal/values.js')
+const { checkKnownKeys } = require('../internal/checks.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
 const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects, checkArguments, asAnswer } = require('./host.js')
 
@@ -17,10 +17,12 @@ const { finite, HostError, shown, countWith, failure, checkArray, checkMessageOb
 const TRUNCATION_KEYS = ['telemetry', 'nonDestructive', 'generateId']
 
 /**
- * Roo's sliding window: keeps the first message and removes an even number of the oldest others
- * (`fracToRemove` of them, rounded down to even). Non-destructive (the default since 2026): those
- * are tagged `truncationParent` instead, behind a marker message, and the result is
- * `{ messages, truncationId, messagesRemoved }`.
+ * Roo's sliding window (lib/internal/window.js): keeps the first message and removes an even number of the
+ * oldest others (`fracToRemove` of them, rounded down to even). Non-destructive (the default since
+ * 2026): the same cut, over the messages an earlier truncation left visible, tags them
+ * `truncationParent` instead, behind a marker message, and the result is
+ * `{ messages, truncationId, messagesRemoved }`; a cut that removes none (a fraction that is not a
+ * number, or not above 0) changes nothing, as Roo's later eras do.
  */
 function truncateWith(state, messages, fracToRemove, taskId, options) {
   checkArray(messages, 'truncateConversation')
@@ -37,11 +39,10 @@ function truncateWith(state, messages, fracToRemove, taskId, options) {
   messages.forEach((m, i) => {
     if (m && !m.truncationParent && !m.isTruncationMarker) visible.push(i)
   })
-  const raw = Math.floor((visible.length - 1) * fracToRemove)
-  const remove = raw - (raw % 2)
+  const { remove, keptFrom } = windowCut(visible.length, fracToRemove)
   if (!(remove > 0)) return { messages, truncationId: id, messagesRemoved: 0 }
-  const hide = new Set(visible.slice(1, remove + 1))
-  const boundary = visible[remove + 1] ?? messages.length
+  const hide = new Set(visible.slice(1, keptFrom))
+  const boundary = visible[keptFrom] ?? messages.length
   const keptTs = messages[boundary] ? messages[boundary].ts : undefined
   const marker = {
     role: 'user',

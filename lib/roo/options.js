@@ -4,11 +4,11 @@
 'use strict'
 
 const { randomUUID } = require('node:crypto')
-const { PROVIDER, PROVIDER_IDS, withDefaultPreset } = require('../registry.js')
-const { describe, isObject, checkTimeoutMs } = require('../values.js')
-const { checkKnownKeys, optionalFunction } = require('../checks.js')
-const { checkSummarizeOptions } = require('../summarize.js')
-const { findUnsupported, pathText } = require('../crossing.js')
+const { PROVIDER, PROVIDER_IDS } = require('../internal/registry.js')
+const { describe, isObject, checkTimeoutMs } = require('../internal/values.js')
+const { checkKnownKeys, optionalFunction } = require('../internal/checks.js')
+const { checkSummarizeOptions } = require('../internal/summarize.js')
+const { findUnsupported, pathText } = require('../internal/crossing.js')
 
 const N_MESSAGES_TO_KEEP = 3
 /** The engine's thresholds, as Roo names them; ANTHROPIC_DEFAULT_MAX_TOKENS is reserved for the model's answer when the host gives no maxTokens. */
@@ -204,9 +204,8 @@ function engineConfigProblems(provider, config) {
   return configProblems({ providers: { [provider]: config } })
 }
 
-/** The providers that can run before Roo's summary, and what each is given (as `prePassConfig` fills it in). */
+/** The providers that can run before Roo's summary. */
 const FIRST_STEPS = PROVIDER_IDS.filter((id) => id !== PROVIDER.native)
-const firstStepConfig = withDefaultPreset
 
 /**
  * `providerConfig` checked as the config of the provider it runs with: with a first step
@@ -219,11 +218,11 @@ function checkProviderConfig(provider, config, at) {
   checkJson(config, where)
   const name = (p) => `${where}${p.path.replace(/^config\.providers\.\w+/, '')}: ${p.message}`
   if (FIRST_STEPS.includes(provider)) {
-    const problems = engineConfigProblems(provider, firstStepConfig(provider, config))
+    const problems = engineConfigProblems(provider, config)
     if (problems.length > 0) throw new TypeError(problems.map(name).join('; '))
     return
   }
-  const each = FIRST_STEPS.map((p) => [p, engineConfigProblems(p, firstStepConfig(p, config))])
+  const each = FIRST_STEPS.map((p) => [p, engineConfigProblems(p, config)])
   if (each.some(([, problems]) => problems.length === 0)) return
   const relative = (p) => `${p.path.replace(/^config\.providers\.\w+\.?/, '') || 'it'}: ${p.message}`
   throw new TypeError(

@@ -4,8 +4,8 @@
 'use strict'
 
 const lib = require('../index.js')
-const { describe, isObject } = require('../values.js')
-const { PROVIDER, withDefaultPreset } = require('../registry.js')
+const { describe, isObject } = require('../internal/values.js')
+const { PROVIDER } = require('../internal/registry.js')
 const { N_MESSAGES_TO_KEEP, ROO_ERROR_MESSAGES, FINAL_REQUEST, SYNTHETIC_REASONING, resolveOptions, capture, message } = require('./options.js')
 const {
   isHandler,
@@ -112,7 +112,7 @@ async function positionalSummary(base, c) {
 // summarizeConversation (positional eras)
 
 function prePassConfig(o) {
-  const config = { ...withDefaultPreset(o.provider, isObject(o.providerConfig) ? o.providerConfig : {}) }
+  const config = { ...(isObject(o.providerConfig) ? o.providerConfig : {}) }
   if ((o.provider === PROVIDER.truncation || o.provider === PROVIDER.smart) && o.targetTokens !== undefined && config.targetTokens === undefined) {
     config.targetTokens = Math.floor(o.targetTokens)
   }

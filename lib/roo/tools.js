@@ -4,9 +4,9 @@
 'use strict'
 
 const { N_MESSAGES_TO_KEEP, SYNTHETIC_TOOL_RESULT } = require('./options.js')
-const { describe, isObject, wholeNumber } = require('../values.js')
-const { checkMessageObjects } = require('../checks.js')
-const { findUnsupported, pathText } = require('../crossing.js')
+const { describe, isObject, wholeNumber } = require('../internal/values.js')
+const { checkMessageObjects } = require('../internal/checks.js')
+const { findUnsupported, pathText } = require('../internal/crossing.js')
 const { finite, checkArray } = require('./host.js')
 
 // ---------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallb
 const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
 
 /**
- * `v` with every object and array in it frozen (as lib/values.js's deepFreeze, which the browser
+ * `v` with every object and array in it frozen (as lib/internal/values.js's deepFreeze, which the browser
  * cannot load): what the panel holds and hands out (`value`, `errors`, `profiles`) is never
  * changed in place, so a host that edits what it was handed changes nothing behind the checks.
  */

@@ -5,12 +5,12 @@
 'use strict'
 
 const { condense, configSchema, managerConfigSchema, providerCatalogue, smartPreset } = require('../index.js')
-const native = require('../native.js')
-const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, PRESETS, GENERAL_PRESETS, withDefaultPreset } = require('../registry.js')
-const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../checks.js')
+const native = require('../internal/native.js')
+const { PROVIDER, DEFAULT_PROVIDER, DEFAULT_PRESET, PRESETS, GENERAL_PRESETS } = require('../internal/registry.js')
+const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('../internal/checks.js')
 const { configProblems } = require('../manager.js')
-const { coded } = require('../errors.js')
-const { describe, isObject } = require('../values.js')
+const { coded } = require('../internal/errors.js')
+const { describe, isObject } = require('../internal/values.js')
 
 /** The built-in providers as the engine's catalogue lists them, with whether each calls the model. */
 const providers = () =>
@@ -60,8 +60,8 @@ async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
   const rows = []
   let tokensBefore
   for (const p of providers()) {
-    // As the manager runs it: Smart with no preset and no passes runs the default preset.
-    const config = withDefaultPreset(p.id, settings.providers?.[p.id] ?? {})
+    // As the manager runs it (Smart with neither a preset nor passes runs the default preset).
+    const config = settings.providers?.[p.id] ?? {}
     if (p.id === PROVIDER.native && !options.summarize) {
       rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: 'Writes a summary with your model: not run in the preview.' })
       continue
@@ -103,7 +103,7 @@ async function summaryRequestForUncoded(messages, settings = {}) {
   return request
 }
 
-// Their errors carry `errorCode` as the main entry's do (lib/errors.js).
+// Their errors carry `errorCode` as the main entry's do (lib/internal/errors.js).
 const settingsSchemas = coded(settingsSchemasUncoded)
 const previewOnHistory = coded(previewOnHistoryUncoded)
 const summaryRequestFor = coded(summaryRequestForUncoded)

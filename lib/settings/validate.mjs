@@ -122,7 +122,7 @@ function show(v) {
 
 /**
  * A refusal of an argument, as the package's other entries throw it: a TypeError with
- * `errorCode: "invalid-argument"` (this module runs in the browser too, without lib/errors.js).
+ * `errorCode: "invalid-argument"` (this module runs in the browser too, without lib/internal/errors.js).
  */
 function refused(message) {
   const e = new TypeError(message)

@@ -98,7 +98,7 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
 }
 
 /// The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
-/// constants (the one list every JavaScript module reads, through lib/registry.js).
+/// constants (the one list every JavaScript module reads, through lib/internal/registry.js).
 #[napi]
 pub fn provider_catalogue() -> Value {
     crate::catalogue::catalogue()

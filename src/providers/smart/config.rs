@@ -14,8 +14,6 @@ pub use crate::working_set::WorkingSetConfig;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]
-// The provider needs something to run: a preset, passes, or at least the lossless prelude.
-#[schemars(extend("anyOf" = [{ "required": ["preset"] }, { "required": ["passes"] }, { "required": ["losslessPrelude"] }]))]
 pub struct SmartConfig {
     /// A preset to start from: "conservative", "balanced", "aggressive" (or a use-case preset).
     /// Keys given beside it replace the preset's.
@@ -36,8 +34,8 @@ pub struct SmartConfig {
     pub task_id: Option<String>,
     /// Keep the working set: the latest state of the files touched in the latest turns stays
     /// whole (within `budgetTokens`; beyond it, an outline of their definitions), whatever the
-    /// passes' operations say. Absent: the preset's (every preset keeps it), off without a preset;
-    /// null: off.
+    /// passes' operations say. Absent: the preset's (every preset keeps it), off when passes are
+    /// given without a preset; null: off.
     pub working_set: Option<WorkingSetConfig>,
 }
 
@@ -239,7 +237,10 @@ fn preset_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let mut names: Vec<serde_json::Value> = super::presets::NAMES.iter().map(|n| serde_json::json!(n)).collect();
     names.push(serde_json::Value::Null);
     schemars::json_schema!({
-        "description": "A preset to start from: \"conservative\", \"balanced\", \"aggressive\" (or a use-case preset).\nKeys given beside it replace the preset's.",
+        "description": format!(
+            "A preset to start from: \"conservative\", \"balanced\", \"aggressive\" (or a use-case preset).\nKeys given beside it replace the preset's. With neither a preset nor passes, the default preset \"{}\" runs.",
+            super::presets::DEFAULT
+        ),
         "type": ["string", "null"],
         "enum": names,
         "default": null

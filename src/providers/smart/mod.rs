@@ -30,17 +30,16 @@ use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Select
 /// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
 pub const ID: &str = "smart";
 
-/// Reads a Smart config, expanding a preset: keys given beside `preset` replace the preset's.
+/// Reads a Smart config, expanding a preset: keys given beside `preset` replace the preset's. A
+/// config that names neither a preset nor passes runs the default preset ([`presets::DEFAULT`]),
+/// with the keys it gives replacing the preset's: this is the one place that rule lives, so every
+/// entry (a run, a preview, the manager's check, a held conversation) reads such a config alike.
 pub fn resolve(value: &serde_json::Value) -> Result<SmartConfig, CondenseError> {
     let given: SmartConfig = parse_config(value, "options.config")?;
-    let Some(name) = given.preset.clone() else {
-        if given.passes.is_none() && given.lossless_prelude.is_none() {
-            return Err(CondenseError::InvalidOptions(format!(
-                "options.config: the smart provider needs `preset` (one of {}) or `passes`",
-                presets::NAMES.map(|n| format!("\"{n}\"")).join(", ")
-            )));
-        }
-        return Ok(given);
+    let name = match given.preset.clone() {
+        Some(name) => name,
+        None if given.passes.is_none() => presets::DEFAULT.to_string(),
+        None => return Ok(given),
     };
     let Some(base) = presets::preset(&name) else {
         return Err(CondenseError::InvalidOptions(format!(

@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 /// Names of the presets, in the order docs/providers.md lists them.
 pub const NAMES: [&str; 6] = ["conservative", "balanced", "aggressive", "speed", "quality", "cost"];
 
-/// The preset a Smart config that names neither a preset nor passes is given by the hosts that
-/// fill one in (the manager, the Roo entry, the CLI, the settings panel).
+/// The preset a Smart config that names neither a preset nor passes runs (`super::resolve`
+/// reads such a config as this preset, whichever entry it came through).
 pub const DEFAULT: &str = NAMES[1];
 
 /// The general presets, from least to most condensing (the others are for one use case): what a

@@ -1,8 +1,8 @@
 // The names the engine's registry defines (src/catalogue.rs), read once from the native module:
 // the built-in providers' ids and the default one, the Smart presets and the default one, the
 // encodings and the default one. Every other module of lib/ and bin/ takes a provider, preset or
-// encoding name from here and spells none itself (and gives a Smart config that names nothing
-// to run the default preset through `withDefaultPreset`, here); this is the one place that names a provider
+// encoding name from here and spells none itself (a Smart config that names neither a preset nor
+// passes runs the default preset: the engine reads it so, src/providers/smart); this is the one place that names a provider
 // for its role (the summary Roo writes, the lossless one, the one with presets), and each such
 // name is checked against the engine's list when this module loads. Reads only.
 'use strict'
@@ -36,25 +36,14 @@ const PROVIDER = Object.freeze({
 /** The Smart presets, in the order the README lists them. */
 const PRESETS = deepFreeze([...catalogue.presets])
 
-/**
- * `config` (a built-in provider's config, an object) as the provider `id` runs it: the provider
- * with presets, given neither a preset nor passes, runs the default preset (the engine refuses a
- * Smart config that names nothing to run). A new object when it adds the preset; `config` itself
- * otherwise; never changes `config`.
- */
-function withDefaultPreset(id, config = {}) {
-  return id === PROVIDER.smart && config.preset === undefined && config.passes === undefined ? { ...config, preset: catalogue.defaultPreset } : config
-}
-
 module.exports = {
   PROVIDER_IDS,
   PROVIDER,
   /** The provider a host runs when its config names none. */
   DEFAULT_PROVIDER: catalogue.defaultProvider,
   PRESETS,
-  /** The preset a Smart config with neither a preset nor passes is given. */
+  /** The preset a Smart config with neither a preset nor passes runs (the engine's rule). */
   DEFAULT_PRESET: catalogue.defaultPreset,
-  withDefaultPreset,
   /** The presets a settings panel offers as starting points (the general ones; the others are for one use). */
   GENERAL_PRESETS: deepFreeze([...catalogue.generalPresets]),
   /** The token encodings, the default first. */

@@ -12,7 +12,7 @@
 //   parameters and environment details suppressed; the working set's turns, the last
 //   `2 x workingSetTurns` messages, kept whole; what the user typed and errors kept), and takes the
 //   one whose reads saved until the trigger (at most the expected remaining turns) exceed, by the
-//   most, what it costs now: the next request priced by the cache model (lib/prompt-cache.js) with
+//   most, what it costs now: the next request priced by the cache model (lib/internal/prompt-cache.js) with
 //   and without it, so a change after the last cached breakpoint costs nothing and one near the
 //   start re-writes it all; Lossless wins a tie;
 // - summarizes (Native, keeping the working set's turns whole) at most half as often as the
@@ -35,6 +35,7 @@
 // runs each role's condensing. Never changes the caller's messages.
 'use strict'
 
+const native = require('./native.js')
 const { describe, wholeNumber: checkWhole } = require('./values.js')
 const { checkKnownKeys } = require('./checks.js')
 const { PROVIDER } = require('./registry.js')
@@ -48,6 +49,12 @@ const MIN_REMAINING = 10
 /** Messages Smart keeps whole at the trigger, where the alternative is a summary keeping the last 3. */
 const AT_TRIGGER_KEEP = 6
 const DEFAULT_WORKING_SET_TURNS = 10
+
+/**
+ * What `usage` ({ inputTokens, cacheWriteTokens, cacheReadTokens }) costs in dollars at `pricing`,
+ * by the engine's price table (src/cost.rs `usage_cost`): this module does no price arithmetic.
+ */
+const costOf = (usage, pricing) => native.usageCost(usage, pricing)
 /** What a summary is taken to weigh before one has been made. */
 const DEFAULT_SUMMARY_TOKENS = 2000
 
@@ -395,7 +402,7 @@ async function runCacheAware(o) {
       const worth = (c) => {
         const saved = c.tokensBefore - c.tokensAfter
         if (saved <= 0) return { v: -Infinity, reads: 0, rewrite: 0 }
-        const reads = ((saved * pricing.cacheReadsPrice) / 1e6) * horizon
+        const reads = costOf({ cacheReadTokens: saved }, pricing) * horizon
         const rewrite = c.cacheIfTaken.cost - c.cacheNow.cost
         return { v: reads - rewrite, reads, rewrite }
       }
@@ -430,8 +437,10 @@ async function runCacheAware(o) {
     const m = tokens
     if (since >= 2 * rooCycle && m < trigger) {
       const after = state.afterSummary ?? sys + p.summaryTokens
-      const price = (m * pricing.inputPrice + after * pricing.cacheWritesPrice) / 1e6
-      const saves = (((m - after) * pricing.cacheReadsPrice) / 1e6) * Math.min(remaining, 2 * rooCycle)
+      // Its price: its call's input and the re-write after it; what it saves: reading `m - after`
+      // fewer tokens on each request until the next may run.
+      const price = costOf({ inputTokens: m, cacheWriteTokens: after }, pricing)
+      const saves = costOf({ cacheReadTokens: Math.max(0, m - after) }, pricing) * Math.min(remaining, 2 * rooCycle)
       if (saves > price) {
         const c = await propose('ownSummary', true)
         const why = `${since} turns since the last summary (the default's cycle here: ${Math.round(rooCycle)}); saves ${dollars(saves)} of reads against its price ${dollars(price)}`

@@ -1,5 +1,5 @@
 // Prompt-cache pricing models: what one request costs given what earlier requests left in the
-// provider's cache. Used by the manager's cache-aware policy (lib/cache-aware.js), to price a
+// provider's cache. Used by the manager's cache-aware policy (lib/internal/cache-aware.js), to price a
 // condensing before taking it, and by the replay (lib/replay/), to price every request. Anthropic: cache breakpoints where Anthropic's API and Roo Code put them (the
 // system prompt and the last two user messages); the longest cached prefix still valid is read at
 // the cache-read price, the rest up to the last breakpoint is written at the cache-write price,

@@ -9,9 +9,7 @@
 // conversation could not be opened (the next call then opens it again, or answers the refusal).
 'use strict'
 
-const { openConversation } = require('./conversation.js')
 const { abortError, checkSignal, whenAborted } = require('./abort.js')
-const lib = require('./functions.js')
 const { DEFAULT_ENCODING } = require('./registry.js')
 
 /** Tasks whose conversations are kept at once, by default. */
@@ -76,12 +74,21 @@ class Task {
 
 class ConversationPool {
   #max
+  #open
+  #condense
   /** Task id -> Task, least recently used first. */
   #tasks = new Map()
 
-  constructor(maxTasks = DEFAULT_MAX_TASKS) {
+  /**
+   * `openConversation(messages, { encoding, signal })` opens a task's conversation and
+   * `condense(messages, options)` condenses without one (the library's own functions, which its
+   * owner hands it: this module sits under them).
+   */
+  constructor({ openConversation, condense }, maxTasks = DEFAULT_MAX_TASKS) {
     if (!Number.isInteger(maxTasks) || maxTasks < 1) throw new TypeError(`ConversationPool: maxTasks: expected a whole number >= 1, got ${maxTasks}`)
     this.#max = maxTasks
+    this.#open = openConversation
+    this.#condense = condense
   }
 
   /**
@@ -111,7 +118,7 @@ class ConversationPool {
       }
       if (task.conv) task.conv.sync(messages)
       else {
-        task.conv = await openConversation(messages, { encoding, signal: options.signal })
+        task.conv = await this.#open(messages, { encoding, signal: options.signal })
         task.encoding = encoding
         // Closed by the pool while it was being opened: it is not kept.
         if (this.#tasks.get(taskId) !== task) this.#closeTask(task)
@@ -148,7 +155,7 @@ class ConversationPool {
     } catch (e) {
       if (!(e instanceof TypeError)) throw e
     }
-    if (!held) return lib.condense(messages, options)
+    if (!held) return this.#condense(messages, options)
     try {
       return await held.conv.condense({ ...options, adopt: false })
     } finally {

@@ -1,4 +1,4 @@
-// The compiled engine, loaded through napi-rs's generated loader (../index.js), which picks this
+// The compiled engine, loaded through napi-rs's generated loader (the package's index.js), which picks this
 // platform's binary: the context-condense-<platform> package npm installs as an optional
 // dependency, a context-condense.<platform>.node beside the package (a source build), or the
 // WebAssembly fallback package. When none fits, its generic error is replaced by one that names
@@ -11,7 +11,7 @@ const { platformName, targetName } = require('./platform.js')
 
 /** Whether a binary for `name` is present in this install (so the failure is in loading it). */
 function binaryPresent(name) {
-  if (existsSync(join(__dirname, '..', `context-condense.${name}.node`))) return true
+  if (existsSync(join(__dirname, '..', '..', `context-condense.${name}.node`))) return true
   try {
     require.resolve(`context-condense-${name}/package.json`)
     return true
@@ -27,7 +27,7 @@ function binaryPresent(name) {
  * line prints it as it is.
  */
 function noBinaryError(name, loaderError) {
-  const { version, napi } = require('../package.json')
+  const { version, napi } = require('../../package.json')
   const pkg = `context-condense-${name}`
   const file = `context-condense.${name}.node`
   // A platform package is published for each target the release builds (package.json's napi.targets).
@@ -54,7 +54,7 @@ function noBinaryError(name, loaderError) {
 
 function load() {
   try {
-    return require('../index.js')
+    return require('../../index.js')
   } catch (e) {
     const message = String(e && e.message)
     if (!/Cannot find native binding|Failed to load native binding/.test(message)) throw e
