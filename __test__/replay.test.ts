@@ -489,6 +489,19 @@ describe('replay', () => {
       // The price-only floor sends each message once at the cheaper price, the last one twice.
       expect(r.floorCost).toBeLessThan(r.cacheFloorCost)
     }
+    // A third request reads the head and the message the second ended with (sent again), and
+    // writes what it adds; without condensing it reads the second's reply too, so it pays more.
+    const longer: ApiMessage[] = [
+      ...h(10_000).slice(0, 3),
+      { role: 'assistant', content: text('<read_file>\n<path>b.ts</path>\n</read_file>'), ts: 20_000 },
+      { role: 'user', content: text(`[read_file for 'b.ts'] Result:\n${'const b = 2\n'.repeat(50)}`), ts: 25_000 },
+      { role: 'assistant', content: text('Done.'), ts: 26_000 },
+    ]
+    const three = await replay(longer, { contextWindow: 100_000, systemTokens: 2000 })
+    const t = longer.map((m) => countTokens([m]))
+    const head = 2000 + t[0]
+    close(three.cacheFloorCost, (head * (3.75 + 0.3 + 0.3) + (t[1] + t[2] + t[3] + t[4]) * 3.75 + t[2] * 0.3) / 1e6)
+    close(three.requestsCost - three.cacheFloorCost, (t[1] * 0.3) / 1e6)
     // OpenAI: new messages are plain input, the head read at the cache-read price.
     const o = await replay(h(10_000), { contextWindow: 100_000, systemTokens: 2000, cache: 'openai' })
     const [first, reply, result] = h(10_000).map((m) => countTokens([m]))
@@ -586,6 +599,8 @@ function assertReplayInvariants(input: ApiMessage[], snapshot: ApiMessage[], r: 
   expect(r.requestsCost, r.policy).toBeGreaterThanOrEqual(r.floorCost - 1e-9)
   expect(r.requestsCost, r.policy).toBeGreaterThanOrEqual(r.cacheFloorCost - 1e-9)
   expect(r.floorCost).toBeGreaterThan(0)
+  // The cache model's floor is the tighter of the two.
+  expect(r.cacheFloorCost).toBeGreaterThanOrEqual(r.floorCost - 1e-9)
   // A request larger than the window is past the allowed size too.
   expect(r.requestsOverWindow).toBeLessThanOrEqual(r.requestsOverLimit)
 }

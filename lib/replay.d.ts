@@ -133,10 +133,12 @@ export interface ReplayResult {
   floorCost: number
   /** A bound, not a target, from the cache model's own rules: the least any policy can be billed
    * for the requests (summaries aside) if it sends the messages each request adds as recorded and
-   * keeps the first message. Each request reads the system prompt and the first message (written
-   * instead on the first request and after a pause longer than `cacheTtl`); the messages it adds
-   * are new, so nothing of them is read: on "anthropic" those up to its last user message sit
-   * before its last breakpoint and are written (1.25x), on "openai" they are plain input. */
+   * keeps the first message and each request's last message into the next (as `floorCost`).
+   * Each request reads the system prompt, the first message and the previous request's last
+   * message (all written instead on the first request and after a pause longer than `cacheTtl`);
+   * the messages it adds are new, so nothing of them is read: on "anthropic" those up to its last
+   * user message sit before its last breakpoint and are written (1.25x), on "openai" they are
+   * plain input. */
   cacheFloorCost: number
   /** Calls to the summarizer (every purpose). */
   summaries: number

@@ -65,6 +65,8 @@ async function runReplay(history, turns, policy, settings) {
   /** Tokens sent afresh that the cache does not have to write: at the cheaper of the two prices. */
   const fresh = inputPrice <= cacheWritesPrice ? 'inputTokens' : 'cacheWriteTokens'
   const cacheFloorUsage = { inputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 }
+  /** The previous request's last message (a user message), which this request sends again. */
+  let carried = 0
   let previousAt
   /** When the request being made is sent (the recorded clock, lib/replay/messages.js). */
   let sentAt = 0
@@ -208,10 +210,12 @@ async function runReplay(history, turns, policy, settings) {
     // The request's last message is sent again in the next request: twice at least.
     const last = t.append[t.append.length - 1]
     const lastUser = t.append.map((m) => m.role).lastIndexOf('user')
-    // The head is read when the previous request was recent enough to have kept it in the cache,
-    // else sent again at the cheaper of the input and write prices (written when `writesNew`).
+    // The head and the previous request's last message are read when the previous request was
+    // recent enough to have kept them in the cache, else sent again: written when `writesNew`
+    // (both sit before this request's last breakpoint), else at the cheaper of the two prices.
     const headLives = previousAt !== undefined && (settings.cacheTtlMs === undefined || t.sentAt - previousAt <= settings.cacheTtlMs)
-    cacheFloorUsage[headLives ? 'cacheReadTokens' : writesNew ? 'cacheWriteTokens' : fresh] += headTokens
+    cacheFloorUsage[headLives ? 'cacheReadTokens' : writesNew ? 'cacheWriteTokens' : fresh] += headTokens + carried
+    carried = last && last.role === 'user' && last !== history[0] ? tokensOf(last) : 0
     t.append.forEach((m, k) => {
       added += tokensOf(m)
       floor += (tokensOf(m) * leastFor(m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)) / 1e6
