@@ -261,6 +261,9 @@ describe('the error lines the agent met', () => {
     'E       AssertionError: assert 1 == 2',
     'panic: runtime error: index out of range [3] with length 2',
     "thread 'main' panicked at src/main.rs:2:5:",
+    'fatal: not a git repository (or any of the parent directories): .git',
+    // A long one counts by its first 400 characters (still verbatim).
+    `Error: ${'a JSON dump, '.repeat(40)}`,
     // Compiler and linter diagnostics.
     "src/a.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.",
     "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
@@ -349,7 +352,7 @@ describe('the error lines the agent met', () => {
 
   it('counts each stated error of failing tool and command output, each time it occurs, and why a tool failed', () => {
     expect(checks.errorLines(history)).toEqual([
-      ...STATED.map((t) => ({ message: 2, text: t })),
+      ...STATED.map((t) => ({ message: 2, text: t.slice(0, 400) })),
       { message: 6, text: 'File not found: gone.ts' },
       { message: 8, text: 'FAIL  src/a.test.ts > parser > parses' },
       { message: 8, text: 'AssertionError: expected 3 to be 2 // Object.is equality' },

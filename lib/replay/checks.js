@@ -87,8 +87,9 @@ const ERROR_LINE_KINDS = [
   // An exception with its message: `TypeError: x is not a function`, `Error: ENOENT ...`,
   // `java.lang.IllegalStateException: ...`, pytest's `E   AssertionError: ...`, `Caused by: ...`.
   /^(?:Uncaught |Caused by: |E\s+)?(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[[^\]]*\])?: \S/,
-  // A panic: Go's `panic: ...`, Rust's `thread 'main' panicked at ...`.
-  /^(?:panic: \S|thread '[^']*' panicked at )/,
+  // A panic: Go's `panic: ...`, Rust's `thread 'main' panicked at ...`; a fatal error as git and
+  // other command-line tools print it (`fatal: not a git repository ...`).
+  /^(?:panic: \S|thread '[^']*' panicked at |fatal: \S)/,
   // A compiler diagnostic without a place: `error[E0308]: ...`, `error TS2322: ...`, `error: ...`, `fatal error: ...`.
   /^(?:fatal )?error(?:\[[A-Z]*\d+\]| [A-Z]+\d+)?: \S/,
   // A compiler or linter diagnostic at a place: `src/a.ts:3:7 - error TS2322: ...`,
@@ -155,12 +156,13 @@ function errorLines(history) {
       if (why) messages.push(why[1].trim())
       for (const x of text.matchAll(INLINE_ERROR)) messages.push(x[1].trim())
       if (failed && messages.length === 0) messages.push((text.split('\n').find((l) => l.trim() !== '') ?? '').trim())
-      for (const message of messages) if (message !== '' && message.length <= MAX_ERROR_LINE) found.push({ message: i, text: message })
+      // A long line (a message with a JSON dump) counts by its beginning, still verbatim.
+      for (const message of messages) if (message !== '') found.push({ message: i, text: message.slice(0, MAX_ERROR_LINE) })
       if (READ_HEADER.test(tool) || text.startsWith('File: ') || EXIT_OK.test(text)) continue
       for (const raw of text.replace(FILE_CONTENT, '').replace(QUOTED, '').split('\n')) {
         const line = raw.trim()
-        if (line === '' || messages.includes(line) || line.length > MAX_ERROR_LINE || NUMBERED_LINE.test(line)) continue
-        if (statesError(line)) found.push({ message: i, text: line })
+        if (line === '' || messages.includes(line) || NUMBERED_LINE.test(line)) continue
+        if (statesError(line)) found.push({ message: i, text: line.slice(0, MAX_ERROR_LINE) })
       }
     }
   })
