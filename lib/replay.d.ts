@@ -138,7 +138,7 @@ export interface ReplayResult {
    * message (all written instead on the first request and after a pause longer than `cacheTtl`);
    * the messages it adds are new, so nothing of them is read: on "anthropic" those up to its last
    * user message sit before its last breakpoint and are written (1.25x), on "openai" they are
-   * plain input. */
+   * plain input. Not under `floorCost` when the system prompt and first message reach 1,024 tokens. */
   cacheFloorCost: number
   /** Calls to the summarizer (every purpose). */
   summaries: number

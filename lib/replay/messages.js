@@ -7,8 +7,8 @@
 // Reads the history; never changes it.
 'use strict'
 
-/** The time between two requests when a history records none: 20 s, about a request every 14 to
- * 50 s in the recorded Roo Code tasks (their median gaps), and the pace the replay's loop-guard
+/** The time between two requests when a history records none: 20 s, within the 8 to 50 s
+ * median gaps of the seven recorded Roo Code tasks, and the pace the replay's loop-guard
  * clock has always assumed. */
 const REQUEST_SPACING_MS = 20_000
 

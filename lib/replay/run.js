@@ -15,9 +15,6 @@ const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 
 const TASK_ID = 'replay'
-/** The manager's loop guard runs on a clock of its own, requests `REQUEST_SPACING_MS` apart
- * whatever their recorded times (a cool-down of 60 s then lasts three requests): which requests
- * condense does not depend on the recorded pace; only the cache's expiry does. */
 
 /**
  * @param {object[]} history the recorded history
@@ -36,6 +33,9 @@ async function runReplay(history, turns, policy, settings) {
   const managerPolicy = policy.policy ? policy.policy(settings) : undefined
   for (const [role, config] of Object.entries(roles)) {
     const own = role === 'main' && managerPolicy ? { policy: managerPolicy } : {}
+    // The manager's loop guard runs on a clock of its own, requests `REQUEST_SPACING_MS` apart
+    // whatever their recorded times (a cool-down of 60 s then lasts three requests): which
+    // requests condense does not depend on the recorded pace; only the cache's expiry does.
     managers[role] = new managerModule.CondensationManager({ config, ...own, summarize, conversations: 1, now: () => turn * REQUEST_SPACING_MS })
   }
   const { contextWindow, maxTokens, systemTokens } = settings
