@@ -335,7 +335,7 @@ describe('the error lines the agent met', () => {
         },
         // A command that exited 0: what it prints is not an error met.
         { type: 'tool_result', tool_use_id: 't3', content: 'Command executed. Exit code: 0\nOutput:\nError: logged by a passing test' },
-        { type: 'tool_result', tool_use_id: 't4', content: 'File not found: gone.ts\nCheck the path.', is_error: true },
+        { type: 'tool_result', tool_use_id: 't4', content: 'Error: File not found: gone.ts\nCheck the path.', is_error: true },
       ],
     },
     { role: 'assistant', content: [text('<execute_command>\n<command>npm test</command>\n</execute_command>')] },
@@ -353,7 +353,7 @@ describe('the error lines the agent met', () => {
   it('counts each stated error of failing tool and command output, each time it occurs, and why a tool failed', () => {
     expect(checks.errorLines(history)).toEqual([
       ...STATED.map((t) => ({ message: 2, text: t.slice(0, 400) })),
-      { message: 6, text: 'File not found: gone.ts' },
+      { message: 6, text: 'Error: File not found: gone.ts' },
       { message: 8, text: 'FAIL  src/a.test.ts > parser > parses' },
       { message: 8, text: 'AssertionError: expected 3 to be 2 // Object.is equality' },
       { message: 8, text: 'File does not exist at path: /w/c.ts' },

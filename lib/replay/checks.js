@@ -161,6 +161,7 @@ function errorLines(history) {
       if (READ_HEADER.test(tool) || text.startsWith('File: ') || EXIT_OK.test(text)) continue
       for (const raw of text.replace(FILE_CONTENT, '').replace(QUOTED, '').split('\n')) {
         const line = raw.trim()
+        // A message already counted above is not counted again (compared whole, before its cut).
         if (line === '' || messages.includes(line) || NUMBERED_LINE.test(line)) continue
         if (statesError(line)) found.push({ message: i, text: line.slice(0, MAX_ERROR_LINE) })
       }
