@@ -642,15 +642,15 @@ describe('the cache-aware policy', () => {
     expect(long.condensings.some((c) => c.tokensBefore <= trigger)).toBe(true)
   })
 
-  // The cost aimed for was 0.7x; with nothing lost from the messages the policy keeps whole it is
-  // 0.704x on this task (0.693 to 0.706x on the four generated tasks, docs/replay.md): the bound
-  // here guards that figure, it does not claim the aim.
-  it('on a generated task of 1M tokens: under 0.72x the billed input of roo-default, with at most half its summaries, keeping everything at least as well', async () => {
+  // Measured: billed 0.688x roo-default's on this task (summaries' input and output included; 0.68x
+  // over the four generated tasks, 0.69x the worst of them, docs/replay.md). The bound guards that
+  // figure with a margin; it is no target.
+  it('on a generated task of 1M tokens: billed under 0.72x roo-default, with at most half its summaries, keeping everything at least as well', async () => {
     const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 1_000_000 }) as ApiMessage[]
     const roo = await replay(h, { policy: 'roo-default' })
     const aware = await replay(h, { policy: 'cache-aware' })
     expect(roo.summaries).toBeGreaterThan(2)
-    expect(aware.billedInputCost).toBeLessThanOrEqual(0.72 * roo.billedInputCost)
+    expect(aware.billedCost).toBeLessThanOrEqual(0.72 * roo.billedCost)
     expect(aware.summaries).toBeLessThanOrEqual(0.5 * roo.summaries)
     for (const k of ['typed', 'errors', 'workingSet'] as const) expect(aware.checks[k].kept, k).toBeGreaterThanOrEqual(roo.checks[k].kept)
   }, 60_000)
@@ -720,11 +720,11 @@ describe('the seven real Roo Code histories', () => {
           assertReplayInvariants(h, snapshot, r)
           if (policy === 'roo-default' && r.summaries > 0) summarized++
           const t = sums.get(policy) ?? { cost: 0, summaries: 0 }
-          sums.set(policy, { cost: t.cost + r.billedInputCost, summaries: t.summaries + r.summaries })
+          sums.set(policy, { cost: t.cost + r.billedCost, summaries: t.summaries + r.summaries })
         }
       }
       expect(summarized).toBeGreaterThanOrEqual(3)
-      // Measured (docs/replay.md): cache-aware spends less than roo-default here (0.93x), with fewer summaries.
+      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.91x), with fewer summaries.
       const roo = sums.get('roo-default')!
       const aware = sums.get('cache-aware')!
       expect(aware.cost).toBeLessThan(0.95 * roo.cost)
