@@ -37,7 +37,11 @@ function made(policy: string, billedInputCost: number, requests: number, condens
     billedInputCost,
     sendOnceCost: billedInputCost / 2,
     floorCost: billedInputCost / 2,
+    cacheFloorCost: billedInputCost / 2,
     summaryOutputCost: 0,
+    summaryCost: 0,
+    billedCost: billedInputCost,
+    summaryCacheWriteTokens: 0,
     summaries: condensingTurns.length,
     summaryCalls: {},
     summaryInputTokens: 0,
@@ -45,6 +49,7 @@ function made(policy: string, billedInputCost: number, requests: number, condens
     condensings: condensingTurns.map((turn) => ({ turn, role: 'main', provider: 'native', tokensBefore: 9_000, tokensAfter: 3_000, firstChanged: 1 })),
     peakContext: 10_000,
     requestsOverLimit: 0,
+    requestsOverWindow: 0,
     checks: { typed: check, errors: { total: 0, kept: 0, missing: [] }, workingSet: { total: 4, kept: 4, missing: [] } },
     perRequest,
     messages: [],
@@ -55,6 +60,9 @@ function made(policy: string, billedInputCost: number, requests: number, condens
       systemTokens: 10_000,
       summaryTokens: 2000,
       cache: 'anthropic',
+      lookbackBlocks: 20,
+      cacheTtl: '5m',
+      requestTimes: 'spaced',
       pricing,
       allowedTokens: 172_627,
       summarizer: 'stand-in',
@@ -69,7 +77,11 @@ const section = (html: string) => html.slice(html.indexOf('<section class="repla
 
 describe('replay section', () => {
   it('compares the policies: the cheapest marked, each against Roo Code’s default', () => {
-    const html = renderReplayReport([made('roo-default', 2, 5, [2]), made('cache-aware', 1, 5), made('smart-balanced', 3, 5, [1, 3])])
+    const html = renderReplayReport([
+      made('roo-default', 2, 5, [2]),
+      made('cache-aware', 1, 5),
+      { ...made('smart-balanced', 3, 5, [1, 3]), requestsOverWindow: 3 },
+    ])
     const s = section(html)
     expect(count(s, '<tr data-policy=')).toBe(3)
     expect(s).toMatch(/<tr data-policy="cache-aware" class="rp-best">/)
@@ -79,6 +91,9 @@ describe('replay section', () => {
     expect(row(s, 'smart-balanced')).toContain('$3.0000 <span class="rp-x">1.50x</span>')
     expect(row(s, 'roo-default')).toContain('$2.0000</td>')
     expect(row(s, 'roo-default')).not.toContain('rp-x')
+    // The requests each left larger than the window.
+    expect(row(s, 'smart-balanced')).toContain('data-field="requestsOverWindow" data-value="3">3</td>')
+    expect(row(s, 'roo-default')).toContain('data-field="requestsOverWindow" data-value="0">0</td>')
     // What the checks found: kept of total, and what was not kept in the cell's title.
     expect(s).toContain('>1 / 2</td>')
     expect(s).toContain('>4 / 4</td>')

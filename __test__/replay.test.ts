@@ -19,15 +19,19 @@ const { CacheModel } = require('../lib/internal/prompt-cache.js') as {
     pricing: { inputPrice: number; cacheWritesPrice: number; cacheReadsPrice: number },
     systemTokens: number,
     lookbackBlocks?: number,
+    ttlMs?: number,
   ) => {
     request(
       messages: object[],
       tokensOf: (m: object) => number,
+      at?: number,
     ): { tokens: number; cachedRead: number; cacheWrite: number; uncached: number; cost: number; firstChanged: number }
   }
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { splitTurns } = require('../lib/replay/messages.js') as { splitTurns(h: ApiMessage[]): Array<{ append: ApiMessage[]; at: number }> }
+const { splitTurns } = require('../lib/replay/messages.js') as {
+  splitTurns(h: ApiMessage[]): Array<{ append: ApiMessage[]; at: number; sentAt: number; timeRecorded: boolean }>
+}
 
 const ANTHROPIC = { inputPrice: 3, cacheWritesPrice: 3.75, cacheReadsPrice: 0.3 }
 const OPENAI = { inputPrice: 2.5, cacheWritesPrice: 2.5, cacheReadsPrice: 1.25 }
@@ -93,6 +97,29 @@ describe('the Anthropic cache model', () => {
     expect(run(20)).toMatchObject({ cachedRead: 2000, firstChanged: 4 })
   })
 
+  it('an entry unused for longer than its time to live is gone: the request writes it again', () => {
+    const cache = new CacheModel('anthropic', ANTHROPIC, 2000, undefined, 300_000)
+    const h = [sized('user', 1000), sized('assistant', 500), sized('user', 1000), sized('assistant', 500), sized('user', 1000)]
+    cache.request(h.slice(0, 1), tokensOf, 0)
+    // 5 minutes later to the millisecond: still there (the read starts its 5 minutes again).
+    expect(cache.request(h.slice(0, 3), tokensOf, 300_000)).toMatchObject({ cachedRead: 3000, cacheWrite: 1500 })
+    expect(cache.request(h, tokensOf, 600_000)).toMatchObject({ cachedRead: 4500, cacheWrite: 1500 })
+    // One millisecond more than 5 minutes after the last use: nothing is read, all is written again.
+    const late = cache.request(h, tokensOf, 900_001)
+    expect(late).toMatchObject({ cachedRead: 0, cacheWrite: 6000, uncached: 0 })
+    close(late.cost, (6000 * 3.75) / 1e6)
+    // A read starts an entry's time again though the request has no breakpoint there: here the
+    // entry through the first message, read at 1,000 s, is still read at 1,250 s.
+    const refreshed = new CacheModel('anthropic', ANTHROPIC, 2000, undefined, 300_000)
+    refreshed.request(h.slice(0, 1), tokensOf, 800_000)
+    refreshed.request([h[0], h[1], sized('user', 1000), h[3], h[4]], tokensOf, 1_000_000)
+    expect(refreshed.request([h[0], h[1], sized('user', 1000)], tokensOf, 1_250_000)).toMatchObject({ cachedRead: 3000 })
+    // Without times, or without a time to live, entries live for ever.
+    const timeless = new CacheModel('anthropic', ANTHROPIC, 2000, undefined, 300_000)
+    timeless.request(h.slice(0, 1), tokensOf)
+    expect(timeless.request(h.slice(0, 3), tokensOf)).toMatchObject({ cachedRead: 3000 })
+  })
+
   it('a prefix under 1,024 tokens is not cached: all of it is plain input', () => {
     const cache = new CacheModel('anthropic', ANTHROPIC, 500)
     const u = sized('user', 300)
@@ -118,6 +145,11 @@ describe('the OpenAI cache model', () => {
     const r2 = cache.request([u1, sized('assistant', 50), sized('user', 100)], tokensOf)
     // 1,100 shared: 1,024 cached (8 steps of 128), the rest input.
     expect(r2).toMatchObject({ tokens: 1250, cachedRead: 1024, cacheWrite: 0, uncached: 226 })
+    // Past its time to live the previous prompt is not cached any more.
+    const timed = new CacheModel('openai', OPENAI, 1000, undefined, 300_000)
+    timed.request([u1], tokensOf, 0)
+    expect(timed.request([u1, sized('assistant', 50)], tokensOf, 300_000)).toMatchObject({ cachedRead: 1024 })
+    expect(timed.request([u1, sized('assistant', 50)], tokensOf, 600_001)).toMatchObject({ cachedRead: 0 })
     close(r2.cost, (1024 * 1.25 + 226 * 2.5) / 1e6)
     // The first message changed: only the system prompt is shared, under 1,024: nothing cached.
     const r3 = cache.request([sized('user', 100)], tokensOf)
@@ -133,6 +165,27 @@ describe('splitting a history into requests', () => {
     expect(turns.flatMap((t) => t.append)).toEqual(h.slice(0, turns[turns.length - 1].at))
     for (const t of turns) expect(h[t.at].role).toBe('assistant')
   })
+
+  it('each request is sent when its last message was recorded (`ts`); without times for all, 20 s apart', () => {
+    const text = (t: string) => [{ type: 'text' as const, text: t }]
+    const h: ApiMessage[] = [
+      { role: 'user', content: text('task'), ts: 1_000 },
+      { role: 'assistant', content: text('a'), ts: 5_000 },
+      { role: 'user', content: text('result'), ts: 9_000 },
+      { role: 'assistant', content: text('b'), ts: 12_000 },
+      { role: 'user', content: text('result'), ts: 609_000 },
+      { role: 'assistant', content: text('c'), ts: 610_000 },
+    ]
+    const turns = splitTurns(h)
+    expect(turns.map((t) => t.sentAt)).toEqual([0, 8_000, 608_000])
+    expect(turns.every((t) => t.timeRecorded)).toBe(true)
+    // One request without a time (or times out of order): the fixed spacing for all of them.
+    const { ts: _, ...untimed } = h[2]
+    const spaced = splitTurns([h[0], h[1], untimed as ApiMessage, ...h.slice(3)])
+    expect(spaced.map((t) => t.sentAt)).toEqual([0, 20_000, 40_000])
+    expect(spaced.some((t) => t.timeRecorded)).toBe(false)
+    expect(splitTurns([h[0], h[1], { ...h[2], ts: 500 }, ...h.slice(3)]).map((t) => t.sentAt)).toEqual([0, 20_000, 40_000])
+  })
 })
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -143,6 +196,7 @@ const checks = require('../lib/replay/checks.js') as {
     workingSetTurns: number,
   ): { typed: Array<{ text: string }>; errors: Array<{ text: string }>; workingSet: Array<{ path: string; text: string }> }
   runChecks(e: unknown, final: ApiMessage[]): Record<'typed' | 'errors' | 'workingSet', { total: number; kept: number }>
+  errorLines(h: ApiMessage[]): Array<{ message: number; text: string }>
 }
 
 describe('the end-of-task checks', () => {
@@ -157,7 +211,12 @@ describe('the end-of-task checks', () => {
       ),
     },
     { role: 'assistant', content: text('<execute_command>\n<command>npm test</command>\n</execute_command>') },
-    { role: 'user', content: text("[execute_command for 'npm test'] Result:\nTests  1 failed | 3 passed (4)\nall good otherwise") },
+    {
+      role: 'user',
+      content: text(
+        "[execute_command for 'npm test'] Result:\nCommand executed in terminal within working directory '/w'. Exit code: 1\nOutput:\n FAIL  src/a.test.ts > parses\nTests  1 failed | 3 passed (4)",
+      ),
+    },
     {
       role: 'assistant',
       content: text('<write_to_file>\n<path>src/a.ts</path>\n<content>\nexport const a = 2 // the latest state\n</content>\n</write_to_file>'),
@@ -173,7 +232,7 @@ describe('the end-of-task checks', () => {
       '<task>\nFix the parser, keep the old API\n</task>',
       '<feedback>\nUse a constant, not a literal\n</feedback>',
     ])
-    expect(expected.errors.map((t) => t.text)).toEqual(['Tests  1 failed | 3 passed (4)'])
+    expect(expected.errors.map((t) => t.text)).toEqual(['FAIL  src/a.test.ts > parses'])
     expect(expected.workingSet).toEqual([{ message: 5, path: 'src/a.ts', text: 'export const a = 2 // the latest state', kind: 'write_to_file' }])
   })
 
@@ -188,27 +247,170 @@ describe('the end-of-task checks', () => {
   })
 })
 
+describe('the error lines the agent met', () => {
+  const text = (t: string) => ({ type: 'text' as const, text: t })
+  const ran = (command: string, code: number, output: string) =>
+    text(`[execute_command for '${command}'] Result:\nCommand executed in terminal within working directory '/w'. Exit code: ${code}\nOutput:\n${output}`)
+  const STATED = [
+    // Exceptions with their message.
+    'AssertionError: expected 3 to be 2 // Object.is equality',
+    "TypeError: Cannot read properties of undefined (reading 'x')",
+    "Error: ENOENT: no such file or directory, open 'a.json'",
+    'java.lang.IllegalStateException: closed',
+    'Exception: boom',
+    'E       AssertionError: assert 1 == 2',
+    'panic: runtime error: index out of range [3] with length 2',
+    "thread 'main' panicked at src/main.rs:2:5:",
+    'fatal: not a git repository (or any of the parent directories): .git',
+    // A long one counts by its first 400 characters (still verbatim).
+    `Error: ${'a JSON dump, '.repeat(40)}`,
+    // Compiler and linter diagnostics.
+    "src/a.ts:3:7 - error TS2322: Type 'string' is not assignable to type 'number'.",
+    "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "a.c:1:2: error: expected ';' before '}' token",
+    'error[E0308]: mismatched types',
+    "error TS2322: Type 'string' is not assignable to type 'number'.",
+    "12:5  error  'x' is not defined  no-undef",
+    "- [ts Error] 12 | const x: number = 'a' : Type 'string' is not assignable to type 'number'.",
+    // Failing tests.
+    'FAIL  src/a.test.ts > parser > parses',
+    'FAILED tests/test_a.py::test_parse - assert 1 == 2',
+    '--- FAIL: TestParse (0.00s)',
+    'not ok 3 - parses',
+    '× parser > parses 12ms',
+    '✗ parses',
+  ]
+  const NOT_STATED = [
+    'Traceback (most recent call last):',
+    'Tests  1 failed | 3 passed (4)',
+    '✖ 2 problems (2 errors, 0 warnings)',
+    'export class ValidationError extends Error {',
+    'lib/errors.js',
+    'FAILLANT (outils non exposés)',
+    'no errors found',
+    '✓ parser > parses 3ms',
+  ]
+  const history: ApiMessage[] = [
+    {
+      role: 'user',
+      content: [
+        text('<task>\nFix the TypeError: x is undefined in the parser\n</task>'),
+        text('<environment_details>\nError: in the environment\n</environment_details>'),
+      ],
+    },
+    { role: 'assistant', content: [text('<execute_command>\n<command>npm test</command>\n</execute_command>')] },
+    {
+      role: 'user',
+      content: [ran('npm test', 1, [...STATED, ...NOT_STATED].map((l) => `  ${l}`).join('\n')), text('<environment_details>\nx\n</environment_details>')],
+    },
+    { role: 'assistant', content: [text('<read_file>\n<args>\n<file>\n<path>lib/errors.js</path>\n</file>\n</args>\n</read_file>')] },
+    {
+      role: 'user',
+      content: [
+        text("[read_file for 'lib/errors.js'] Result:"),
+        text(
+          '<files>\n<file><path>lib/errors.js</path>\n<content lines="1-2">\n1 | // TypeError: thrown below\nTypeError: a line of the file\n</content>\n</file>\n</files>',
+        ),
+        text('<feedback>\nAssertionError: what the user typed\n</feedback>'),
+      ],
+    },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 't1', name: 'write_to_file', input: { path: 'a.ts', content: 'AssertionError: in a file written' } },
+        { type: 'tool_use', id: 't2', name: 'apply_diff', input: { path: 'b.ts', diff: '-Error: old line\n+Error: new line' } },
+        { type: 'tool_use', id: 't3', name: 'execute_command', input: { command: 'npm test' } },
+        { type: 'tool_use', id: 't4', name: 'read_file', input: { path: 'gone.ts' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: 'File written: a.ts' },
+        {
+          type: 'tool_result',
+          tool_use_id: 't2',
+          content:
+            '<file_write_result>\n<user_edits>\n@@ -1,2 +1,2 @@\n TypeError: a context line of the edit\n+TypeError: an added line\n</user_edits>\n</file_write_result>',
+        },
+        // A command that exited 0: what it prints is not an error met.
+        { type: 'tool_result', tool_use_id: 't3', content: 'Command executed. Exit code: 0\nOutput:\nError: logged by a passing test' },
+        { type: 'tool_result', tool_use_id: 't4', content: 'Error: File not found: gone.ts\nCheck the path.', is_error: true },
+      ],
+    },
+    { role: 'assistant', content: [text('<execute_command>\n<command>npm test</command>\n</execute_command>')] },
+    {
+      role: 'user',
+      content: [
+        ran('npm test', 1, 'FAIL  src/a.test.ts > parser > parses\nAssertionError: expected 3 to be 2 // Object.is equality'),
+        text(
+          "[apply_diff for 'c.ts'] Result:\nThe tool execution failed with the following error:\n<error>\nFile does not exist at path: /w/c.ts\n\n<error_details>\nCheck the path.\n</error_details>\n</error>",
+        ),
+      ],
+    },
+  ]
+
+  it('counts each stated error of failing tool and command output, each time it occurs, and why a tool failed', () => {
+    expect(checks.errorLines(history)).toEqual([
+      ...STATED.map((t) => ({ message: 2, text: t.slice(0, 400) })),
+      { message: 6, text: 'Error: File not found: gone.ts' },
+      { message: 8, text: 'FAIL  src/a.test.ts > parser > parses' },
+      { message: 8, text: 'AssertionError: expected 3 to be 2 // Object.is equality' },
+      { message: 8, text: 'File does not exist at path: /w/c.ts' },
+    ])
+  })
+
+  it('an error line met twice is kept only while both are in the final context', () => {
+    const turns = splitTurns([...history, { role: 'assistant', content: [text('done')] }])
+    const expected = checks.expectations([...history, { role: 'assistant', content: [text('done')] }], turns, 10)
+    const all = checks.runChecks(expected, history).errors
+    expect(all).toMatchObject({ total: STATED.length + 4, kept: STATED.length + 4 })
+    // The first test run condensed away: its lines are gone, the second run's two still count.
+    const cut = [history[0], { role: 'assistant' as const, content: [text('summary')] }, ...history.slice(3)]
+    expect(checks.runChecks(expected, cut).errors).toMatchObject({ total: STATED.length + 4, kept: 4 })
+  })
+})
+
 describe('replay', () => {
   const history = EXAMPLES[0].messages
 
-  it('without condensing, each request reads what the previous one wrote: the figures add up', async () => {
+  it('without condensing, each request reads what the previous one wrote, unless 5 minutes passed: the figures add up', async () => {
     const r = await replay(history, { contextWindow: 1_000_000, systemTokens: 2000 })
     expect(r.condensings).toEqual([])
     expect(r.summaries).toBe(0)
     expect(r.requests).toBe(splitTurns(history).length)
+    expect(r.settings).toMatchObject({ cacheTtl: '5m', lookbackBlocks: 20, requestTimes: 'recorded' })
     const turns = splitTurns(history)
     let sent: ApiMessage[] = []
+    let expired = 0
     r.perRequest.forEach((row, k) => {
       sent = [...sent, ...turns[k].append]
       expect(row.tokens).toBe(2000 + countTokens(sent))
       expect(row.cachedRead + row.cacheWrite + row.uncached).toBe(row.tokens)
-      if (k > 0) {
+      if (k > 0 && turns[k].sentAt - turns[k - 1].sentAt > 300_000) {
+        // The recorded pause outlived the cache: nothing is read, the system prompt included.
+        expect(row.cachedRead).toBe(0)
+        expired++
+      } else if (k > 0) {
         // Read: the previous request through its last user message (where it wrote).
         const prev = sent.slice(0, sent.length - turns[k].append.length)
         const lastUser = prev.map((m) => m.role).lastIndexOf('user')
         expect(row.cachedRead).toBe(2000 + countTokens(prev.slice(0, lastUser + 1)))
       }
     })
+    // The example pauses twice for longer than 5 minutes (14 minutes and 2.8 hours); the one-hour cache outlives the first.
+    expect(expired).toBe(2)
+    const hour = await replay(history, { contextWindow: 1_000_000, systemTokens: 2000, cacheTtl: '1h' })
+    expect(hour.perRequest.filter((x, k) => k > 0 && x.cachedRead === 0)).toHaveLength(1)
+    // Its writes at Anthropic's one-hour rate, twice the input price, unless given.
+    expect(hour.settings.pricing).toMatchObject({ inputPrice: 3, cacheWritesPrice: 6 })
+    const given = await replay(history, { contextWindow: 1_000_000, cacheTtl: '1h', pricing: { cacheWritesPrice: 4 } })
+    expect(given.settings.pricing.cacheWritesPrice).toBe(4)
+    // A history without times: requests 20 s apart, nothing expires.
+    const untimed = history.map(({ ts: _, ...m }) => m) as ApiMessage[]
+    const spaced = await replay(untimed, { contextWindow: 1_000_000, systemTokens: 2000 })
+    expect(spaced.settings.requestTimes).toBe('spaced')
+    expect(spaced.perRequest.slice(1).every((x) => x.cachedRead > 0)).toBe(true)
     close(
       r.requestsCost,
       r.perRequest.reduce((a, x) => a + x.cost, 0),
@@ -230,20 +432,109 @@ describe('replay', () => {
     }
   })
 
-  it('a summary costs its input at the input price, and is counted', async () => {
+  it('a summary request is priced as sent: its input written to the cache (Anthropic) or plain input (OpenAI), its output billed', async () => {
     const h = generateHistory({ seed: 5, format: 'xml', targetTokens: 60_000 }) as ApiMessage[]
     const r = await replay(h, { policy: 'roo-default', contextWindow: 32_000, systemTokens: 4000, summaryTokens: 500 })
     expect(r.summaries).toBeGreaterThan(0)
     expect(r.summaryCalls.conversation).toBe(r.summaries)
-    close(r.summaryInputCost, (r.summaryInputTokens * 3) / 1e6)
+    // Each summary request is thousands of tokens: all of its input is written, at $3.75 a million.
+    expect(r.summaryCacheWriteTokens).toBe(r.summaryInputTokens)
+    close(r.summaryInputCost, (r.summaryInputTokens * 3.75) / 1e6)
+    close(r.summaryOutputCost, (r.summaryOutputTokens * 15) / 1e6)
+    close(r.summaryCost, r.summaryInputCost + r.summaryOutputCost)
     close(r.billedInputCost, r.requestsCost + r.summaryInputCost)
+    close(r.billedCost, r.requestsCost + r.summaryCost)
+    expect(r.summaryOutputTokens).toBeGreaterThan(0)
     expect(r.summaryOutputTokens).toBeLessThanOrEqual(500 * r.summaries)
+    const o = await replay(h, { policy: 'roo-default', contextWindow: 32_000, systemTokens: 4000, summaryTokens: 500, cache: 'openai' })
+    expect(o.summaries).toBeGreaterThan(0)
+    expect(o.summaryCacheWriteTokens).toBe(0)
+    close(o.summaryInputCost, (o.summaryInputTokens * 2.5) / 1e6)
+    close(o.summaryOutputCost, (o.summaryOutputTokens * 10) / 1e6)
     // A summary breaks the prefix: the request after it reads little of what was cached.
     const after = r.condensings.find((c) => c.provider === 'native')!
     const k = r.perRequest.findIndex((x) => x.turn === after.turn)
     const row = r.perRequest[k]
     expect(row.firstChanged).toBeLessThanOrEqual(after.firstChanged)
     expect(row.cachedRead).toBeLessThan(r.perRequest[k - 1].cachedRead)
+  })
+
+  it("Anthropic's 20-block lookback is on by default", async () => {
+    // Lossless on every request edits old messages: a cache entry far back is then out of reach.
+    const h = generateHistory({ seed: 11, format: 'xml', targetTokens: 120_000 }) as ApiMessage[]
+    const o = { policy: 'lossless-every-turn' as const, contextWindow: 48_000, systemTokens: 3000, maxTokens: 2000 }
+    const byDefault = await replay(h, o)
+    const twenty = await replay(h, { ...o, lookbackBlocks: 20 })
+    const unbounded = await replay(h, { ...o, lookbackBlocks: 1_000_000 })
+    expect(byDefault.settings.lookbackBlocks).toBe(20)
+    expect(byDefault.perRequest).toEqual(twenty.perRequest)
+    expect(unbounded.cachedReadTokens).toBeGreaterThan(byDefault.cachedReadTokens)
+  })
+
+  it('the floors: prices alone, and what the cache model implies (the head read, new messages written, all again after a pause)', async () => {
+    const text = (t: string) => [{ type: 'text' as const, text: t }]
+    const task = `<task>\n${'Fix the parser. '.repeat(40)}\n</task>`
+    const h = (pause: number): ApiMessage[] => [
+      { role: 'user', content: text(task), ts: 0 },
+      { role: 'assistant', content: text('<read_file>\n<path>a.ts</path>\n</read_file>'), ts: 5_000 },
+      { role: 'user', content: text(`[read_file for 'a.ts'] Result:\n${'const a = 1\n'.repeat(50)}`), ts: 5_000 + pause },
+      { role: 'assistant', content: text('Done.'), ts: 6_000 + pause },
+    ]
+    for (const pause of [10_000, 400_000]) {
+      const r = await replay(h(pause), { contextWindow: 100_000, systemTokens: 2000 })
+      const [first, reply, result] = h(pause).map((m) => countTokens([m]))
+      const head = 2000 + first
+      // Two requests: the head written, then read (or written again after the pause); what the
+      // second adds written. Without condensing that is what the cache model bills: the bound is met.
+      const headAgain = pause > 300_000 ? 3.75 : 0.3
+      close(r.cacheFloorCost, (head * 3.75 + head * headAgain + (reply + result) * 3.75) / 1e6)
+      close(r.requestsCost, r.cacheFloorCost)
+      // The price-only floor sends each message once at the cheaper price, the last one twice.
+      expect(r.floorCost).toBeLessThan(r.cacheFloorCost)
+    }
+    // A third request reads the head and the message the second ended with (sent again), and
+    // writes what it adds; without condensing it reads the second's reply too, so it pays more.
+    const longer: ApiMessage[] = [
+      ...h(10_000).slice(0, 3),
+      { role: 'assistant', content: text('<read_file>\n<path>b.ts</path>\n</read_file>'), ts: 20_000 },
+      { role: 'user', content: text(`[read_file for 'b.ts'] Result:\n${'const b = 2\n'.repeat(50)}`), ts: 25_000 },
+      { role: 'assistant', content: text('Done.'), ts: 26_000 },
+    ]
+    const three = await replay(longer, { contextWindow: 100_000, systemTokens: 2000 })
+    const t = longer.map((m) => countTokens([m]))
+    const head = 2000 + t[0]
+    close(three.cacheFloorCost, (head * (3.75 + 0.3 + 0.3) + (t[1] + t[2] + t[3] + t[4]) * 3.75 + t[2] * 0.3) / 1e6)
+    close(three.requestsCost - three.cacheFloorCost, (t[1] * 0.3) / 1e6)
+    // OpenAI: new messages are plain input, the head read at the cache-read price.
+    const o = await replay(h(10_000), { contextWindow: 100_000, systemTokens: 2000, cache: 'openai' })
+    const [first, reply, result] = h(10_000).map((m) => countTokens([m]))
+    close(o.cacheFloorCost, ((2000 + first) * (2.5 + 1.25) + (reply + result) * 2.5) / 1e6)
+    expect(o.requestsCost).toBeGreaterThanOrEqual(o.cacheFloorCost)
+  })
+
+  it('counts the requests the policy left larger than the window (prompt and reserved answer)', async () => {
+    const text = (t: string) => [{ type: 'text' as const, text: t }]
+    const big = `[execute_command for 'cat log'] Result:\n${'line of a very long log output\n'.repeat(2500)}`
+    const h: ApiMessage[] = [
+      { role: 'user', content: text('<task>\nRead the log\n</task>') },
+      { role: 'assistant', content: text('<execute_command>\n<command>cat log</command>\n</execute_command>') },
+      { role: 'user', content: text(big) },
+      { role: 'assistant', content: text('It is long.') },
+    ]
+    const o = { systemTokens: 2000, maxTokens: 2000 }
+    const roomy = await replay(h, { ...o, contextWindow: 100_000 })
+    expect(roomy.requestsOverWindow).toBe(0)
+    // Nothing condenses the log: its request's prompt is this size whatever the window.
+    const prompt = roomy.perRequest[1].tokens
+    expect(prompt).toBeGreaterThan(16_000)
+    const r = await replay(h, { ...o, contextWindow: 16_000 })
+    expect(r.requestsOverWindow).toBe(1)
+    expect(r.requestsOverLimit).toBe(1)
+    // The prompt fits, the answer reserved with it does not: the API refuses it all the same.
+    expect((await replay(h, { ...o, contextWindow: prompt + 1000 })).requestsOverWindow).toBe(1)
+    // Both fit, past the allowed size (90% of the window less the answer): over the limit only.
+    const fits = await replay(h, { ...o, contextWindow: prompt + 2000 })
+    expect(fits).toMatchObject({ requestsOverWindow: 0, requestsOverLimit: 1 })
   })
 
   it('refuses bad options, naming the option', async () => {
@@ -259,6 +550,8 @@ describe('replay', () => {
       [{ summarize: 'yes' }, /^replay: options\.summarize: expected an async function/],
       [{ model: 'x' }, /^replay: options\.model: needs options\.llmUrl$/],
       [{ cache: 'openai', lookbackBlocks: 20 }, /^replay: options\.lookbackBlocks: applies to the "anthropic" cache model only$/],
+      [{ cacheTtl: '2h' }, /^replay: options\.cacheTtl: expected one of "5m", "1h", got "2h"$/],
+      [{ cacheTtl: 300 }, /^replay: options\.cacheTtl: expected one of "5m", "1h", got number 300$/],
       ['fast', /^replay: options: expected an object, got string "fast"$/],
     ]
     for (const [options, message] of bad) {
@@ -304,10 +597,15 @@ function assertReplayInvariants(input: ApiMessage[], snapshot: ApiMessage[], r: 
   // The checks count what the recorded task holds (the suites' own finder misses what a tool
   // result holds as blocks; the replay's reads those too).
   expect(r.checks.typed.total).toBeGreaterThanOrEqual(userTypedTexts(input.slice(0, splitTurns(input).at(-1)!.at)).length)
-  // Every policy keeps each request's last three messages: none is billed under the floor, which
-  // is itself at least the cheapest way to send each message once.
+  // Every policy sends the messages each request adds as recorded and keeps the first: none is
+  // billed under either floor.
   expect(r.requestsCost, r.policy).toBeGreaterThanOrEqual(r.floorCost - 1e-9)
+  expect(r.requestsCost, r.policy).toBeGreaterThanOrEqual(r.cacheFloorCost - 1e-9)
   expect(r.floorCost).toBeGreaterThan(0)
+  // The cache model's floor is the tighter of the two.
+  expect(r.cacheFloorCost).toBeGreaterThanOrEqual(r.floorCost - 1e-9)
+  // A request larger than the window is past the allowed size too.
+  expect(r.requestsOverWindow).toBeLessThanOrEqual(r.requestsOverLimit)
 }
 
 describe('every policy on the bundled examples and generated tasks', () => {
@@ -344,15 +642,15 @@ describe('the cache-aware policy', () => {
     expect(long.condensings.some((c) => c.tokensBefore <= trigger)).toBe(true)
   })
 
-  // The cost aimed for was 0.7x; with nothing lost from the messages the policy keeps whole it is
-  // 0.704x on this task (0.693 to 0.706x on the four generated tasks, docs/replay.md): the bound
-  // here guards that figure, it does not claim the aim.
-  it('on a generated task of 1M tokens: under 0.72x the billed input of roo-default, with at most half its summaries, keeping everything at least as well', async () => {
+  // Measured: billed 0.688x roo-default's on this task (summaries' input and output included; 0.68x
+  // over the four generated tasks, 0.69x the worst of them, docs/replay.md). The bound guards that
+  // figure with a margin; it is no target.
+  it('on a generated task of 1M tokens: billed under 0.72x roo-default, with at most half its summaries, keeping everything at least as well', async () => {
     const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 1_000_000 }) as ApiMessage[]
     const roo = await replay(h, { policy: 'roo-default' })
     const aware = await replay(h, { policy: 'cache-aware' })
     expect(roo.summaries).toBeGreaterThan(2)
-    expect(aware.billedInputCost).toBeLessThanOrEqual(0.72 * roo.billedInputCost)
+    expect(aware.billedCost).toBeLessThanOrEqual(0.72 * roo.billedCost)
     expect(aware.summaries).toBeLessThanOrEqual(0.5 * roo.summaries)
     for (const k of ['typed', 'errors', 'workingSet'] as const) expect(aware.checks[k].kept, k).toBeGreaterThanOrEqual(roo.checks[k].kept)
   }, 60_000)
@@ -422,11 +720,11 @@ describe('the seven real Roo Code histories', () => {
           assertReplayInvariants(h, snapshot, r)
           if (policy === 'roo-default' && r.summaries > 0) summarized++
           const t = sums.get(policy) ?? { cost: 0, summaries: 0 }
-          sums.set(policy, { cost: t.cost + r.billedInputCost, summaries: t.summaries + r.summaries })
+          sums.set(policy, { cost: t.cost + r.billedCost, summaries: t.summaries + r.summaries })
         }
       }
       expect(summarized).toBeGreaterThanOrEqual(3)
-      // Measured (docs/replay.md): cache-aware spends less than roo-default here (0.93x), with fewer summaries.
+      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.91x), with fewer summaries.
       const roo = sums.get('roo-default')!
       const aware = sums.get('cache-aware')!
       expect(aware.cost).toBeLessThan(0.95 * roo.cost)

@@ -24,11 +24,17 @@ async function time(policies) {
 }
 
 function add(total, r) {
-  total.cost += r.billedInputCost
+  total.cost += r.billedCost
+  total.requestsCost += r.requestsCost
+  total.summaryInput += r.summaryInputCost
+  total.summaryOutput += r.summaryOutputCost
   total.once += r.sendOnceCost
   total.floor += r.floorCost
+  total.cacheFloor += r.cacheFloorCost
   total.summaries += r.summaries
   total.over += r.requestsOverLimit
+  total.overWindow += r.requestsOverWindow
+  total.tasks.push(r.billedCost)
   for (const k of ['typed', 'errors', 'workingSet']) {
     total[k].kept += r.checks[k].kept
     total[k].total += r.checks[k].total
@@ -38,9 +44,16 @@ function add(total, r) {
 const empty = () => ({
   once: 0,
   floor: 0,
+  cacheFloor: 0,
   cost: 0,
+  requestsCost: 0,
+  summaryInput: 0,
+  summaryOutput: 0,
   summaries: 0,
   over: 0,
+  overWindow: 0,
+  /** Each task's billed cost, in the order the tasks were replayed. */
+  tasks: [],
   typed: { kept: 0, total: 0 },
   errors: { kept: 0, total: 0 },
   workingSet: { kept: 0, total: 0 },
@@ -48,15 +61,20 @@ const empty = () => ({
 
 function printTable(title, totals) {
   const base = totals.get('roo-default')
+  const x = (v) => `${(v / base.cost).toFixed(2)}x`
   console.log(
-    `\n${title}; each message sent once: $${base.once.toFixed(2)}; keeping each request's last three messages, no policy under $${base.floor.toFixed(2)} = ${(base.floor / base.cost).toFixed(2)}x\n`,
+    `\n${title}\nBounds, not targets (the requests alone, summaries aside; the same for every policy): each message sent once $${base.once.toFixed(2)}; prices alone $${base.floor.toFixed(2)} = ${x(base.floor)}; the cache model's floor $${base.cacheFloor.toFixed(2)} = ${x(base.cacheFloor)} of roo-default's billed cost\n`,
   )
-  console.log('| policy | billed input | vs roo-default | summaries | over limit | typed | errors | working set |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  console.log(
+    '| policy | billed | vs roo-default | worst task | requests | summary input | summary output | summaries | over limit | over window | typed | errors | working set |',
+  )
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const [policy, t] of totals) {
-    const ratio = (t.cost / base.cost).toFixed(2)
+    const worst = Math.max(...t.tasks.map((c, i) => c / base.tasks[i]))
     const kept = (c) => `${c.kept}/${c.total}`
-    console.log(`| ${policy} | $${t.cost.toFixed(2)} | ${ratio}x | ${t.summaries} | ${t.over} | ${kept(t.typed)} | ${kept(t.errors)} | ${kept(t.workingSet)} |`)
+    console.log(
+      `| ${policy} | $${t.cost.toFixed(2)} | ${x(t.cost)} | ${worst.toFixed(2)}x | $${t.requestsCost.toFixed(2)} | $${t.summaryInput.toFixed(2)} | $${t.summaryOutput.toFixed(2)} | ${t.summaries} | ${t.over} | ${t.overWindow} | ${kept(t.typed)} | ${kept(t.errors)} | ${kept(t.workingSet)} |`,
+    )
   }
 }
 
@@ -78,9 +96,9 @@ async function knownLength() {
     for (const h of hs) {
       const roo = await lib.replay(h, { policy: 'roo-default', contextWindow })
       const requests = roo.requests
-      cost.roo += roo.billedInputCost
-      cost.estimated += (await lib.replay(h, { policy: 'cache-aware', contextWindow })).billedInputCost
-      cost.told += (await lib.replay(h, { policy: 'cache-aware', contextWindow, expectedTurns: requests })).billedInputCost
+      cost.roo += roo.billedCost
+      cost.estimated += (await lib.replay(h, { policy: 'cache-aware', contextWindow })).billedCost
+      cost.told += (await lib.replay(h, { policy: 'cache-aware', contextWindow, expectedTurns: requests })).billedCost
     }
     console.log(
       `${label}: cache-aware ${(cost.estimated / cost.roo).toFixed(2)}x roo-default estimating the length, ${(cost.told / cost.roo).toFixed(2)}x told it`,
@@ -97,7 +115,7 @@ async function table(cache, lookbackBlocks) {
       for (const h of real) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, contextWindow, cache, ...extra }))
       printTable(`The seven real histories, ${contextWindow / 1000}k window, ${cache} cache (sums over the seven)`, totals)
     }
-  } else console.log(`\n(no real Roo Code histories at ${dir}: their tables are left out)`)
+  } else console.log(`\n(no real Roo Code histories at ${realHistoryDir}: their tables are left out)`)
   const generated = []
   for (const seed of [1, 2]) for (const format of ['xml', 'native']) generated.push(generateHistory({ seed, format, targetTokens: 1_000_000 }))
   const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))

@@ -47,8 +47,17 @@ export interface ReplayOptions {
   /** The task's length in requests, for the cache-aware policy (default: as many as have elapsed). */
   expectedTurns?: number
   /** Anthropic model: how many content blocks before one of a request's breakpoints a cache entry
-   * is looked for (Anthropic's documentation says about 20); default: any entry still valid. */
+   * is looked for (Anthropic's rule: 20); an entry further back is not found and is written again.
+   * Not taken with the "openai" model. @default 20 */
   lookbackBlocks?: number
+  /** How long a cache entry lives after its last read or write: "5m" (Anthropic's default cache;
+   * OpenAI keeps a prefix 5 to 10 minutes) or "1h" (Anthropic's extended cache: with the
+   * "anthropic" model and no `pricing.cacheWritesPrice` of yours, writes cost twice the input
+   * price, its rate). Measured on the times the history records (`ts` on each message, as Roo Code
+   * stores them: a request is sent when its last message was) when every request has one, in
+   * order; else requests are taken to be 20 s apart (`settings.requestTimes` says which).
+   * @default "5m" */
+  cacheTtl?: '5m' | '1h'
   /** The working set: files read, written or edited in this many last requests. @default 10 */
   workingSetTurns?: number
   signal?: AbortSignal
@@ -98,30 +107,54 @@ export interface ReplayResult {
   cacheHitRate: number
   /** The requests' input, priced by the cache model. */
   requestsCost: number
-  /** The summary calls' input (not read from the cache: another system prompt). */
+  /** The summary calls' input, priced as the host sends it: nothing of it read from the cache
+   * (another system prompt), all of it written to the cache on the "anthropic" model (the host puts
+   * its breakpoints on that request too; a prompt under 1,024 tokens is not cached: plain input),
+   * plain input on "openai". */
   summaryInputCost: number
   /** requestsCost + summaryInputCost. */
   billedInputCost: number
+  /** The summary calls' output tokens at the output price. */
   summaryOutputCost: number
+  /** summaryInputCost + summaryOutputCost. */
+  summaryCost: number
+  /** What the policy is billed for the task beyond the recorded replies' own output (the same
+   * for every policy): requestsCost + summaryCost. */
+  billedCost: number
   /** What the requests cost if each recorded message were written to the cache once and the system
    * prompt read on every later request: what no condensing of the history already sent can go
    * under (only an edit of a message before it is first sent can). */
   sendOnceCost: number
-  /** The least any policy can be billed for the requests (summaries aside) if it keeps each
-   * request's last three messages unchanged into the next request, as every policy here does:
-   * each recorded message sent once (at the cheaper of the input and cache-write prices), each
-   * request's last message a second time (it is among the next request's last three; written and
-   * then read, or sent uncached twice, whichever is cheaper), the system prompt on every request. */
+  /** A bound, not a target: the least any policy can be billed for the requests (summaries aside)
+   * if it sends each recorded message as recorded and each request's last message again in the next
+   * request: each recorded message sent once (at the cheaper of the input and cache-write prices),
+   * each request's last message a second time (written and then read, or sent uncached twice,
+   * whichever is cheaper), the system prompt on every request. Prices only; no cache rule. */
   floorCost: number
+  /** A bound, not a target, from the cache model's own rules: the least any policy can be billed
+   * for the requests (summaries aside) if it sends the messages each request adds as recorded and
+   * keeps the first message and each request's last message into the next (as `floorCost`).
+   * Each request reads the system prompt, the first message and the previous request's last
+   * message (all written instead on the first request and after a pause longer than `cacheTtl`);
+   * the messages it adds are new, so nothing of them is read: on "anthropic" those up to its last
+   * user message sit before its last breakpoint and are written (1.25x), on "openai" they are
+   * plain input. Not under `floorCost` when the system prompt and first message reach 1,024 tokens. */
+  cacheFloorCost: number
   /** Calls to the summarizer (every purpose). */
   summaries: number
   summaryCalls: Record<string, number>
   summaryInputTokens: number
   summaryOutputTokens: number
+  /** Of the summary calls' input, what was written to the cache ("anthropic"). */
+  summaryCacheWriteTokens: number
   condensings: ReplayCondensing[]
   peakContext: number
   /** Requests the policy left past the allowed size (the host's sliding window then cut them). */
   requestsOverLimit: number
+  /** Requests the policy left larger than the window: the prompt and the reserved answer
+   * (`maxTokens`) together over `contextWindow`, which the API refuses (counted before the host's
+   * sliding window; such a request is also counted in `requestsOverLimit`). */
+  requestsOverWindow: number
   /** Kept verbatim in the final context, of what the recorded task holds. */
   checks: { typed: ReplayCheck; errors: ReplayCheck; workingSet: ReplayCheck }
   perRequest: ReplayRequest[]
@@ -135,6 +168,9 @@ export interface ReplayResult {
     summaryTokens: number
     cache: 'anthropic' | 'openai'
     lookbackBlocks?: number
+    cacheTtl: '5m' | '1h'
+    /** "recorded": the requests' times are the history's; "spaced": 20 s apart (it records none). */
+    requestTimes: 'recorded' | 'spaced'
     pricing: { inputPrice: number; outputPrice: number; cacheWritesPrice: number; cacheReadsPrice: number }
     allowedTokens: number
     summarizer: string

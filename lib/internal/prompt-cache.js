@@ -3,8 +3,10 @@
 // condensing before taking it, and by the replay (lib/replay/), to price every request. Anthropic: cache breakpoints where Anthropic's API and Roo Code put them (the
 // system prompt and the last two user messages); the longest cached prefix still valid is read at
 // the cache-read price, the rest up to the last breakpoint is written at the cache-write price,
-// anything after it is plain input. OpenAI: automatic prefix caching of what the previous request
-// sent, from 1,024 tokens in steps of 128, read at the cache-read price, no write surcharge. Pure
+// anything after it is plain input; an entry is found only within `lookbackBlocks` content blocks
+// before a breakpoint. OpenAI: automatic prefix caching of what the previous request sent, from
+// 1,024 tokens in steps of 128, read at the cache-read price, no write surcharge. Either way an
+// entry unused for longer than its time to live (`ttlMs`, on the clock the requests give) is gone. Pure
 // arithmetic over token counts and message identity; never touches the messages. Beside it: the
 // reader of a price list (the prices and their check are the engine's, src/cost.rs), message
 // identity, and per-message token counts.
@@ -125,24 +127,44 @@ function blockCount(m) {
   return m && Array.isArray(m.content) ? Math.max(1, m.content.length) : 1
 }
 
+/** How long an unused cache entry lives by default: Anthropic's default time to live (5 minutes;
+ * each read or write of an entry starts it again). OpenAI keeps a prefix 5 to 10 minutes after its
+ * last use (up to an hour off-peak): 5 minutes is the short end. */
+const DEFAULT_CACHE_TTL_MS = 5 * 60_000
+/** Anthropic looks for a cache entry only this many content blocks before each breakpoint of a
+ * request (its documentation: about 20); an entry further back is not found, and is written again. */
+const DEFAULT_LOOKBACK_BLOCKS = 20
+
 class CacheModel {
   /**
    * @param {'anthropic' | 'openai'} kind
    * @param {{ inputPrice: number, cacheWritesPrice: number, cacheReadsPrice: number }} pricing
    * @param {number} systemTokens
-   * @param {number} [lookbackBlocks]
+   * @param {number} [lookbackBlocks] Anthropic: how many content blocks before a breakpoint an
+   *   entry is looked for (undefined: any entry still valid)
+   * @param {number} [ttlMs] how long an entry lives after its last use, in milliseconds, on the
+   *   clock of the `at` each request is given (undefined, or a request without `at`: for ever)
    */
-  constructor(kind, pricing, systemTokens, lookbackBlocks) {
+  constructor(kind, pricing, systemTokens, lookbackBlocks, ttlMs) {
     this.kind = kind
     /** Anthropic: how many content blocks before a breakpoint it looks for an entry (undefined: any). */
     this.lookbackBlocks = lookbackBlocks
+    this.ttlMs = ttlMs
     this.pricing = pricing
     this.systemTokens = systemTokens
     /** What the previous request sent, and its prefix sums (prefix[i] = system + messages[0..i)). */
     this.prev = []
     this.prefix = [systemTokens]
-    /** Anthropic: cached prefixes still valid, as message counts (0 = the system prompt alone). */
+    /** When the previous request was sent (undefined: not known). */
+    this.prevAt = undefined
+    /** Anthropic: cached prefixes still valid, as message counts (`end`; 0 = the system prompt
+     * alone), ascending, each with when it was last written or read (`used`; undefined: not known). */
     this.entries = []
+  }
+
+  /** Whether an entry last used at `used` is still alive at `at`. */
+  _alive(used, at) {
+    return this.ttlMs === undefined || at === undefined || used === undefined || at - used <= this.ttlMs
   }
 
   /** Common prefix with the previous request, and the prefix sums of `messages`. */
@@ -169,10 +191,11 @@ class CacheModel {
   }
 
   /**
-   * What a request of `messages` would cost, without recording it (`commit` records it).
+   * What a request of `messages` sent at `at` (milliseconds, optional) would cost, without
+   * recording it (`request` records it).
    * @returns {{ tokens: number, cachedRead: number, cacheWrite: number, uncached: number, cost: number, firstChanged: number, cachedMessages: number }}
    */
-  peek(messages, tokensOf) {
+  peek(messages, tokensOf, at) {
     const { d, prefix } = this._align(messages, tokensOf)
     const total = prefix[messages.length]
     const p = this.pricing
@@ -181,28 +204,32 @@ class CacheModel {
     let cachedMessages = 0
     let entries
     if (this.kind === 'anthropic') {
-      // Entries written through a message that changed since are gone; the longest left is read.
-      entries = this.entries.filter((e) => e <= d)
+      // Entries written through a message that changed since are gone, and so are those unused
+      // for longer than their time to live; the longest left is read.
+      const alive = this.entries.filter((e) => e.end <= d && this._alive(e.used, at))
       const bps = CacheModel.breakpoints(messages).filter((b) => prefix[b] >= ANTHROPIC_MIN_CACHE_TOKENS)
       // With a lookback, an entry is found only within that many content blocks before one of
       // this request's breakpoints (the system prompt's own breakpoint finds its entry).
-      let readable = entries
-      if (this.lookbackBlocks !== undefined && entries.length > 0) {
+      let readable = alive
+      if (this.lookbackBlocks !== undefined && alive.length > 0) {
         const blocks = [0]
         for (let i = 0; i < messages.length; i++) blocks.push(blocks[i] + blockCount(messages[i]))
-        readable = entries.filter((e) => e === 0 || bps.some((b) => b >= e && blocks[b] - blocks[e] <= this.lookbackBlocks))
+        readable = alive.filter((e) => e.end === 0 || bps.some((b) => b >= e.end && blocks[b] - blocks[e.end] <= this.lookbackBlocks))
       }
       if (readable.length > 0) {
-        cachedMessages = readable[readable.length - 1]
+        cachedMessages = readable[readable.length - 1].end
         cachedRead = prefix[cachedMessages]
       }
       const last = bps.length > 0 ? bps[bps.length - 1] : -1
       if (last >= 0 && prefix[last] > cachedRead) cacheWrite = prefix[last] - cachedRead
-      const next = new Set(entries)
-      for (const b of bps) next.add(b)
-      entries = [...next].sort((a, b) => a - b)
-    } else if (this.prevSent) {
-      // The previous request's prompt is cached in steps of 128 tokens; this one reads the part it shares.
+      // What this request reads or writes lives again from now; the other entries keep their age.
+      const next = new Map(alive.map((e) => [e.end, e.used]))
+      if (readable.length > 0) next.set(cachedMessages, at)
+      for (const b of bps) next.set(b, at)
+      entries = [...next].map(([end, used]) => ({ end, used })).sort((a, b) => a.end - b.end)
+    } else if (this.prevSent && this._alive(this.prevAt, at)) {
+      // The previous request's prompt is cached in steps of 128 tokens (until its time to live
+      // runs out); this one reads the part it shares.
       const common = Math.min(prefix[d], this.prefix[Math.min(d, this.prev.length)])
       if (common >= OPENAI_MIN_CACHE_TOKENS) cachedRead = common - (common % OPENAI_CACHE_STEP)
       cachedMessages = d
@@ -213,15 +240,29 @@ class CacheModel {
     return { tokens: total, cachedRead, cacheWrite, uncached, cost, firstChanged: d, cachedMessages, _prefix: prefix, _entries: entries }
   }
 
-  /** Prices a request and records what it leaves in the cache. */
-  request(messages, tokensOf) {
-    const r = this.peek(messages, tokensOf)
+  /** Prices a request sent at `at` (milliseconds, optional) and records what it leaves in the cache. */
+  request(messages, tokensOf, at) {
+    const r = this.peek(messages, tokensOf, at)
     this.prev = messages.slice()
     this.prefix = r._prefix
     this.prevSent = true
+    this.prevAt = at
     if (r._entries) this.entries = r._entries
     const { _prefix, _entries, ...row } = r
     return row
+  }
+
+  /**
+   * What a request that shares no prefix with anything cached costs: `inputTokens` of prompt and
+   * `outputTokens` of answer, sent with the breakpoints a host puts on every request. Anthropic:
+   * its prompt ends with a user message, so all of it is written to the cache (when it is long
+   * enough to be cached); OpenAI: plain input. The summary request of a condensing is one.
+   */
+  freshRequestCost(inputTokens, outputTokens) {
+    const written = this.kind === 'anthropic' && inputTokens >= ANTHROPIC_MIN_CACHE_TOKENS ? inputTokens : 0
+    const cost = native.usageCost({ inputTokens: inputTokens - written, cacheWriteTokens: written, outputTokens: 0 }, this.pricing)
+    const outputCost = native.usageCost({ outputTokens }, this.pricing)
+    return { inputCost: cost, outputCost, cacheWrite: written }
   }
 
   /** Extra cost of sending `tokens` tokens uncached-or-written again instead of reading them. */
@@ -233,6 +274,8 @@ class CacheModel {
 
 module.exports = {
   CacheModel,
+  DEFAULT_CACHE_TTL_MS,
+  DEFAULT_LOOKBACK_BLOCKS,
   ANTHROPIC_MIN_CACHE_TOKENS,
   OPENAI_MIN_CACHE_TOKENS,
   OPENAI_CACHE_STEP,

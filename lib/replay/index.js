@@ -2,7 +2,7 @@
 // a threshold and a condensing policy, and prices every request with a prompt-cache model. The
 // modules beside it: options.js (checks), messages.js (the requests of a history),
 // policies.js, run.js (the turn loop), summarizer.js, checks.js (end of task); the pricing is
-// lib/prompt-cache.js, which the manager's cache-aware policy uses too.
+// lib/internal/prompt-cache.js, which the manager's cache-aware policy uses too.
 // Never changes the caller's history or options.
 'use strict'
 

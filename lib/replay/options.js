@@ -4,7 +4,7 @@
 'use strict'
 
 const { describe, wholeNumber: checkWhole, deepFreeze } = require('../internal/values.js')
-const { DEFAULT_PRICING, readPricing } = require('../internal/prompt-cache.js')
+const { DEFAULT_PRICING, DEFAULT_CACHE_TTL_MS, DEFAULT_LOOKBACK_BLOCKS, readPricing } = require('../internal/prompt-cache.js')
 const { checkKnownKeys } = require('../internal/checks.js')
 const { endpointOf } = require('../openai-client.js')
 
@@ -16,7 +16,15 @@ const DEFAULTS = deepFreeze({
   summaryTokens: 2_000,
   cache: 'anthropic',
   workingSetTurns: 10,
+  cacheTtl: '5m',
+  lookbackBlocks: DEFAULT_LOOKBACK_BLOCKS,
 })
+
+/** The cache lifetimes a host can ask for, in milliseconds: Anthropic's default ("5m") and its
+ * extended one ("1h"). */
+const CACHE_TTLS = deepFreeze({ '5m': DEFAULT_CACHE_TTL_MS, '1h': 60 * 60_000 })
+/** Anthropic bills a write to the one-hour cache at twice the input price (the 5-minute one at 1.25x). */
+const HOUR_WRITE_FACTOR = 2
 
 const KNOWN = new Set([
   'policy',
@@ -34,6 +42,7 @@ const KNOWN = new Set([
   'expectedTurns',
   'workingSetTurns',
   'lookbackBlocks',
+  'cacheTtl',
   'signal',
 ])
 
@@ -70,14 +79,25 @@ function readOptions(options, policyNames) {
   const cache = options.cache === undefined ? DEFAULTS.cache : options.cache
   if (cache !== 'anthropic' && cache !== 'openai')
     throw new TypeError(`${at('cache')}: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
-  const pricing = readPricing(options.pricing, cache, at('pricing'))
+  const cacheTtl = options.cacheTtl === undefined ? DEFAULTS.cacheTtl : options.cacheTtl
+  if (typeof cacheTtl !== 'string' || !Object.hasOwn(CACHE_TTLS, cacheTtl))
+    throw new TypeError(
+      `${at('cacheTtl')}: expected one of ${Object.keys(CACHE_TTLS)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}, got ${typeof cacheTtl === 'string' ? JSON.stringify(cacheTtl) : describe(cacheTtl)}`,
+    )
+  let pricing = readPricing(options.pricing, cache, at('pricing'))
+  // A one-hour write costs more: without a write price of the caller's, Anthropic's rate for it.
+  if (cacheTtl === '1h' && cache === 'anthropic' && (options.pricing === undefined || !Object.keys(options.pricing).includes('cacheWritesPrice')))
+    pricing = readPricing({ ...pricing, cacheWritesPrice: HOUR_WRITE_FACTOR * pricing.inputPrice }, cache, at('pricing'))
   let expectedTurns
   if (options.expectedTurns !== undefined) expectedTurns = wholeNumber(options, 'expectedTurns', 1)
+  // Anthropic looks for an entry only so far back; the OpenAI model has no breakpoints to look from.
   let lookbackBlocks
   if (options.lookbackBlocks !== undefined) {
     if (cache !== 'anthropic') throw new TypeError(`${at('lookbackBlocks')}: applies to the "anthropic" cache model only`)
     lookbackBlocks = wholeNumber(options, 'lookbackBlocks', 0)
-  }
+  } else if (cache === 'anthropic') lookbackBlocks = DEFAULTS.lookbackBlocks
   for (const key of ['llmUrl', 'model', 'apiKey']) {
     if (options[key] !== undefined && (typeof options[key] !== 'string' || options[key] === ''))
       throw new TypeError(`${at(key)}: expected a non-empty string, got ${describe(options[key])}`)
@@ -103,6 +123,8 @@ function readOptions(options, policyNames) {
     pricing,
     expectedTurns,
     lookbackBlocks,
+    cacheTtl,
+    cacheTtlMs: CACHE_TTLS[cacheTtl],
     workingSetTurns,
     llmUrl: options.llmUrl,
     model: options.model,

@@ -1,20 +1,20 @@
 // The turn loop of a replay: appends each recorded turn to the running history, lets the policy
 // condense through the manager (what it takes replaces the running history; later recorded turns
 // append to it), applies the host's sliding window when the prompt is still past the allowed
-// size, then prices the request with the cache model. Never changes the recorded messages: the
+// size, then prices the request with the cache model at the time it was sent (so an entry unused
+// for longer than the cache's time to live is written again). Never changes the recorded messages: the
 // running history is its own array, and the manager hands back new objects for what it changes.
 'use strict'
 
 // Read when a replay runs: lib/manager.js requires lib/index.js, which requires this module.
 const managerModule = require('../manager.js')
-const { CacheModel, TokenCounter, firstChanged } = require('../internal/prompt-cache.js')
+const { CacheModel, TokenCounter, firstChanged, ANTHROPIC_MIN_CACHE_TOKENS } = require('../internal/prompt-cache.js')
+const native = require('../internal/native.js')
+const { REQUEST_SPACING_MS } = require('./messages.js')
 const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 
 const TASK_ID = 'replay'
-/** The replay's clock for the manager's loop guard: requests this far apart (a cool-down of 60 s
- * then lasts three requests, whatever the speed of the replay). */
-const MS_PER_REQUEST = 20_000
 
 /**
  * @param {object[]} history the recorded history
@@ -26,14 +26,17 @@ async function runReplay(history, turns, policy, settings) {
   const started = performance.now()
   const counter = new TokenCounter()
   const tokensOf = (m) => counter.of(m)
-  const cache = new CacheModel(settings.cache, settings.pricing, settings.systemTokens, settings.lookbackBlocks)
-  const { summarize, tally } = makeSummarizer(settings)
+  const cache = new CacheModel(settings.cache, settings.pricing, settings.systemTokens, settings.lookbackBlocks, settings.cacheTtlMs)
+  const { summarize, tally } = makeSummarizer(settings, cache)
   const roles = policy.config(settings)
   const managers = {}
   const managerPolicy = policy.policy ? policy.policy(settings) : undefined
   for (const [role, config] of Object.entries(roles)) {
     const own = role === 'main' && managerPolicy ? { policy: managerPolicy } : {}
-    managers[role] = new managerModule.CondensationManager({ config, ...own, summarize, conversations: 1, now: () => turn * MS_PER_REQUEST })
+    // The manager's loop guard runs on a clock of its own, requests `REQUEST_SPACING_MS` apart
+    // whatever their recorded times (a cool-down of 60 s then lasts three requests): which
+    // requests condense does not depend on the recorded pace; only the cache's expiry does.
+    managers[role] = new managerModule.CondensationManager({ config, ...own, summarize, conversations: 1, now: () => turn * REQUEST_SPACING_MS })
   }
   const { contextWindow, maxTokens, systemTokens } = settings
 
@@ -42,16 +45,31 @@ async function runReplay(history, turns, policy, settings) {
   const condensings = []
   const perRequest = []
   let requestsOverLimit = 0
+  let requestsOverWindow = 0
   let peakContext = 0
   let turn = 0
   let appendedTokens = 0
   /** Each recorded message written to the cache once, the system prompt read on every request after the first. */
   let sendOnce = 0
-  /** The least any policy keeping each request's last three messages can pay (see `floorCost`). */
+  /** The least any policy can pay that sends each recorded message and the system prompt, and
+   * each request's last message again in the next request (see `floorCost`). */
   let floor = 0
   const { inputPrice, cacheWritesPrice, cacheReadsPrice } = settings.pricing
   /** The least a token sent `k` times costs: uncached each time, or written once and then read. */
   const leastFor = (k) => (k === 0 ? 0 : Math.min(inputPrice * k, cacheWritesPrice + cacheReadsPrice * (k - 1)))
+  // What every request sends first, whatever the policy: the system prompt and the task's first message.
+  const headTokens = systemTokens + (history.length > 0 ? tokensOf(history[0]) : 0)
+  /** Anthropic writes what sits before a request's last breakpoint (its last user message) once
+   * the prompt there reaches the cache's minimum, which the head alone does here. */
+  const writesNew = settings.cache === 'anthropic' && headTokens >= ANTHROPIC_MIN_CACHE_TOKENS
+  /** Tokens sent afresh that the cache does not have to write: at the cheaper of the two prices. */
+  const fresh = inputPrice <= cacheWritesPrice ? 'inputTokens' : 'cacheWriteTokens'
+  const cacheFloorUsage = { inputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 }
+  /** The previous request's last message (a user message), which this request sends again. */
+  let carried = 0
+  let previousAt
+  /** When the request being made is sent (the recorded clock, lib/replay/messages.js). */
+  let sentAt = 0
 
   const promptTokens = () => systemTokens + messageTokens
   const situation = () => {
@@ -89,7 +107,7 @@ async function runReplay(history, turns, policy, settings) {
     triggerTokens: () => Math.min(Math.floor((settings.threshold / 100) * contextWindow), allowedTokens),
     /** What the request would cost now, and what the cache holds of it (recorded by nothing). */
     peekCache: (candidate = messages) => {
-      const { _prefix, _entries, ...r } = cache.peek(candidate, tokensOf)
+      const { _prefix, _entries, ...r } = cache.peek(candidate, tokensOf, sentAt)
       return r
     },
     decide: (role) => manager(role).decide(situation()),
@@ -167,12 +185,15 @@ async function runReplay(history, turns, policy, settings) {
   for (const t of turns) {
     if (settings.signal && settings.signal.aborted) throw settings.signal.reason ?? new Error('replay: aborted')
     turn = t.index
+    sentAt = t.sentAt
     for (const m of t.append) {
       messages.push(m)
       messageTokens += tokensOf(m)
       appendedTokens += tokensOf(m)
     }
     await turnFn(step)
+    // What the policy would send: past the window, a host without a last resort fails the request.
+    if (promptTokens() + maxTokens > contextWindow) requestsOverWindow++
     if (promptTokens() > allowedTokens) {
       // The host's last resort, as Roo does: drop half of the oldest (after the first message) until it fits.
       requestsOverLimit++
@@ -186,14 +207,26 @@ async function runReplay(history, turns, policy, settings) {
       take(next, 'host', 'sliding-window', before)
     }
     let added = 0
-    // The request's last message is among the next request's last three: it is sent twice at least.
+    // The request's last message is sent again in the next request: twice at least.
     const last = t.append[t.append.length - 1]
-    for (const m of t.append) {
+    const lastUser = t.append.map((m) => m.role).lastIndexOf('user')
+    // The head and the previous request's last message are read when the previous request was
+    // recent enough to have kept them in the cache, else sent again: written when `writesNew`
+    // (both sit before this request's last breakpoint), else at the cheaper of the two prices.
+    const headLives = previousAt !== undefined && (settings.cacheTtlMs === undefined || t.sentAt - previousAt <= settings.cacheTtlMs)
+    cacheFloorUsage[headLives ? 'cacheReadTokens' : writesNew ? 'cacheWriteTokens' : fresh] += headTokens + carried
+    carried = last && last.role === 'user' && last !== history[0] ? tokensOf(last) : 0
+    t.append.forEach((m, k) => {
       added += tokensOf(m)
       floor += (tokensOf(m) * leastFor(m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)) / 1e6
-    }
+      // New since the previous request: nothing of it can be read; written when before the last
+      // breakpoint, else plain input (the OpenAI model writes nothing).
+      if (m !== history[0])
+        cacheFloorUsage[writesNew && k <= lastUser ? 'cacheWriteTokens' : settings.cache === 'anthropic' ? fresh : 'inputTokens'] += tokensOf(m)
+    })
+    previousAt = t.sentAt
     sendOnce += (added * cacheWritesPrice + systemTokens * (t.index === 0 ? cacheWritesPrice : cacheReadsPrice)) / 1e6
-    const row = cache.request(messages, tokensOf)
+    const row = cache.request(messages, tokensOf, sentAt)
     peakContext = Math.max(peakContext, row.tokens)
     perRequest.push({
       turn,
@@ -224,15 +257,21 @@ async function runReplay(history, turns, policy, settings) {
     summaryInputCost: tally.inputCost,
     billedInputCost: inputCost + tally.inputCost,
     summaryOutputCost: tally.outputCost,
+    summaryCost: tally.inputCost + tally.outputCost,
+    billedCost: inputCost + tally.inputCost + tally.outputCost,
     sendOnceCost: sendOnce,
     floorCost: floor + (systemTokens * leastFor(perRequest.length)) / 1e6,
+    // Priced by the engine, as the requests are (src/cost.rs usage_cost).
+    cacheFloorCost: native.usageCost(cacheFloorUsage, settings.pricing),
     summaries: tally.calls,
     summaryCalls: { ...tally.byPurpose },
     summaryInputTokens: tally.inputTokens,
     summaryOutputTokens: tally.outputTokens,
+    summaryCacheWriteTokens: tally.cacheWriteTokens,
     condensings,
     peakContext,
     requestsOverLimit,
+    requestsOverWindow,
     checks: runChecks(expected, messages),
     messages,
     perRequest,
@@ -244,6 +283,8 @@ async function runReplay(history, turns, policy, settings) {
       summaryTokens: settings.summaryTokens,
       cache: settings.cache,
       ...(settings.lookbackBlocks !== undefined ? { lookbackBlocks: settings.lookbackBlocks } : {}),
+      cacheTtl: settings.cacheTtl,
+      requestTimes: turns.length > 0 && turns[0].timeRecorded ? 'recorded' : 'spaced',
       pricing: settings.pricing,
       allowedTokens,
       summarizer: settings.llmUrl ? settings.llmUrl : settings.summarize ? 'callback' : 'stand-in',

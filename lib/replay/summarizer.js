@@ -1,8 +1,11 @@
 // The summarizer a replay condenses with: a deterministic stand-in whose summaries are a given
 // number of tokens (the same text for the same request, no network), or a real model through the
 // package's OpenAI-compatible client (lib/openai-client.js) when `llmUrl` is given. Either way each
-// call is counted and priced: its input (the messages it was asked to summarize, counted) at the
-// input price, its output at the output price. Never changes the requests it is handed.
+// call is counted and priced as the host sends it, by the replay's cache model
+// (lib/internal/prompt-cache.js `freshRequestCost`, the engine's price table): its input (the messages it was
+// asked to summarize, counted) shares no prefix with the task's requests (another system prompt),
+// and carries the host's breakpoints, so on Anthropic it is written to the cache; its output is
+// billed at the output price. Never changes the requests it is handed.
 'use strict'
 
 const { countTokens } = require('../internal/tokens.js')
@@ -43,11 +46,14 @@ function requestTokens(request) {
 }
 
 /**
- * The summarize callback and its tally: `calls` by purpose, input and output tokens, and cost.
- * @param {{ summaryTokens: number, pricing: { inputPrice: number, outputPrice: number }, llmUrl?: string, model?: string, apiKey?: string, summarize?: Function }} o
+ * The summarize callback and its tally: `calls` by purpose, input and output tokens, input written
+ * to the cache, and cost.
+ * @param {{ summaryTokens: number, llmUrl?: string, model?: string, apiKey?: string, summarize?: Function }} o
+ * @param {{ freshRequestCost(input: number, output: number): { inputCost: number, outputCost: number, cacheWrite: number } }} cache
+ *   the replay's cache model, which prices a request as the host sends it
  */
-function makeSummarizer(o) {
-  const tally = { calls: 0, byPurpose: {}, inputTokens: 0, outputTokens: 0, inputCost: 0, outputCost: 0 }
+function makeSummarizer(o, cache) {
+  const tally = { calls: 0, byPurpose: {}, inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, inputCost: 0, outputCost: 0 }
   let inner
   if (o.summarize) inner = o.summarize
   else if (o.llmUrl) inner = createOpenAISummarizer({ url: o.llmUrl, model: o.model, apiKey: o.apiKey, body: { temperature: 0 } })
@@ -69,8 +75,8 @@ function makeSummarizer(o) {
     tally.inputTokens += input
     tally.outputTokens += output
     // Its prompt is not the task's (another system prompt): nothing of it is read from the cache.
-    const inputCost = (input * o.pricing.inputPrice) / 1e6
-    const outputCost = (output * o.pricing.outputPrice) / 1e6
+    const { inputCost, outputCost, cacheWrite } = cache.freshRequestCost(input, output)
+    tally.cacheWriteTokens += cacheWrite
     tally.inputCost += inputCost
     tally.outputCost += outputCost
     return { text, cost: inputCost + outputCost, inputTokens: input, outputTokens: output }

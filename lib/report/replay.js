@@ -6,6 +6,8 @@
 // replay results (lib/replay), never changes them.
 'use strict'
 
+const native = require('../internal/native.js')
+
 /** Requests drawn one bar each up to this many; beyond, consecutive requests share a bar. */
 const MAX_BARS = 1200
 const CHART_W = 1000
@@ -38,9 +40,10 @@ function createReplaySection({ escapeHtml, fmt, pct }) {
       bars.push({
         first: group[0].turn,
         last: group[group.length - 1].turn,
-        read: sum((q) => q.cachedRead) * (p.cacheReadsPrice / 1e6),
-        write: sum((q) => q.cacheWrite) * (p.cacheWritesPrice / 1e6),
-        fresh: sum((q) => q.uncached) * (p.inputPrice / 1e6),
+        // Each part priced by the engine's price table, as the replay priced the requests.
+        read: native.usageCost({ cacheReadTokens: sum((q) => q.cachedRead) }, p),
+        write: native.usageCost({ cacheWriteTokens: sum((q) => q.cacheWrite) }, p),
+        fresh: native.usageCost({ inputTokens: sum((q) => q.uncached) }, p),
         cost: sum((q) => q.cost),
         tokens: Math.max(...group.map((q) => q.tokens)),
       })
@@ -116,6 +119,7 @@ function createReplaySection({ escapeHtml, fmt, pct }) {
         `<td class="num">${fmt(r.condensings.length)}</td>` +
         `<td class="num">${fmt(r.peakContext)}</td>` +
         `<td class="num">${fmt(r.requestsOverLimit)}</td>` +
+        `<td class="num" data-field="requestsOverWindow" data-value="${r.requestsOverWindow}">${fmt(r.requestsOverWindow)}</td>` +
         `<td class="num"${keptTitle(r.checks.typed)}>${kept(r.checks.typed)}</td>` +
         `<td class="num"${keptTitle(r.checks.errors)}>${kept(r.checks.errors)}</td>` +
         `<td class="num"${keptTitle(r.checks.workingSet)}>${kept(r.checks.workingSet)}</td></tr>`
@@ -131,6 +135,7 @@ function createReplaySection({ escapeHtml, fmt, pct }) {
       th('condensings') +
       th('peak context', 'the largest prompt, in tokens') +
       th('over limit', 'requests the policy left past the allowed size') +
+      th('over window', 'requests the policy left larger than the window (prompt and reserved answer): the API refuses them') +
       th('typed text kept', 'what the user typed, kept verbatim in the final context') +
       th('error lines kept') +
       th('working set kept', 'the latest state of the files touched in the last requests')
