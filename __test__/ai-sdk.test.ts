@@ -4,10 +4,12 @@
 // in the SDK's format; an agent loop (generateText with tools and stopWhen) condensed by
 // createPrepareStep at every step; hostile values at the new entry points.
 import { isDeepStrictEqual } from 'node:util'
-import { modelMessageSchema } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { agentRun } from './ai-sdk-cases'
 
+// The SDK through require: its .d.ts files need types this repository does not install (json-schema).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { modelMessageSchema } = require('ai')
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const aiSdk = require('../lib/ai-sdk.js')
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -56,7 +58,12 @@ function everything(): Msg[] {
       role: 'tool',
       content: [
         { type: 'tool-result', toolCallId: 'c1', toolName: 'read_file', output: { type: 'text', value: '1 | export const a = 1', providerOptions: po('o') } },
-        { type: 'tool-result', toolCallId: 'c2', toolName: 'list_files', output: { type: 'json', value: { files: ['a.ts', 'b.ts'], n: 2, deep: [null, true, 1.5] } } },
+        {
+          type: 'tool-result',
+          toolCallId: 'c2',
+          toolName: 'list_files',
+          output: { type: 'json', value: { files: ['a.ts', 'b.ts'], n: 2, deep: [null, true, 1.5] } },
+        },
         { type: 'tool-result', toolCallId: 'c3', toolName: 'search', output: { type: 'error-text', value: 'search failed' } },
         { type: 'tool-result', toolCallId: 'c4', toolName: 'run', output: { type: 'error-json', value: { exitCode: 1 } }, providerOptions: po('r') },
         { type: 'tool-result', toolCallId: 'c5', toolName: 'run', output: { type: 'execution-denied', reason: 'not allowed' } },
@@ -252,7 +259,11 @@ describe('hostile values at the new entry points', () => {
   it('a value JSON has no form for is named by its path in the SDK history, and the caller’s data is untouched', async () => {
     const cases: Array<[string, (h: Msg[]) => void, RegExp]> = [
       ['NaN in a tool input', (h) => ((h[2].content as Msg[])[2].input = { n: Number.NaN }), /messages\[2\]\.content\[2\]\.input\.n/],
-      ['a BigInt in a JSON output', (h) => ((h[3].content as Msg[])[1].output = { type: 'json', value: { n: 10n } }), /messages\[3\]\.content\[1\]\.output\.value\.n: a BigInt/],
+      [
+        'a BigInt in a JSON output',
+        (h) => ((h[3].content as Msg[])[1].output = { type: 'json', value: { n: 10n } }),
+        /messages\[3\]\.content\[1\]\.output\.value\.n: a BigInt/,
+      ],
       [
         'a cycle in a JSON output',
         (h) => {
@@ -266,12 +277,21 @@ describe('hostile values at the new entry points', () => {
         'a throwing getter on a part',
         (h) => {
           const part = { type: 'text' }
-          Object.defineProperty(part, 'text', { enumerable: true, get: () => { throw new Error('boom') } })
+          Object.defineProperty(part, 'text', {
+            enumerable: true,
+            get: () => {
+              throw new Error('boom')
+            },
+          })
           ;(h[1].content as unknown[])[0] = part
         },
         /messages\[1\]\.content\[0\]\.text: reading it threw \(boom\)/,
       ],
-      ['an unknown output type', (h) => ((h[3].content as Msg[])[0].output = { type: 'weird', value: 1 }), /messages\[3\]\.content\[0\]\.output\.type: expected one of "text"/],
+      [
+        'an unknown output type',
+        (h) => ((h[3].content as Msg[])[0].output = { type: 'weird', value: 1 }),
+        /messages\[3\]\.content\[0\]\.output\.type: expected one of "text"/,
+      ],
       ['an image of the wrong type', (h) => ((h[1].content as Msg[])[1].image = 42), /messages\[1\]\.content\[1\]\.image: expected base64 text/],
     ]
     for (const [what, spoil, path] of cases) {
@@ -290,7 +310,10 @@ describe('hostile values at the new entry points', () => {
         const r = await aiSdk.condense(h, { provider: 'lossless' })
         message = r.error
         code = 'answered'
-        expect(r.messages.every((m: Msg, i: number) => m === h[i]), what).toBe(true)
+        expect(
+          r.messages.every((m: Msg, i: number) => m === h[i]),
+          what,
+        ).toBe(true)
       } catch (e) {
         message = (e as Error).message
         code = (e as { errorCode?: string }).errorCode
@@ -310,7 +333,7 @@ describe('hostile values at the new entry points', () => {
 
   it('lone surrogates and a huge string come back exactly', async () => {
     const h = everything() as Msg[]
-    ;(h[1].content as Msg[])[0] = { type: 'text', text: `a\uD800b\uDFFFc ${'x'.repeat(3_000_000)}` }
+    ;(h[1].content as unknown[])[0] = { type: 'text', text: `a\uD800b\uDFFFc ${'x'.repeat(3_000_000)}` }
     const r = await aiSdk.condense(frozen(h), { provider: 'lossless' })
     expect(r.error).toBeUndefined()
     expect(r.messages[1]).toBe(h[1])
@@ -354,7 +377,7 @@ describe('hostile values at the new entry points', () => {
     expect(notArray.message).toBe('toEngine: messages: expected an array of messages, got an object')
     const step = aiSdk.createPrepareStep({ contextWindow: 1000 })
     const e = await thrown(() => step({ messages: 'x', stepNumber: 0 }))
-    expect(e.message).toBe('prepareStep: messages: expected an array of messages, got string "x"')
+    expect(e.message).toBe('prepareStep: options.messages: expected an array of messages, got string "x"')
     expect(e.errorCode).toBe('invalid-argument')
     await step.close()
   })

@@ -22,10 +22,12 @@
 const lib = require('./functions.js')
 const { CondensationManager } = require('./manager.js')
 const { coded, tag } = require('./errors.js')
-const { describe, isObject } = require('./values.js')
+const { describe, isObject, wholeNumber } = require('./values.js')
+const { checkSignal } = require('./abort.js')
+const native = require('./native.js')
 const { holdsMarker } = require('./markers.js')
 const { renumbered, sameValue, notJson } = require('./openai-format.js')
-const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('./checks.js')
+const { checkMessagesArray, checkOptionsObject, optionalFunction, optionalString } = require('./checks.js')
 
 const ORIGIN = Symbol('context-condense.ai-sdk-origin')
 /** The providerOptions namespace that notes a JSON tool output the condensing turned into text. */
@@ -33,6 +35,8 @@ const NOTE = 'contextCondense'
 /** What a tool output's type becomes when its JSON text was condensed into text that is no JSON. */
 const AS_TEXT = { json: 'text', 'error-json': 'error-text' }
 const OUTPUT_TYPES = ['text', 'json', 'error-text', 'error-json', 'execution-denied', 'content']
+const ROLES = ['system', 'user', 'assistant', 'tool']
+const quoted = (list) => list.map((t) => `"${t}"`).join(', ')
 
 // ---------------------------------------------------------------------------------------------
 // Reading the caller's values
@@ -95,17 +99,20 @@ class Form {
 
   /** One SDK message as the engine's (a message of another shape goes on for the engine to name). */
   message(m, at) {
-    if (!isObject(m)) return m
+    const fn = this.fn
+    if (!isObject(m)) throw new TypeError(`${fn}: ${at}: expected a message object ({ role, content }), got ${describe(m)}`)
     const known = this.toEngine.get(m)
     if (known) return known
-    const fn = this.fn
     const role = read(m, 'role', at, fn)
     const content = read(m, 'content', at, fn)
-    const parts = (as) => (Array.isArray(content) ? content.map((p, k) => this.part(p, under(`${at}.content`, k), as)) : content)
-    let out
-    if (role === 'user' || role === 'assistant') out = { role, content: parts(role) }
-    else if (role === 'tool') out = { role: 'user', content: parts('tool') }
-    else out = { role, content }
+    if (!ROLES.includes(role)) throw new TypeError(`${fn}: ${at}.role: expected one of ${quoted(ROLES)}, got ${describe(role)}`)
+    const text = typeof content === 'string'
+    if (!(text || Array.isArray(content)) || (role === 'tool' && text))
+      throw new TypeError(
+        `${fn}: ${at}.content: expected ${role === 'tool' ? 'an array of tool results' : 'a string or an array of parts'}, got ${describe(content)}`,
+      )
+    const parts = (as) => (text ? content : content.map((p, k) => this.part(p, under(`${at}.content`, k), as)))
+    const out = { role: role === 'tool' ? 'user' : role, content: parts(role) }
     this.mark(out, { kind: 'message', message: m })
     this.toEngine.set(m, out)
     this.toSdk.set(out, m)
@@ -114,8 +121,8 @@ class Form {
 
   /** One content part as an engine block. `as`: the role of the message it is in. */
   part(p, at, as) {
-    if (!isObject(p)) return p
     const fn = this.fn
+    if (!isObject(p)) throw new TypeError(`${fn}: ${at}: expected a content part ({ type, … }), got ${describe(p)}`)
     const type = read(p, 'type', at, fn)
     const get = (key) => read(p, key, at, fn)
     const origin = (kind, extra) => ({ kind, part: p, ...extra })
@@ -176,7 +183,7 @@ class Form {
         return { content: parts.map((p, k) => this.outputPart(p, under(`${at}.value`, k))), isError: false }
       }
       default:
-        throw new TypeError(`${fn}: ${at}.type: expected one of ${OUTPUT_TYPES.map((t) => `"${t}"`).join(', ')}, got ${describe(type)}`)
+        throw new TypeError(`${fn}: ${at}.type: expected one of ${quoted(OUTPUT_TYPES)}, got ${describe(type)}`)
     }
   }
 
@@ -376,6 +383,9 @@ function convert(form, messages) {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]
     if (isObject(m) && read(m, 'role', `messages[${i}]`, fn) === 'system') {
+      const content = read(m, 'content', `messages[${i}]`, fn)
+      if (typeof content !== 'string')
+        throw new TypeError(`${fn}: messages[${i}].content: expected a string (a system message's content), got ${describe(content)}`)
       aside.push(i)
       continue
     }
@@ -446,7 +456,7 @@ function convert(form, messages) {
   }
 
   function locate(text) {
-    if (typeof text !== 'string') return text
+    if (typeof text !== 'string') throw new TypeError(`locate: text: expected a string, got ${describe(text)}`)
     return text.replace(/messages\[(\d+)\]((?:\.content\[\d+\])?)(?:\.(tool_use_id|id|name|thinking|source|content)\b)?/g, (all, k, block, key) => {
       const i = index[Number(k)]
       if (i === undefined) return all
@@ -572,6 +582,11 @@ function createPrepareStep(options) {
   } = opts
   if (typeof contextWindow !== 'number' || !Number.isSafeInteger(contextWindow) || contextWindow <= 0)
     throw new RangeError(`${fn}: options.contextWindow: expected a whole number of tokens above 0, got ${describe(contextWindow)}`)
+  if (maxTokens !== undefined) wholeNumber(maxTokens, `${fn}: options.maxTokens`, 0)
+  const providers = native.providerCatalogue().providers.map((p) => p.id)
+  if (!providers.includes(provider)) throw new TypeError(`${fn}: options.provider: expected one of ${quoted(providers)}, got ${describe(provider)}`)
+  optionalString(systemPrompt, `${fn}: options.systemPrompt`)
+  checkSignal(signal, `${fn}: options.signal`)
   optionalFunction(opts.summarize, `${fn}: options.summarize`, 'an async function answering a summary')
   optionalFunction(generateText, `${fn}: options.generateText`, "the AI SDK's generateText")
   optionalFunction(onCondense, `${fn}: options.onCondense`, 'a function')
@@ -595,21 +610,20 @@ function createPrepareStep(options) {
 
   async function step(input) {
     if (closed) throw new TypeError('prepareStep: the helper was closed; make one per run with createPrepareStep')
-    if (!isObject(input)) throw new TypeError(`prepareStep: expected the SDK's step options ({ messages, stepNumber, … }), got ${describe(input)}`)
-    const messages = read(input, 'messages', 'prepareStep', 'prepareStep')
-    checkMessagesArray(messages, 'prepareStep')
-    const stepNumber = read(input, 'stepNumber', 'prepareStep', 'prepareStep')
+    if (!isObject(input)) throw new TypeError(`prepareStep: options: expected the SDK's step options ({ messages, stepNumber, … }), got ${describe(input)}`)
+    const messages = read(input, 'messages', 'options', 'prepareStep')
+    checkMessagesArray(messages, 'prepareStep', 'options.messages')
+    const stepNumber = wholeNumber(read(input, 'stepNumber', 'options', 'prepareStep'), 'prepareStep: options.stepNumber', 0)
     // What the run added since the last step is appended to what the model got then; a history
     // that does not begin with the last one is taken as a new start.
     const continues = sent !== undefined && seen.length <= messages.length && seen.every((m, i) => m === messages[i])
     const history = continues ? sent.concat(messages.slice(seen.length)) : messages
     const conversion = convert(form, history)
-    const callerSignal = read(input, 'abortSignal', 'prepareStep', 'prepareStep') ?? signal
     let r
     try {
       const context = { contextWindow, taskId }
       if (maxTokens !== undefined) context.maxTokens = maxTokens
-      if (callerSignal !== undefined) context.signal = callerSignal
+      if (signal !== undefined) context.signal = signal
       if (systemPrompt !== undefined) context.systemPrompt = systemPrompt
       r = await manager.condenseIfNeeded(conversion.messages, context)
     } catch (e) {
@@ -617,7 +631,7 @@ function createPrepareStep(options) {
     }
     const out = r.condensed ? conversion.restore(r.messages) : history
     const record = {
-      stepNumber: typeof stepNumber === 'number' ? stepNumber : steps.length,
+      stepNumber,
       condensed: r.condensed,
       provider: r.provider,
       messagesIn: messages.length,
