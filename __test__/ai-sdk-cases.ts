@@ -1,4 +1,4 @@
-// Shared by __test__/ai-sdk.test.ts and its slow run (__test__/slow/ai-sdk.slow.ts): the agent loop
+// Used by __test__/ai-sdk.test.ts: the agent loop
 // of examples/ai-sdk-agent.mjs run with the real `ai` package and its mock model, and what every
 // step must hold. Spawns nothing; reads no fixture but the generator.
 import { isDeepStrictEqual } from 'node:util'

@@ -229,15 +229,16 @@ describe('condense and expandReferences in the SDK format', () => {
 })
 
 describe('createPrepareStep in an agent loop', () => {
-  it('a ~200k-token task, window 64k: every step valid, under the window, the user’s words and working set kept, equal to the manager run directly', async () => {
-    const { run, prepared } = await agentRun(200_000, 64_000)
+  // About 6 s on a loaded 2-core machine: in the fast suite.
+  it('a ~1M-token task, window 200k: every step valid, under the window, the user’s words and working set kept, equal to the manager run directly', async () => {
+    const { run, prepared } = await agentRun(1_000_000, 200_000)
     expect(run.result.text).toBe('Both files read again: the fix holds.')
     // Later steps below the threshold append to what the first one condensed: the same objects.
     expect(run.steps[1].condensed).toBe(false)
     const first = prepared[0].messages
     expect(prepared[1].messages.length).toBe(first.length + 2)
     expect(first.every((m, i) => prepared[1].messages[i] === m)).toBe(true)
-  }, 60_000)
+  }, 120_000)
 
   it('steps called at once take turns; a closed helper refuses with errorCode', async () => {
     const { generateHistory } = await import('../fixtures/generate.mjs')

@@ -392,11 +392,15 @@ function convert(form, messages) {
     out.push(form.message(m, `messages[${i}]`))
     index.push(i)
   }
-  /** SDK index of each caller message (for placing the system messages back). */
-  const place = new Map()
-  messages.forEach((m, i) => {
-    if (isObject(m)) place.set(m, i)
-  })
+  /** SDK index of each caller message, for placing the system messages back (made when there are some). */
+  let placed
+  const place = () => {
+    if (!placed) {
+      placed = new Map()
+      messages.forEach((m, i) => placed.set(m, i))
+    }
+    return placed
+  }
   // A reference marker names a message by its place in its own array: with system messages set
   // aside the two numberings differ, so the engine's copies name the engine's places.
   const renumber = aside.length > 0 && holdsMarker(out)
@@ -423,9 +427,11 @@ function convert(form, messages) {
         }
       }
       list.forEach((am, c) => {
-        const o = isObject(am) ? am[ORIGIN] : undefined
-        const own = o ? place.get(o.message) : undefined
-        if (own !== undefined) asideBefore(own)
+        if (aside.length > 0) {
+          const o = isObject(am) ? am[ORIGIN] : undefined
+          const own = o ? place().get(o.message) : undefined
+          if (own !== undefined) asideBefore(own)
+        }
         for (const m of form.back(am, names)) {
           result.push(m)
           from.push(c)
