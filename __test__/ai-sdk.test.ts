@@ -5,7 +5,7 @@
 // createPrepareStep at every step; hostile values at the new entry points.
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { agentRun } from './ai-sdk-cases'
+import { agentRun, summarize } from './ai-sdk-cases'
 
 // The SDK through require: its .d.ts files need types this repository does not install (json-schema).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -239,6 +239,35 @@ describe('createPrepareStep in an agent loop', () => {
     expect(prepared[1].messages.length).toBe(first.length + 2)
     expect(first.every((m, i) => prepared[1].messages[i] === m)).toBe(true)
   }, 120_000)
+
+  it('with anthropicCacheControl, the model gets breakpoints on the system prompt and the last two user or tool messages, and the run keeps its messages unmarked', async () => {
+    const { runAgent } = await import(new URL('../examples/ai-sdk-agent.mjs', import.meta.url).href)
+    const system = 'You are a coding agent working in /home/dev/project.'
+    type PromptMessage = { role: string; providerOptions?: { anthropic?: { cacheControl?: unknown } } }
+    const prompts: PromptMessage[][] = []
+    const prepared: Msg[][] = []
+    const given: Msg[][] = []
+    await runAgent({
+      tokens: 100_000,
+      contextWindow: 40_000,
+      helper: { anthropicCacheControl: true, systemPrompt: system, summarize },
+      onPrompt: (p: PromptMessage[]) => prompts.push(p),
+      onPrepared: (m: Msg[], _step: number, g: Msg[]) => {
+        prepared.push(m)
+        given.push(g)
+      },
+    })
+    expect(prompts.length).toBe(3)
+    for (const [k, prompt] of prompts.entries()) {
+      const marked = prompt.flatMap((m, i) => (m.providerOptions?.anthropic?.cacheControl ? [i] : []))
+      const users = prompt.flatMap((m, i) => (m.role === 'user' || m.role === 'tool' ? [i] : []))
+      expect(prompt[0].role).toBe('system')
+      expect(marked, `step ${k}`).toEqual([0, ...users.slice(-2)])
+      for (const m of prepared[k]) expect(modelMessageSchema.safeParse(m).success).toBe(true)
+      // The caller's messages are not marked.
+      expect(given[k].some((m) => JSON.stringify(m).includes('cacheControl'))).toBe(false)
+    }
+  }, 60_000)
 
   it('steps called at once take turns; a closed helper refuses with errorCode', async () => {
     const { generateHistory } = await import('../fixtures/generate.mjs')

@@ -99,8 +99,14 @@ export interface PrepareStepOptions {
   policy?: ManagerPolicyName | CacheAwarePolicy
   /** The manager's fallback chain (Native, then the sliding window). @default true */
   fallback?: ManagerConfig['fallback']
-  /** The cache-aware policy's system prompt (prepareStep is not given it). */
+  /** The run's system prompt: the cache-aware policy counts it (prepareStep is not given it), and
+   * with `anthropicCacheControl` the step hands it back as a system message with a breakpoint. */
   systemPrompt?: string
+  /** Anthropic's prompt caching: each step hands the SDK copies of the last two user or tool
+   * messages with `providerOptions.anthropic.cacheControl` (and the system prompt, when
+   * `systemPrompt` is given), where the cache-aware policy's cache model puts breakpoints.
+   * @default false */
+  anthropicCacheControl?: boolean
   /** The host's own summary callback; or `summarizeModel` with `generateText`. */
   summarize?: SummarizeCallback
   /** The model that writes summaries, called with the host's `generateText`. */
@@ -116,7 +122,11 @@ export interface PrepareStepOptions {
 
 /** The `prepareStep` a run's `generateText` / `streamText` takes. */
 export interface AiSdkPrepareStep {
-  (options: { messages: AiSdkMessage[]; stepNumber: number; [key: string]: unknown }): Promise<{ messages: AiSdkMessage[] } | undefined>
+  (options: {
+    messages: AiSdkMessage[]
+    stepNumber: number
+    [key: string]: unknown
+  }): Promise<{ messages: AiSdkMessage[]; system?: { role: 'system'; content: string; providerOptions: AiSdkProviderOptions } } | undefined>
   /** What each step did, in order. */
   readonly steps: AiSdkStepRecord[]
   /** The last step's record. */

@@ -29,7 +29,13 @@ const { holdsMarker } = require('./markers.js')
 const { renumbered, sameValue, notJson } = require('./openai-format.js')
 const { checkMessagesArray, checkOptionsObject, optionalFunction, optionalString } = require('./checks.js')
 
+const { CacheModel } = require('./prompt-cache.js')
+
 const ORIGIN = Symbol('context-condense.ai-sdk-origin')
+/** A conversion's engine-to-SDK message indexes (internal: prepareStep places cache breakpoints by them). */
+const INDEX = Symbol('context-condense.ai-sdk-index')
+/** Anthropic's cache breakpoint, as its provider reads it from providerOptions. */
+const EPHEMERAL = Object.freeze({ type: 'ephemeral' })
 /** The providerOptions namespace that notes a JSON tool output the condensing turned into text. */
 const NOTE = 'contextCondense'
 /** What a tool output's type becomes when its JSON text was condensed into text that is no JSON. */
@@ -484,7 +490,14 @@ function convert(form, messages) {
     return done
   }
 
-  return { messages: engine, system: aside.map((i) => messages[i]), restore: coded(restore), locate: coded(locate), finish: coded(finish) }
+  return {
+    messages: engine,
+    system: aside.map((i) => messages[i]),
+    restore: coded(restore),
+    locate: coded(locate),
+    finish: coded(finish),
+    [INDEX]: index,
+  }
 }
 
 /** An error thrown by the library on the converted messages, its paths named in the SDK history. */
@@ -558,6 +571,7 @@ const PREPARE_OPTIONS = [
   'onCondense',
   'signal',
   'systemPrompt',
+  'anthropicCacheControl',
 ]
 
 let runs = 0
@@ -585,6 +599,7 @@ function createPrepareStep(options) {
     onCondense,
     signal,
     systemPrompt,
+    anthropicCacheControl = false,
   } = opts
   if (typeof contextWindow !== 'number' || !Number.isSafeInteger(contextWindow) || contextWindow <= 0)
     throw new RangeError(`${fn}: options.contextWindow: expected a whole number of tokens above 0, got ${describe(contextWindow)}`)
@@ -592,6 +607,8 @@ function createPrepareStep(options) {
   const providers = native.providerCatalogue().providers.map((p) => p.id)
   if (!providers.includes(provider)) throw new TypeError(`${fn}: options.provider: expected one of ${quoted(providers)}, got ${describe(provider)}`)
   optionalString(systemPrompt, `${fn}: options.systemPrompt`)
+  if (typeof anthropicCacheControl !== 'boolean')
+    throw new TypeError(`${fn}: options.anthropicCacheControl: expected true or false, got ${describe(anthropicCacheControl)}`)
   checkSignal(signal, `${fn}: options.signal`)
   optionalFunction(opts.summarize, `${fn}: options.summarize`, 'an async function answering a summary')
   optionalFunction(generateText, `${fn}: options.generateText`, "the AI SDK's generateText")
@@ -654,6 +671,7 @@ function createPrepareStep(options) {
     seen = messages.slice()
     sent = out
     if (onCondense && r.condensed) onCondense({ ...record, messages: out })
+    if (anthropicCacheControl) return withBreakpoints(form, out, systemPrompt)
     // Nothing condensed in this run yet: the SDK's own messages stand.
     return out === messages ? undefined : { messages: out }
   }
@@ -678,6 +696,32 @@ function createPrepareStep(options) {
     },
   })
   return prepareStep
+}
+
+/** `providerOptions` with Anthropic's cache breakpoint added. */
+function withEphemeral(providerOptions) {
+  const given = isObject(providerOptions) ? providerOptions : {}
+  return { ...given, anthropic: { ...(isObject(given.anthropic) ? given.anthropic : {}), cacheControl: EPHEMERAL } }
+}
+
+/**
+ * What a step hands the SDK with Anthropic's cache breakpoints where the cache-aware policy's
+ * model puts them (lib/prompt-cache.js `CacheModel.breakpoints`: the system prompt and the last
+ * two user messages of the engine's form, a tool message being one): copies of those messages with
+ * `providerOptions.anthropic.cacheControl`, and the system prompt as a system message with it when
+ * the host gave it. The run keeps the messages without them (what it holds stays the same objects).
+ */
+function withBreakpoints(form, messages, systemPrompt) {
+  const conversion = convert(form, messages)
+  const marked = messages.slice()
+  for (const b of CacheModel.breakpoints(conversion.messages)) {
+    if (b === 0) continue
+    const i = conversion[INDEX][b - 1]
+    marked[i] = { ...messages[i], providerOptions: withEphemeral(messages[i].providerOptions) }
+  }
+  const out = { messages: marked }
+  if (systemPrompt !== undefined) out.system = { role: 'system', content: systemPrompt, providerOptions: { anthropic: { cacheControl: EPHEMERAL } } }
+  return out
 }
 
 /** A summarize callback that asks `model` through the host's `generateText`. */
