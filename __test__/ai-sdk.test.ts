@@ -213,6 +213,34 @@ describe('condense and expandReferences in the SDK format', () => {
     })
   })
 
+  it('every provider’s result is a history the SDK accepts: its schema, and each tool call answered by the next tool message', async () => {
+    const { generateHistory } = await import('../fixtures/generate.mjs')
+    const sdk = frozen(aiSdk.fromEngine(generateHistory({ seed: 6, format: 'native', targetTokens: 120_000 })))
+    const runs: Array<[string, Record<string, unknown>]> = [
+      ['lossless', { provider: 'lossless' }],
+      ['truncation', { provider: 'truncation', config: { targetTokens: 20_000 } }],
+      ['smart', { provider: 'smart', config: { preset: 'aggressive' }, summarize }],
+      ['native', { provider: 'native', summarize }],
+    ]
+    for (const [name, options] of runs) {
+      const r = await aiSdk.condense(sdk, options)
+      expect(r.error, name).toBeUndefined()
+      expect(r.newContextTokens, name).toBeLessThan(r.prevContextTokens)
+      for (const m of r.messages) expect(modelMessageSchema.safeParse(m).success, `${name}: ${JSON.stringify(m).slice(0, 200)}`).toBe(true)
+      r.messages.forEach((m: Msg, i: number) => {
+        const calls = m.role === 'assistant' && Array.isArray(m.content) ? m.content.filter((p: { type: string }) => p.type === 'tool-call') : []
+        const next = r.messages[i + 1]
+        const results = new Set(next && next.role === 'tool' ? next.content.map((p: { toolCallId: string }) => p.toolCallId) : [])
+        for (const c of calls) expect(results.has(c.toolCallId), `${name}: messages[${i}] call ${c.toolCallId}`).toBe(true)
+        if (m.role === 'tool') {
+          const prev = r.messages[i - 1]
+          const ids = new Set(prev.content.filter((p: { type: string }) => p.type === 'tool-call').map((p: { toolCallId: string }) => p.toolCallId))
+          for (const p of m.content) expect(ids.has(p.toolCallId), `${name}: messages[${i}] result ${p.toolCallId}`).toBe(true)
+        }
+      })
+    }
+  })
+
   it('with system messages set aside, references name the SDK history’s places and expand there', async () => {
     const { generateHistory } = await import('../fixtures/generate.mjs')
     const base = aiSdk.fromEngine(generateHistory({ seed: 3, format: 'native', targetTokens: 60_000 }))
@@ -400,6 +428,9 @@ describe('hostile values at the new entry points', () => {
     expect(unknown.message).toMatch(/^createPrepareStep: options\.window: unknown key/)
     const model = await thrown(() => aiSdk.createPrepareStep({ contextWindow: 1000, summarizeModel: {} }))
     expect(model.message).toMatch(/options\.generateText: expected the AI SDK's generateText/)
+    const policy = await thrown(() => aiSdk.createPrepareStep({ contextWindow: 1000, policy: 'cache-aware' }))
+    expect(policy.message).toMatch(/^createPrepareStep: options\.systemPrompt: the cache-aware policy prices each request with the run's system prompt/)
+    expect(policy.errorCode).toBe('invalid-argument')
     const format = await thrown(() => aiSdk.condense(good(), { format: 'openai' }))
     expect(format.message).toMatch(/^condense: options\.format:/)
     expect(format.errorCode).toBe('invalid-argument')

@@ -622,6 +622,12 @@ function createPrepareStep(options) {
   if (threshold !== undefined) managerConfig.threshold = threshold
   if (fallback !== undefined) managerConfig.fallback = fallback
   const manager = new CondensationManager({ config: managerConfig, policy, summarize, summarizeOptions, conversations: 1 })
+  // The manager's cache-aware policies price each request with the system prompt, which the SDK
+  // does not hand prepareStep: asked for here, where the host can be told which option it is.
+  if (manager.policy.name !== 'default' && systemPrompt === undefined)
+    throw new TypeError(
+      `${fn}: options.systemPrompt: the ${manager.policy.name} policy prices each request with the run's system prompt; give it (prepareStep is not given it)`,
+    )
   const taskId = `ai-sdk-run-${++runs}`
   const form = new Form('prepareStep')
   /** The SDK messages of the last step as given, and as condensed (what the model got). */
