@@ -91,7 +91,7 @@ export interface PrepareStepOptions {
   maxTokens?: number
   /** Condense when the context reaches this percentage of the window (the manager's `threshold`). */
   threshold?: number
-  /** The provider that condenses. @default "smart" */
+  /** The provider that condenses (Smart when not given: its default preset keeps the working set). */
   provider?: ProviderId
   /** The provider's config (as `condense` takes it). */
   config?: Record<string, unknown>

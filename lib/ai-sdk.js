@@ -25,6 +25,7 @@ const { coded, tag } = require('./errors.js')
 const { describe, isObject, wholeNumber } = require('./values.js')
 const { checkSignal } = require('./abort.js')
 const native = require('./native.js')
+const { PROVIDER } = require('./registry.js')
 const { holdsMarker } = require('./markers.js')
 const { renumbered, sameValue, notJson } = require('./openai-format.js')
 const { checkMessagesArray, checkOptionsObject, optionalFunction, optionalString } = require('./checks.js')
@@ -589,7 +590,7 @@ function createPrepareStep(options) {
     contextWindow,
     maxTokens,
     threshold,
-    provider = 'smart',
+    provider = PROVIDER.smart,
     config,
     policy,
     fallback,
