@@ -235,7 +235,7 @@ describe('condense and expandReferences in the SDK format', () => {
         if (m.role === 'tool') {
           const prev = r.messages[i - 1]
           const ids = new Set(prev.content.filter((p: { type: string }) => p.type === 'tool-call').map((p: { toolCallId: string }) => p.toolCallId))
-          for (const p of m.content) expect(ids.has(p.toolCallId), `${name}: messages[${i}] result ${p.toolCallId}`).toBe(true)
+          for (const p of m.content as Array<{ toolCallId: string }>) expect(ids.has(p.toolCallId), `${name}: messages[${i}] result ${p.toolCallId}`).toBe(true)
         }
       })
     }
