@@ -389,6 +389,13 @@ function convert(form, messages) {
   const aside = []
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]
+    // A message converted before (a run's earlier steps) is taken as it is, read no further.
+    const known = isObject(m) ? form.toEngine.get(m) : undefined
+    if (known) {
+      out.push(known)
+      index.push(i)
+      continue
+    }
     if (isObject(m) && read(m, 'role', `messages[${i}]`, fn) === 'system') {
       const content = read(m, 'content', `messages[${i}]`, fn)
       if (typeof content !== 'string')
