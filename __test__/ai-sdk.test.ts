@@ -297,6 +297,15 @@ describe('createPrepareStep in an agent loop', () => {
     }
   }, 60_000)
 
+  it('summaries come from the model the host names, called with its generateText, and reach the model that works', async () => {
+    const { runAgent } = await import(new URL('../examples/ai-sdk-agent.mjs', import.meta.url).href)
+    const prompts: unknown[] = []
+    const run = await runAgent({ tokens: 300_000, contextWindow: 100_000, onPrompt: (p: unknown) => prompts.push(p) })
+    expect(run.steps[0].condensed).toBe(true)
+    expect(run.summaryCalls).toBeGreaterThan(0)
+    expect(JSON.stringify(prompts[0])).toContain('Summary of the work so far')
+  }, 60_000)
+
   it('steps called at once take turns; a closed helper refuses with errorCode', async () => {
     const { generateHistory } = await import('../fixtures/generate.mjs')
     const sdk = aiSdk.fromEngine(generateHistory({ seed: 2, format: 'native', targetTokens: 30_000 }))

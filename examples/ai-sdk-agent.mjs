@@ -93,7 +93,7 @@ export async function runAgent({ tokens = 300_000, contextWindow = 128_000, help
         return prepared
       },
     })
-    return { result, steps: prepareStep.steps, messages, files, request }
+    return { result, steps: prepareStep.steps, messages, files, request, summaryCalls: summarizer.doGenerateCalls.length }
   } finally {
     await prepareStep.close()
   }
@@ -102,7 +102,7 @@ export async function runAgent({ tokens = 300_000, contextWindow = 128_000, help
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const tokens = Number(process.argv[2] ?? 300_000)
   const contextWindow = Number(process.argv[3] ?? 128_000)
-  const { result, steps, messages } = await runAgent({ tokens, contextWindow })
+  const { result, steps, messages, summaryCalls } = await runAgent({ tokens, contextWindow })
   console.log(
     `Task: ${messages.length} AI SDK messages of a generated session (~${tokens.toLocaleString('en-US')} tokens), window ${contextWindow.toLocaleString('en-US')}`,
   )
@@ -112,5 +112,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       : `left as is (${s.skipped ?? s.error ?? 'under the threshold'})`
     console.log(`  step ${s.stepNumber}: ${s.messagesIn} messages in, ${s.messagesOut} to the model, ${what}`)
   }
+  console.log(`The summary model was asked ${summaryCalls} time(s) (through generateText)`)
   console.log(`The model answered: ${result.text}`)
 }
