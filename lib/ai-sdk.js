@@ -104,7 +104,7 @@ class Form {
     return block
   }
 
-  /** One SDK message as the engine's (a message of another shape goes on for the engine to name). */
+  /** One SDK message (not a system one) as the engine's; one of another shape is refused, naming its place `at`. */
   message(m, at) {
     const fn = this.fn
     if (!isObject(m)) throw new TypeError(`${fn}: ${at}: expected a message object ({ role, content }), got ${describe(m)}`)
