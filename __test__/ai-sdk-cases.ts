@@ -2,11 +2,9 @@
 // of examples/ai-sdk-agent.mjs run with the real `ai` package and its mock model, and what every
 // step must hold. Spawns nothing; reads no fixture but the generator.
 import { isDeepStrictEqual } from 'node:util'
+import { modelMessageSchema } from 'ai'
 import { expect } from 'vitest'
 
-// The SDK through require: its .d.ts files need types this repository does not install (json-schema).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { modelMessageSchema } = require('ai')
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const aiSdk = require('../lib/ai-sdk.js')
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -4,12 +4,10 @@
 // in the SDK's format; an agent loop (generateText with tools and stopWhen) condensed by
 // createPrepareStep at every step; hostile values at the new entry points.
 import { isDeepStrictEqual } from 'node:util'
+import { modelMessageSchema } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { agentRun, summarize } from './ai-sdk-cases'
 
-// The SDK through require: its .d.ts files need types this repository does not install (json-schema).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { modelMessageSchema } = require('ai')
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const aiSdk = require('../lib/ai-sdk.js')
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -10,30 +10,47 @@ type JSONValue = null | string | number | boolean | { [key: string]: JSONValue |
 export type AiSdkProviderOptions = Record<string, Record<string, JSONValue | undefined>>
 type DataContent = string | Uint8Array | ArrayBuffer
 
+type WithOptions = { providerOptions?: AiSdkProviderOptions }
+
 export type AiSdkToolResultOutput =
-  | { type: 'text'; value: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'json'; value: JSONValue; providerOptions?: AiSdkProviderOptions }
-  | { type: 'execution-denied'; reason?: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'error-text'; value: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'error-json'; value: JSONValue; providerOptions?: AiSdkProviderOptions }
-  | { type: 'content'; value: Array<{ type: string; [key: string]: unknown }> }
+  | ({ type: 'text'; value: string } & WithOptions)
+  | ({ type: 'json'; value: JSONValue } & WithOptions)
+  | ({ type: 'execution-denied'; reason?: string } & WithOptions)
+  | ({ type: 'error-text'; value: string } & WithOptions)
+  | ({ type: 'error-json'; value: JSONValue } & WithOptions)
+  | {
+      type: 'content'
+      value: Array<
+        | ({ type: 'text'; text: string } & WithOptions)
+        | { type: 'media'; data: string; mediaType: string }
+        | ({ type: 'file-data'; data: string; mediaType: string; filename?: string } & WithOptions)
+        | ({ type: 'file-url'; url: string; mediaType?: string } & WithOptions)
+        | ({ type: 'file-id'; fileId: string | Record<string, string> } & WithOptions)
+        | ({ type: 'image-data'; data: string; mediaType: string } & WithOptions)
+        | ({ type: 'image-url'; url: string } & WithOptions)
+        | ({ type: 'image-file-id'; fileId: string | Record<string, string> } & WithOptions)
+        | ({ type: 'custom' } & WithOptions)
+      >
+    }
 
-export type AiSdkPart =
-  | { type: 'text'; text: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'image'; image: DataContent | URL; mediaType?: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'file'; data: DataContent | URL; mediaType: string; filename?: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'reasoning'; text: string; providerOptions?: AiSdkProviderOptions }
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown; providerOptions?: AiSdkProviderOptions; providerExecuted?: boolean }
-  | { type: 'tool-result'; toolCallId: string; toolName: string; output: AiSdkToolResultOutput; providerOptions?: AiSdkProviderOptions }
-  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; [key: string]: unknown }
-  | { type: 'tool-approval-response'; approvalId: string; approved: boolean; [key: string]: unknown }
+export type AiSdkTextPart = { type: 'text'; text: string } & WithOptions
+export type AiSdkImagePart = { type: 'image'; image: DataContent | URL; mediaType?: string } & WithOptions
+export type AiSdkFilePart = { type: 'file'; data: DataContent | URL; mediaType: string; filename?: string } & WithOptions
+export type AiSdkReasoningPart = { type: 'reasoning'; text: string } & WithOptions
+export type AiSdkToolCallPart = { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown; providerExecuted?: boolean } & WithOptions
+export type AiSdkToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: AiSdkToolResultOutput } & WithOptions
+export type AiSdkToolApprovalRequest = { type: 'tool-approval-request'; approvalId: string; toolCallId: string; signature?: string; inputSchemaInput?: unknown }
+export type AiSdkToolApprovalResponse = { type: 'tool-approval-response'; approvalId: string; approved: boolean; reason?: string; providerExecuted?: boolean }
 
-/** A message of an AI SDK history (`ModelMessage`). */
+/** A message of an AI SDK history (`ModelMessage`): the SDK's own messages are these. */
 export type AiSdkMessage =
-  | { role: 'system'; content: string; providerOptions?: AiSdkProviderOptions }
-  | { role: 'user'; content: string | AiSdkPart[]; providerOptions?: AiSdkProviderOptions }
-  | { role: 'assistant'; content: string | AiSdkPart[]; providerOptions?: AiSdkProviderOptions }
-  | { role: 'tool'; content: AiSdkPart[]; providerOptions?: AiSdkProviderOptions }
+  | ({ role: 'system'; content: string } & WithOptions)
+  | ({ role: 'user'; content: string | Array<AiSdkTextPart | AiSdkImagePart | AiSdkFilePart> } & WithOptions)
+  | ({
+      role: 'assistant'
+      content: string | Array<AiSdkTextPart | AiSdkFilePart | AiSdkReasoningPart | AiSdkToolCallPart | AiSdkToolResultPart | AiSdkToolApprovalRequest>
+    } & WithOptions)
+  | ({ role: 'tool'; content: Array<AiSdkToolResultPart | AiSdkToolApprovalResponse> } & WithOptions)
 
 export interface AiSdkConversion<M = AiSdkMessage> {
   /** The history in the engine's (Anthropic) form: system messages set aside, each tool message
@@ -111,8 +128,9 @@ export interface PrepareStepOptions {
   summarize?: SummarizeCallback
   /** The model that writes summaries, called with the host's `generateText`. */
   summarizeModel?: unknown
-  /** The AI SDK's `generateText`, passed in: this package does not depend on `ai`. */
-  generateText?: (options: Record<string, unknown>) => PromiseLike<{ text: string; usage?: { inputTokens?: number; outputTokens?: number } }>
+  /** The AI SDK's `generateText`, passed in: this package does not depend on `ai`. It is called
+   * with `{ model, system, messages, maxOutputTokens, abortSignal }` and its `text` (and `usage`) read. */
+  generateText?: (options: never) => PromiseLike<{ text: string }>
   summarizeOptions?: CondenseOptions['summarizeOptions']
   /** Called after each step that condensed, with what it did and the messages the model gets. */
   onCondense?: (step: AiSdkStepRecord & { messages: AiSdkMessage[] }) => void
