@@ -27,6 +27,7 @@ describe('named exports at run time match the types', () => {
       'context-condense/roo-2026-01',
       'context-condense/openai-client',
       'context-condense/openai-format',
+      'context-condense/ai-sdk',
       'context-condense/settings',
       'context-condense/settings/schemas',
       'context-condense/report-html',

@@ -44,14 +44,14 @@ describe('the npm package', () => {
       [
         '-e',
         `
-      const names = ['context-condense', 'context-condense/roo', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/report-html']
+      const names = ['context-condense', 'context-condense/roo', 'context-condense/openai-client', 'context-condense/openai-format', 'context-condense/ai-sdk', 'context-condense/report-html']
       console.log(JSON.stringify(names.map((n) => Object.keys(require(n)).length)))`,
       ],
       { cwd: root, encoding: 'utf8' },
     )
     const counts: number[] = JSON.parse(out)
     expect(counts.every((n) => n > 0)).toBe(true)
-    expect(counts).toHaveLength(5)
+    expect(counts).toHaveLength(6)
   })
 
   it('the main export is whole whichever module is required first, with no warning', () => {

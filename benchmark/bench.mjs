@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 
 import { generateHistory } from '../fixtures/generate.mjs'
 import { summarizeConcurrency } from './concurrency.mjs'
+import { aiSdkFigures } from './ai-sdk.mjs'
 import { conversationFigures } from './conversation.mjs'
 import { haveRealHistories, REAL_HISTORIES, realHistoryDir } from './real-histories.mjs'
 import { runAll as runWorstCases } from './worstcase.mjs'
@@ -490,6 +491,19 @@ for (const [c, target] of largeConversation.providers.map((c, i) => [c, [0.05, 0
   )
 }
 
+// --- context-condense/ai-sdk's prepareStep, step by step (benchmark/ai-sdk.mjs) ----------------
+// An agent run's later steps on a held conversation: the step's own work against the floor of the
+// SDK messages it was given.
+console.log('')
+const aiSdk = await aiSdkFigures({ tokens: TOKENS, steps: 20 })
+console.log(`AI SDK prepareStep on a ${aiSdk.messages}-message task: first step (condenses) ${fmt(aiSdk.firstMs)} ms`)
+row(
+  '  a later step (2 messages more), median of 20',
+  `${fmt(aiSdk.stepMs, 2)} ms = ${fmt(aiSdk.ratio, 3)}x floor (${fmt(aiSdk.floorMs)} ms)`,
+  '<= 0.1x',
+  aiSdk.ratio <= 0.1,
+)
+
 console.log('')
 const failed = rows.filter((r) => r.pass === false)
 console.log(failed.length === 0 ? 'All targets met.' : `${failed.length} target(s) missed.`)
@@ -515,6 +529,7 @@ if (jsonOut) {
         coldStarts,
         large: largeRuns,
         largeConversation,
+        aiSdk,
       },
       null,
       2,

@@ -35,12 +35,23 @@ function shapeOf(m) {
   return shape
 }
 
+/** Whether `m` has the shape `shapeOf` recorded, compared field by field as `shapeOf` lists them (nothing is allocated: `sync` asks it of every message held). */
 function sameShape(m, shape) {
   if (m === null || typeof m !== 'object') return false
-  const now = shapeOf(m)
-  if (now.length !== shape.length) return false
-  for (let i = 0; i < now.length; i++) if (!Object.is(now[i], shape[i])) return false
-  return true
+  let i = 0
+  const same = (v) => Object.is(v, shape[i++])
+  const c = m.content
+  if (!(same(m.role) && same(c) && same(m.isSummary) && same(m.condenseParent) && same(m.truncationParent) && same(m.condenseId) && same(m.truncationId)))
+    return false
+  if (Array.isArray(c)) {
+    if (!same(c.length)) return false
+    for (const b of c) {
+      if (b !== null && typeof b === 'object') {
+        if (!(same(b) && same(b.type) && same(b.text) && same(b.content) && same(b.input) && same(b.thinking))) return false
+      } else if (!same(b)) return false
+    }
+  }
+  return i === shape.length
 }
 
 const OPEN = Symbol('openConversation')

@@ -4,4 +4,6 @@
 // own functions (`format` in condense, analyze, countTokens) use too.
 'use strict'
 
-module.exports = require('./internal/openai-format.js')
+const { detectFormat, toAnthropic, fromAnthropic, route, readFormat } = require('./internal/openai-format.js')
+
+module.exports = { detectFormat, toAnthropic, fromAnthropic, route, readFormat }

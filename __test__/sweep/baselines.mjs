@@ -525,6 +525,53 @@ export function baselineTable({ lib, llmUrl }) {
     },
   })
 
+  // --- ai-sdk: AI SDK messages (the generated native history converted), a run's prepareStep.
+  const aiSdk = lib['ai-sdk']
+  const sdkHistory = () => aiSdk.fromEngine(nativeTools())
+  add(
+    'ai-sdk',
+    'toEngine',
+    call(() => [sdkHistory()]),
+  )
+  add(
+    'ai-sdk',
+    'fromEngine',
+    call(() => [nativeTools()]),
+  )
+  add(
+    'ai-sdk',
+    'condense',
+    call(() => [sdkHistory(), { provider: 'native', summarize, summarizeOptions: summarizeOptions(), signal: signal(), config: { keepLast: 3 } }]),
+  )
+  add(
+    'ai-sdk',
+    'expandReferences',
+    call(() => [sdkHistory()]),
+  )
+  add(
+    'ai-sdk',
+    'createPrepareStep',
+    call(() => [{ contextWindow: 2000, provider: 'truncation', summarize, summarizeOptions: summarizeOptions(), signal: signal() }]),
+  )
+  const prepareStep = () => aiSdk.createPrepareStep({ contextWindow: 2000, provider: 'truncation' })
+  add('ai-sdk', 'createPrepareStep()()', () => ({ self: prepareStep(), args: [{ messages: sdkHistory(), stepNumber: 0 }] }))
+  add('ai-sdk', 'createPrepareStep().steps', () => ({ self: prepareStep(), args: [] }))
+  add('ai-sdk', 'createPrepareStep().last', () => ({ self: prepareStep(), args: [] }))
+  add('ai-sdk', 'createPrepareStep()#close', () => ({ self: prepareStep(), args: [] }))
+  add('ai-sdk', 'toEngine()#restore', () => {
+    const self = aiSdk.toEngine(sdkHistory())
+    return { self, args: [self.messages] }
+  })
+  add('ai-sdk', 'toEngine()#locate', () => ({ self: aiSdk.toEngine(sdkHistory()), args: ['messages[2].content[0].text: expected a string'] }))
+  add('ai-sdk', 'toEngine()#finish', {
+    // A result condense made, handed back: its fields are passed through, not options.
+    opaque: ['result'],
+    make: async () => {
+      const self = aiSdk.toEngine(sdkHistory())
+      return { self, args: [await main.condense(self.messages, { provider: 'lossless' })] }
+    },
+  })
+
   // --- settings: the custom element needs a browser (customElements, HTMLElement, a shadow root).
   const browser = 'the settings element needs a browser (customElements, a shadow root): __test__/settings.test.ts drives it in headless Chromium'
   for (const id of [

@@ -568,4 +568,15 @@ function route(messages, options, fn) {
 const detectFormatCoded = coded(detectFormat)
 const toAnthropicCoded = coded(toAnthropic)
 const fromAnthropicCoded = coded(fromAnthropic)
-module.exports = { detectFormat: detectFormatCoded, toAnthropic: toAnthropicCoded, fromAnthropic: fromAnthropicCoded, route, readFormat }
+// `renumbered`, `sameValue` and `notJson` are shared with lib/ai-sdk.js (the other format converted
+// to the engine's), not part of the public types.
+module.exports = {
+  detectFormat: detectFormatCoded,
+  toAnthropic: toAnthropicCoded,
+  fromAnthropic: fromAnthropicCoded,
+  route,
+  readFormat,
+  renumbered,
+  sameValue,
+  notJson,
+}
