@@ -88,6 +88,42 @@ export declare class Conversation {
 }
 
 /**
+ * One condensing call: `start`, then `failed` or `produced` after each `run` step, `windowed`
+ * after a `window` step. Each answers the next step `{ action, … }`; a last step (`adopt`,
+ * `min-gain`, `truncated`, `give-up`) carries the call's `attempts`.
+ */
+export declare class ManagerAttempt {
+  /**
+   * A call of `taskId` under the rules' config with a decision of theirs; `hasSummarize`:
+   * whether the host has a summarize callback for it.
+   */
+  constructor(rules: ManagerRules, decision: CourseObject, taskId: string, hasSummarize: boolean)
+  /** The first step (none is run while the task cools down). */
+  start(guards: ManagerGuards, nowMs: number): any
+  /** The running provider failed with `error`. */
+  failed(guards: ManagerGuards, error: string, nowMs: number): any
+  /** The running provider answered a context of `tokens`. */
+  produced(guards: ManagerGuards, tokensAfter: number, nowMs: number): any
+  /** The sliding window's cut: the messages' tokens before it and after it. */
+  windowed(before: number, after: number): any
+}
+
+/**
+ * The loop guard's state of every task a manager condenses for: at most 256 tasks, those whose
+ * state holds nothing (no failure in a row, no cool-down) let go first, then the least recently
+ * used.
+ */
+export declare class ManagerGuards {
+  constructor()
+  /** How many tasks have a state. */
+  get size(): number
+  /** Whether the task has a state. */
+  has(taskId: string): boolean
+  /** Forgets one task's state, or every task's without a task id; answers whether there was any. */
+  forget(taskId?: string | undefined | null): boolean
+}
+
+/**
  * A manager configuration read once (defaults filled in, Roo's earlier keys mapped, every problem
  * refused): its thresholds, trigger and loop guard answer without reading the config again.
  */
@@ -226,6 +262,16 @@ export declare function countTexts(texts: Array<string>, encodingName?: string |
 
 /** Tokens of many strings, counted off the JavaScript thread. */
 export declare function countTextsAsync(texts: Array<string>, encodingName?: string | undefined | null): Promise<Array<number>>
+
+/**
+ * What a decision says about a call's course (the fields of `ManagerRules.decide`'s answer
+ * read here; the others are ignored).
+ */
+export interface CourseObject {
+  prevContextTokens: number
+  minGainTokens: number
+  overflow: boolean
+}
 
 /**
  * A decision as JavaScript gets it: built field by field (no JSON value in between; a host

@@ -836,6 +836,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Conversation = nativeBinding.Conversation
+module.exports.ManagerAttempt = nativeBinding.ManagerAttempt
+module.exports.ManagerGuards = nativeBinding.ManagerGuards
 module.exports.ManagerRules = nativeBinding.ManagerRules
 module.exports.Session = nativeBinding.Session
 module.exports.clearTokenCache = nativeBinding.clearTokenCache

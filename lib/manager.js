@@ -1,14 +1,15 @@
 // The condensation manager: when to condense, with which provider, and what to do when that
-// fails. Its decisions (thresholds per profile, the trigger, overrides, the loop guard's state,
-// config validation, estimates) are made in Rust (src/manager/); this file runs the providers —
-// the four built-ins through `condense`, and providers written in JavaScript — and the fallback
-// chain: the chosen provider, then Native when a summarize callback exists, then the sliding
-// window (Roo Code's `truncateConversation`) when the context is past its allowed size. Every
-// result goes through the same guards: valid output, never a bigger context, a minimum gain
-// worth breaking the host's prompt cache. With `policy: 'cache-aware'` (lib/internal/cache-aware.js) each
-// call runs that policy's rule instead, asking role managers made from this config (Lossless,
-// Smart without model calls, an own summary) and this config itself. It never mutates the
-// caller's messages.
+// fails. Its decisions are made in Rust (src/manager/): the thresholds per profile, the trigger,
+// overrides, config validation, estimates, and each call's course (`ManagerAttempt`: the fallback
+// chain — the chosen provider, then Native when a summarize callback exists — the growth guard,
+// the minimum gain worth breaking the host's prompt cache, the sliding window as the last resort
+// when the context is past its allowed size, what each outcome reports) with the loop guard's
+// state per task (`ManagerGuards`). This file runs what each step names: the four built-ins
+// through `condense`, providers written in JavaScript (their output checked valid), the sliding
+// window (Roo Code's `truncateConversation`), token counts off the JavaScript thread, telemetry.
+// With `policy: 'cache-aware'` (lib/internal/cache-aware.js) each call runs that policy's rule
+// instead, asking role managers made from this config (Lossless, Smart without model calls, an
+// own summary) and this config itself. It never mutates the caller's messages.
 'use strict'
 
 const { coded, codeMethods, tag } = require('./internal/errors.js')
@@ -212,7 +213,8 @@ class CondensationManager {
     this.telemetry = telemetry
     this.now = now ?? Date.now
     this.providers = new Map()
-    this.guards = new Map()
+    // The loop guard's state per task (the engine's, bounded: src/manager/attempt.rs).
+    this.guards = new native.ManagerGuards()
     this.conversations = keep > 0 ? new ConversationPool({ openConversation, condense: lib.condense }, keep) : undefined
     if (this._policy) {
       this._policyTasks = new PolicyTasks(keep > 0 ? keep : DEFAULT_MAX_TASKS)
@@ -230,8 +232,7 @@ class CondensationManager {
     optionalString(taskId, 'closeConversations: taskId')
     if (this._policyTasks) this._policyTasks.forget(taskId)
     // The loop guard's state for the task (for every task, without one).
-    if (taskId === undefined) this.guards.clear()
-    else this.guards.delete(taskId)
+    this.guards.forget(taskId)
     if (this._roles) for (const role of Object.values(this._roles)) await role.closeConversations(taskId)
     if (!this.conversations) return
     if (taskId === undefined) await this.conversations.clear()
@@ -382,12 +383,11 @@ class CondensationManager {
     return config
   }
 
-  /** Runs one provider; answers { messages, tokens, summary, cost, error? } after the guards. */
+  /** Runs one provider; answers { messages, tokens, summary, cost, error? } (its validity checked). */
   async _run(id, messages, prev, decision, context, summarize, held) {
     const signal = context.signal
     let out
     if (id in BUILT_IN) {
-      if (id === PROVIDER.native && !summarize) return { error: `No summarize callback: the ${PROVIDER.native} provider needs one` }
       const options = {
         provider: id,
         config: this._providerOptions(id, decision),
@@ -428,9 +428,7 @@ class CondensationManager {
       const saved = (await lib.countTokensAsync(messages)) - (await lib.countTokensAsync(r.messages))
       out = { messages: r.messages, summary: r.summary ?? '', cost: Number.isFinite(r.cost) ? r.cost : 0, tokens: prev - saved }
     }
-    if (out.error) return out
-    // The growth guard, for every provider.
-    if (out.tokens >= prev) return { ...out, error: `Context size increased during condensing (${prev} -> ${out.tokens} tokens); skipping this attempt` }
+    // Whether it shrank the context is the engine's check (ManagerAttempt.produced).
     return out
   }
 
@@ -528,80 +526,60 @@ class CondensationManager {
     }
     if (!decision.condense && !context.force) return { ...base, skipped: decision.reason }
 
+    // The call's course is the engine's (src/manager/attempt.rs): which provider runs next, what
+    // each outcome means, when the sliding window is the last resort, what is reported, and the
+    // task's loop guard. This loop runs what each step names and hands the outcome back.
     const taskId = context.taskId ?? ''
-    const guard = this.guards.get(taskId) ?? { attemptsWithoutProgress: 0, coolDownUntil: 0 }
-    const coolingDown = native.managerGuardAllows(guard, this.now())
     const summarize = context.summarize ?? this.summarize
-    const record = (progressed) => this.guards.set(taskId, this.rules.guardRecord(guard, progressed, this.now()))
+    const attempt = new native.ManagerAttempt(this.rules, decision, taskId, Boolean(summarize))
+    let step = attempt.start(this.guards, this.now())
+    let r
     let cost = 0
-
-    if (!coolingDown) {
-      const chain = [this.config.provider]
-      if (this.config.fallback && this.config.provider !== PROVIDER.native && summarize) chain.push(PROVIDER.native)
-      for (const id of chain) {
-        const r = await this._run(id, messages, prev, decision, context, summarize, held)
-        cost += r.cost ?? 0
-        if (r.error) {
-          base.attempts.push({ provider: id, error: r.error })
-          continue
-        }
-        const saved = prev - r.tokens
-        if (saved < decision.minGainTokens && !decision.overflow) {
-          // Not worth breaking the host's prompt cache: nothing changes, and the guard counts it.
-          base.attempts.push({ provider: id, tokensSaved: saved, skipped: `saved ${saved} tokens, under the minimum gain of ${decision.minGainTokens}` })
-          record(false)
-          return {
-            ...base,
-            cost,
-            skipped: 'min-gain',
-            report: `Context not condensed: ${id} would save only ${saved} tokens (minimum ${decision.minGainTokens})`,
-          }
-        }
-        base.attempts.push({ provider: id, tokensSaved: saved })
-        record(true)
-        if (r.adopt) r.adopt()
-        if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
-          this.telemetry.captureContextCondensed(
-            taskId,
-            context.isAutomaticTrigger ?? true,
-            Boolean(this.config.providers.native && this.config.providers.native.customPrompt),
-            Boolean(this.config.condensingProfileId),
-          )
-        }
-        return {
-          ...base,
-          messages: r.messages,
-          condensed: true,
-          provider: id,
-          newContextTokens: r.tokens,
-          summary: r.summary ?? '',
-          cost,
-          metrics: r.metrics,
-          report: `Context condensed by ${id}: ${prev} -> ${r.tokens} tokens (-${saved})`,
-        }
-      }
-      record(false)
-    } else {
-      base.attempts.push({ provider: this.config.provider, skipped: coolingDown })
+    while (step.action === 'run') {
+      r = await this._run(step.provider, messages, prev, decision, context, summarize, held)
+      cost += r.cost ?? 0
+      step = r.error ? attempt.failed(this.guards, r.error, this.now()) : attempt.produced(this.guards, r.tokens, this.now())
     }
-    const error = coolingDown ?? base.attempts.map((a) => `${a.provider}: ${a.error}`).join('; ')
-    if (decision.overflow && this.config.fallback) {
-      const truncated = slidingWindow(messages, 0.5)
-      const tokens = prev - ((await lib.countTokensAsync(messages)) - (await lib.countTokensAsync(truncated)))
+    if (step.action === 'window') {
+      const truncated = slidingWindow(messages, step.fracToRemove)
+      const counts = [await lib.countTokensAsync(messages), await lib.countTokensAsync(truncated)]
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
-      base.attempts.push({ provider: 'sliding-window', tokensSaved: prev - tokens })
+      const t = attempt.windowed(...counts)
       return {
         ...base,
         messages: truncated,
         condensed: true,
-        provider: 'sliding-window',
-        newContextTokens: tokens,
+        provider: t.provider,
+        newContextTokens: t.newContextTokens,
         cost,
-        error,
-        report: `Context truncated by the sliding window: ${prev} -> ${tokens} tokens, after: ${error}`,
+        attempts: t.attempts,
+        error: t.error,
+        report: t.report,
       }
     }
-    return { ...base, cost, error, report: `Context not condensed: ${error}` }
+    const ended = { ...base, cost, attempts: step.attempts }
+    if (step.action === 'min-gain') return { ...ended, skipped: 'min-gain', report: step.report }
+    if (step.action === 'give-up') return { ...ended, error: step.error, report: step.report }
+    // 'adopt': the provider's result becomes the host's.
+    if (r.adopt) r.adopt()
+    if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
+      this.telemetry.captureContextCondensed(
+        taskId,
+        context.isAutomaticTrigger ?? true,
+        Boolean(this.config.providers.native && this.config.providers.native.customPrompt),
+        Boolean(this.config.condensingProfileId),
+      )
+    }
+    return {
+      ...ended,
+      messages: r.messages,
+      condensed: true,
+      provider: step.provider,
+      newContextTokens: step.newContextTokens,
+      summary: r.summary ?? '',
+      metrics: r.metrics,
+      report: step.report,
+    }
   }
 
   async _estimate(messages, options, fn) {

@@ -172,13 +172,21 @@ pub fn guard_allows(state: &GuardState, now_ms: u64) -> Result<(), String> {
 /// The state after an attempt: progress resets it; the `max_attempts`-th attempt in a row
 /// without progress starts a cool-down.
 pub fn guard_record(config: &ManagerConfig, state: &GuardState, progressed: bool, now_ms: u64) -> GuardState {
-    if progressed {
-        return GuardState::default();
-    }
-    let attempts = state.attempts_without_progress + 1;
-    if attempts >= config.loop_guard.max_attempts {
-        GuardState { attempts_without_progress: 0, cool_down_until: now_ms + config.loop_guard.cool_down_ms }
-    } else {
-        GuardState { attempts_without_progress: attempts, cool_down_until: 0 }
+    config.loop_guard.record(state, progressed, now_ms)
+}
+
+impl LoopGuard {
+    /// The state after an attempt: progress resets it; the `max_attempts`-th attempt in a row
+    /// without progress starts a cool-down of `cool_down_ms`.
+    pub fn record(&self, state: &GuardState, progressed: bool, now_ms: u64) -> GuardState {
+        if progressed {
+            return GuardState::default();
+        }
+        let attempts = state.attempts_without_progress + 1;
+        if attempts >= self.max_attempts {
+            GuardState { attempts_without_progress: 0, cool_down_until: now_ms + self.cool_down_ms }
+        } else {
+            GuardState { attempts_without_progress: attempts, cool_down_until: 0 }
+        }
     }
 }

@@ -180,3 +180,218 @@ fn a_guard_state_back_from_javascript_reads_its_epoch_as_a_whole_number() {
         assert!(e.to_string().contains("state.coolDownUntil: invalid type: floating point"), "{e}");
     }
 }
+
+/// A course of `prev` tokens with a minimum gain, past the allowed size or not.
+fn course(prev: u64, min_gain: u64, overflow: bool) -> Course {
+    Course { prev_context_tokens: prev, min_gain_tokens: min_gain, overflow }
+}
+
+fn run(provider: &str) -> Step {
+    Step::Run { provider: provider.into() }
+}
+
+fn failure(provider: &str, error: &str) -> AttemptRecord {
+    AttemptRecord { provider: provider.into(), error: Some(error.into()), tokens_saved: None, skipped: None }
+}
+
+#[test]
+fn the_chain_is_the_provider_then_native_when_a_callback_exists_and_the_config_falls_back() {
+    let smart = config(json!({ "provider": "smart" }));
+    let mut g = Guards::default();
+    // With a callback: Smart, then Native; both failing, the call gives up with both errors.
+    let mut a = Attempt::new(&smart, course(1000, 0, false), "t", true);
+    assert_eq!(a.start(&mut g, 0), Ok(run("smart")));
+    assert_eq!(a.failed(&mut g, "no gain", 0), Ok(run("native")));
+    let end = a.failed(&mut g, "model down", 0);
+    let error = "smart: no gain; native: model down";
+    assert_eq!(end, Ok(Step::GiveUp { error: error.into(), report: format!("Context not condensed: {error}") }));
+    assert_eq!(a.attempts(), [failure("smart", "no gain"), failure("native", "model down")]);
+    // Without a callback, or without fallback: Smart alone.
+    for (c, has_summarize, task) in
+        [(smart.clone(), false, "u"), (config(json!({ "provider": "smart", "fallback": false })), true, "v")]
+    {
+        let mut a = Attempt::new(&c, course(1000, 0, false), task, has_summarize);
+        assert_eq!(a.start(&mut g, 0), Ok(run("smart")));
+        assert!(matches!(a.failed(&mut g, "no gain", 0), Ok(Step::GiveUp { .. })));
+        assert_eq!(a.attempts(), [failure("smart", "no gain")]);
+    }
+    // Native first, without a callback: it fails at once, nothing runs.
+    let mut a = Attempt::new(&config(json!({ "provider": "native" })), course(1000, 0, false), "w", false);
+    let error = "native: No summarize callback: the native provider needs one";
+    assert_eq!(
+        a.start(&mut g, 0),
+        Ok(Step::GiveUp { error: error.into(), report: format!("Context not condensed: {error}") })
+    );
+    // Native first with a callback is not tried twice.
+    let mut a = Attempt::new(&config(json!({ "provider": "native" })), course(1000, 0, false), "x", true);
+    assert_eq!(a.start(&mut g, 0), Ok(run("native")));
+    assert!(matches!(a.failed(&mut g, "x", 0), Ok(Step::GiveUp { .. })));
+}
+
+#[test]
+fn a_gain_under_the_minimum_changes_nothing_unless_the_context_is_past_its_allowed_size() {
+    let c = config(json!({ "provider": "lossless" }));
+    let mut g = Guards::default();
+    let mut a = Attempt::new(&c, course(1000, 500, false), "t", true);
+    assert_eq!(a.start(&mut g, 0), Ok(run("lossless")));
+    assert_eq!(
+        a.produced(&mut g, 900, 0),
+        Ok(Step::MinGain { report: "Context not condensed: lossless would save only 100 tokens (minimum 500)".into() })
+    );
+    assert_eq!(
+        a.attempts(),
+        [AttemptRecord {
+            provider: "lossless".into(),
+            error: None,
+            tokens_saved: Some(100),
+            skipped: Some("saved 100 tokens, under the minimum gain of 500".into()),
+        }]
+    );
+    // The guard counted a failure, and the call is over.
+    assert_eq!(g.state("t").attempts_without_progress, 1);
+    assert_eq!(a.produced(&mut g, 800, 0), Err(AttemptError::NotRunning("over")));
+    // The same gain past the allowed size is taken, and the guard resets.
+    let mut a = Attempt::new(&c, course(1000, 500, true), "t", true);
+    assert_eq!(a.start(&mut g, 0), Ok(run("lossless")));
+    assert_eq!(
+        a.produced(&mut g, 900, 0),
+        Ok(Step::Adopt {
+            provider: "lossless".into(),
+            new_context_tokens: 900,
+            report: "Context condensed by lossless: 1000 -> 900 tokens (-100)".into(),
+        })
+    );
+    assert_eq!(g.state("t"), GuardState::default());
+    assert!(g.contains("t"));
+    // Exactly the minimum is enough.
+    let mut a = Attempt::new(&c, course(1000, 500, false), "t", true);
+    let _ = a.start(&mut g, 0);
+    assert!(matches!(a.produced(&mut g, 500, 0), Ok(Step::Adopt { .. })));
+}
+
+#[test]
+fn a_result_that_does_not_shrink_the_context_fails_its_attempt() {
+    let c = config(json!({ "provider": "smart" }));
+    let mut g = Guards::default();
+    let mut a = Attempt::new(&c, course(1000, 0, false), "t", true);
+    let _ = a.start(&mut g, 0);
+    assert_eq!(a.produced(&mut g, 1000, 0), Ok(run("native")));
+    assert_eq!(
+        a.attempts(),
+        [failure("smart", "Context size increased during condensing (1000 -> 1000 tokens); skipping this attempt")]
+    );
+    assert!(matches!(a.produced(&mut g, 999, 0), Ok(Step::Adopt { new_context_tokens: 999, .. })));
+}
+
+#[test]
+fn the_loop_guard_cools_a_task_down_on_its_own() {
+    let c = config(json!({ "provider": "lossless", "loopGuard": { "maxAttempts": 2, "coolDownMs": 10_000 } }));
+    let mut g = Guards::default();
+    // Without a callback, the chain is Lossless alone.
+    let fail = |g: &mut Guards, task: &str, now: u64| {
+        let mut a = Attempt::new(&c, course(1000, 0, false), task, false);
+        assert_eq!(a.start(g, now), Ok(run("lossless")));
+        a.failed(g, "no", now)
+    };
+    let _ = fail(&mut g, "a", 1_000);
+    let _ = fail(&mut g, "a", 1_000);
+    assert_eq!(g.state("a").cool_down_until, 11_000);
+    // Task "a" tries nothing until then; task "b" is not held back.
+    let mut a = Attempt::new(&c, course(1000, 0, false), "a", true);
+    let why = "condensing is cooling down for 9 s after attempts that made no progress";
+    assert_eq!(
+        a.start(&mut g, 2_000),
+        Ok(Step::GiveUp { error: why.into(), report: format!("Context not condensed: {why}") })
+    );
+    assert_eq!(
+        a.attempts(),
+        [AttemptRecord { provider: "lossless".into(), error: None, tokens_saved: None, skipped: Some(why.into()) }]
+    );
+    // A cooling call records nothing: the cool-down does not restart.
+    assert_eq!(g.state("a").cool_down_until, 11_000);
+    let mut b = Attempt::new(&c, course(1000, 0, false), "b", true);
+    assert_eq!(b.start(&mut g, 2_000), Ok(run("lossless")));
+    // After the cool-down, "a" runs again.
+    let mut a = Attempt::new(&c, course(1000, 0, false), "a", true);
+    assert_eq!(a.start(&mut g, 11_000), Ok(run("lossless")));
+    // Forgetting a task forgets its cool-down.
+    let _ = fail(&mut g, "a", 12_000);
+    let _ = fail(&mut g, "a", 12_000);
+    assert!(g.allows("a", 13_000).is_err());
+    assert!(g.forget(Some("a")));
+    assert!(g.allows("a", 13_000).is_ok());
+    let _ = fail(&mut g, "b", 13_000);
+    assert_eq!(g.state("b").attempts_without_progress, 1, "each task counts its own failures");
+    assert!(g.forget(None));
+    assert!(g.is_empty());
+}
+
+#[test]
+fn the_sliding_window_is_the_last_resort_past_the_allowed_size_when_the_config_falls_back() {
+    let c = config(json!({ "provider": "lossless" }));
+    let mut g = Guards::default();
+    let mut a = Attempt::new(&c, course(1000, 0, true), "t", false);
+    let _ = a.start(&mut g, 0);
+    assert_eq!(
+        a.failed(&mut g, "no gain", 0),
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: "lossless: no gain".into() })
+    );
+    // The context shrinks by what the cut removed, counted the same way before and after.
+    assert_eq!(
+        a.windowed(1200, 500),
+        Ok(Step::Truncated {
+            provider: "sliding-window".into(),
+            new_context_tokens: 300,
+            error: "lossless: no gain".into(),
+            report: "Context truncated by the sliding window: 1000 -> 300 tokens, after: lossless: no gain".into(),
+        })
+    );
+    assert_eq!(a.attempts()[1].tokens_saved, Some(700));
+    assert_eq!(a.windowed(1200, 500), Err(AttemptError::NoWindow("over")));
+    // Not past the allowed size, or no fallback: the call gives up.
+    for (c, overflow) in [(c.clone(), false), (config(json!({ "provider": "lossless", "fallback": false })), true)] {
+        let mut a = Attempt::new(&c, course(1000, 0, overflow), "t", false);
+        let _ = a.start(&mut g, 0);
+        assert!(matches!(a.failed(&mut g, "no gain", 0), Ok(Step::GiveUp { .. })));
+        assert_eq!(a.windowed(1, 0), Err(AttemptError::NoWindow("over")));
+    }
+    // A task cooling down past the allowed size goes straight to the window, the cool-down its reason.
+    let cooling = GuardState { attempts_without_progress: 0, cool_down_until: 5_000 };
+    g.record(&LoopGuard { max_attempts: 1, cool_down_ms: 5_000 }, "hot", false, 0);
+    assert_eq!(g.state("hot"), cooling);
+    let mut a = Attempt::new(&c, course(1000, 0, true), "hot", true);
+    let why = "condensing is cooling down for 5 s after attempts that made no progress";
+    assert_eq!(a.start(&mut g, 0), Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: why.into() }));
+}
+
+#[test]
+fn the_guards_keep_a_bounded_number_of_tasks_letting_go_of_empty_states_first() {
+    let lg = LoopGuard { max_attempts: 1, cool_down_ms: 60_000 };
+    let mut g = Guards::default();
+    // A task cooling down, then many that made progress.
+    g.record(&lg, "hot", false, 0);
+    for i in 0..GUARDS_KEPT * 2 {
+        g.record(&lg, &format!("ok-{i}"), true, 0);
+        assert!(g.len() <= GUARDS_KEPT);
+    }
+    assert!(g.allows("hot", 1).is_err(), "a task cooling down outlives states that hold nothing");
+    // Every state holding something: the least recently used goes.
+    let mut g = Guards::default();
+    for i in 0..GUARDS_KEPT + 1 {
+        g.record(&lg, &format!("hot-{i}"), false, 0);
+    }
+    assert_eq!(g.len(), GUARDS_KEPT);
+    assert!(!g.contains("hot-0"));
+    assert!(g.contains(&format!("hot-{GUARDS_KEPT}")));
+}
+
+#[test]
+fn outcomes_are_taken_only_while_a_provider_runs() {
+    let c = config(json!({ "provider": "lossless" }));
+    let mut g = Guards::default();
+    let mut a = Attempt::new(&c, course(1000, 0, false), "t", false);
+    assert_eq!(a.failed(&mut g, "x", 0), Err(AttemptError::NotRunning("start")));
+    let _ = a.start(&mut g, 0);
+    assert_eq!(a.start(&mut g, 0), Err(AttemptError::Started("running")));
+    assert_eq!(a.windowed(1, 0), Err(AttemptError::NoWindow("running")));
+}

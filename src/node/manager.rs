@@ -122,7 +122,7 @@ impl From<crate::manager::Decision> for DecisionObject {
 /// refused): its thresholds, trigger and loop guard answer without reading the config again.
 #[napi]
 pub struct ManagerRules {
-    config: crate::manager::ManagerConfig,
+    pub(super) config: crate::manager::ManagerConfig,
 }
 
 #[napi]
