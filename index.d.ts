@@ -258,6 +258,19 @@ export interface DefaultPrompts {
   content: string
 }
 
+/** One code errors are thrown with (`ErrorCode`), and what it means. */
+export interface ErrorCodeInfo {
+  code: string
+  meaning: string
+}
+
+/**
+ * Every code the library's errors carry as `errorCode`, in order, from the engine's one list
+ * (`ErrorCode::ALL`): lib/internal/errors.js reads it, scripts/gen-names.mjs writes the
+ * TypeScript union from it.
+ */
+export declare function errorCodes(): Array<ErrorCodeInfo>
+
 /**
  * One entry of a price list as JavaScript was given it: `price` when the value is a number, else
  * `shown`, how JavaScript names the value in an error (`string "3"`, `null`).
@@ -327,7 +340,8 @@ export interface RawEvent {
   summary?: string
   error?: string
   aborted: boolean
-  invalidOptions: boolean
+  /** With "error": the error's `ErrorCode`, for JavaScript to throw it with. */
+  errorCode?: string
 }
 
 /** Restored references, for `expandReferences`. */

@@ -1,5 +1,5 @@
-//! The small stateless exports: token counting, schemas, presets, the catalogue, the default
-//! prompts. Each checks its arguments and turns a panic into an error.
+//! The small stateless exports: token counting, schemas, presets, the catalogue, the error
+//! codes, the default prompts. Each checks its arguments and turns a panic into an error.
 
 use std::panic::catch_unwind;
 
@@ -12,6 +12,24 @@ use super::*;
 use crate::cost;
 use crate::error::CondenseError;
 use crate::tokens::{self, Encoding};
+
+/// One code errors are thrown with (`ErrorCode`), and what it means.
+#[napi(object, object_from_js = false)]
+pub struct ErrorCodeInfo {
+    pub code: String,
+    pub meaning: String,
+}
+
+/// Every code the library's errors carry as `errorCode`, in order, from the engine's one list
+/// (`ErrorCode::ALL`): lib/internal/errors.js reads it, scripts/gen-names.mjs writes the
+/// TypeScript union from it.
+#[napi]
+pub fn error_codes() -> Vec<ErrorCodeInfo> {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorCodeInfo { code: c.as_str().to_string(), meaning: c.meaning().to_string() })
+        .collect()
+}
 
 /// Builds the pre-tokenizer on a background thread (a few milliseconds) so the first count does
 /// not pay for it; the token tables are read in place and need no loading.
@@ -128,17 +146,18 @@ pub struct CountTextsTask {
 
 #[napi]
 impl Task for CountTextsTask {
-    type Output = Vec<u32>;
+    type Output = Result<Vec<u32>>;
     type JsValue = Vec<u32>;
 
-    fn compute(&mut self) -> Result<Vec<u32>> {
-        guarded(|| {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
             let refs: Vec<&str> = self.texts.iter().map(String::as_str).collect();
             Ok(tokens::count_many(&refs, self.encoding).into_iter().map(|n| n as u32).collect())
-        })
+        }))
     }
 
-    fn resolve(&mut self, _env: Env, output: Vec<u32>) -> Result<Vec<u32>> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Vec<u32>> {
+        let output = output.map_err(|e| rejection(&env, e))?;
         Ok(output)
     }
 }
@@ -200,8 +219,8 @@ pub struct PriceList {
 #[napi(catch_unwind)]
 pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: String) -> Result<PriceList> {
     let Some(cache) = cost::CacheModel::parse(&cache_model) else {
-        return Err(Error::new(
-            Status::InvalidArg,
+        return Err(coded(
+            ErrorCode::InvalidOptions,
             format!("{at}: unknown cache model {cache_model:?}, expected \"anthropic\" or \"openai\""),
         ));
     };
@@ -218,7 +237,7 @@ pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: 
             .collect()
     });
     let p = cost::resolve_pricing(given.as_deref(), cache, &at)
-        .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+        .map_err(|e| coded(ErrorCode::InvalidOptions, e.to_string()))?;
     Ok(PriceList {
         input_price: p.input_price,
         output_price: p.output_price,
@@ -241,7 +260,7 @@ pub struct UsageTokens {
 /// price list `pricing` (`pricing.inputPrice: …`), for the caller to say where it was given.
 #[napi(catch_unwind)]
 pub fn usage_cost(usage: UsageTokens, pricing: Value) -> Result<f64> {
-    let refused = |text: String| Error::new(Status::InvalidArg, text);
+    let refused = |text: String| coded(ErrorCode::InvalidOptions, text);
     let p: cost::Pricing = crate::config::parse_config(&pricing, "pricing").map_err(|e| match e {
         CondenseError::InvalidOptions(text) => refused(text),
         other => refused(other.to_string()),

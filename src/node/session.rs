@@ -52,7 +52,7 @@ impl Session {
     /// answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
     #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
     pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
-        let (messages, deferred, strings) = chunk.convert(long_units)?;
+        let (messages, deferred, strings) = chunk.convert(long_units).map_err(unreadable)?;
         self.incoming.expect(deferred, self.messages.len());
         self.messages.extend(messages);
         Ok(strings)
@@ -71,7 +71,7 @@ impl Session {
         self.incoming
             .put_into(&mut self.messages, j as usize)
             .map(|_| ())
-            .map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))
+            .map_err(|e| coded(ErrorCode::Internal, format!("setText: {e}")))
     }
 
     /// The changes that restore every reference in the pushed messages.
@@ -200,7 +200,7 @@ impl Session {
     #[napi]
     pub fn start(&mut self, with_summarizer: bool) -> Result<()> {
         if self.run.is_some() {
-            return Err(Error::new(Status::GenericFailure, "this session was already started"));
+            return Err(coded(ErrorCode::InvalidState, "this session was already started"));
         }
         let messages = Arc::new(std::mem::take(&mut self.messages));
         let spec = RunSpec {
