@@ -333,7 +333,7 @@ impl Conversation {
     /// Starts a condensation of the messages held (options as `Session` takes them; the
     /// encoding is the conversation's). `with_summarizer` says whether JavaScript answers
     /// summary requests.
-    #[napi]
+    #[napi(ts_args_type = "options: Record<string, unknown>, withSummarizer: boolean")]
     pub fn start(&mut self, options: Value, with_summarizer: bool) -> Result<()> {
         if self.run.as_ref().is_some() && Arc::strong_count(&self.messages) > 1 {
             return Err(coded(ErrorCode::InvalidState, BUSY));
@@ -373,7 +373,9 @@ impl Conversation {
         read_part(self.run.as_ref(), max_bytes)
     }
 
-    #[napi]
+    #[napi(
+        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
+    )]
     pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
         reply_run(self.run.as_ref(), results, texts, "no condense was started on this conversation")
     }

@@ -49,13 +49,13 @@ pub fn clear_token_cache() {
 }
 
 /// The JSON Schema of a provider's config.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
 pub fn config_schema(provider: String) -> Result<Value> {
     guarded(|| crate::condense::config_schema(&provider))
 }
 
 /// The configuration of a Smart preset, as JSON.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "import('./lib/index').SmartConfig")]
 pub fn smart_preset(name: String) -> Result<Value> {
     guarded(|| {
         crate::providers::smart::presets::preset(&name).ok_or_else(|| {
@@ -117,7 +117,7 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
 
 /// The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
 /// constants (the one list every JavaScript module reads, through lib/internal/registry.js).
-#[napi]
+#[napi(ts_return_type = "ReturnType<typeof import('./lib/index').providerCatalogue>")]
 pub fn provider_catalogue() -> Value {
     crate::catalogue::catalogue()
 }
@@ -171,7 +171,7 @@ pub fn count_texts_async(texts: Vec<String>, encoding_name: Option<String>) -> R
 /// Tokens of whole messages, by the engine's own walk (the tests cross-check the JavaScript one with
 /// it; only in builds with the `probes` feature).
 #[cfg(feature = "probes")]
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_args_type = "messages: unknown[], encodingName?: string | undefined | null")]
 pub fn count_messages(messages: crate::json::Value, encoding_name: Option<String>) -> Result<u32> {
     let enc = encoding(encoding_name)?;
     guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
@@ -258,7 +258,7 @@ pub struct UsageTokens {
 /// What a usage costs in dollars at `pricing` (a `Pricing`: its prices, left out 0, and its
 /// `accounting`), as the engine prices a summary reply (`cost::usage_cost`). An error names the
 /// price list `pricing` (`pricing.inputPrice: …`), for the caller to say where it was given.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_args_type = "usage: UsageTokens, pricing: import('./lib/index').Pricing")]
 pub fn usage_cost(usage: UsageTokens, pricing: Value) -> Result<f64> {
     let refused = |text: String| coded(ErrorCode::InvalidOptions, text);
     let p: cost::Pricing = crate::config::parse_config(&pricing, "pricing").map_err(|e| match e {

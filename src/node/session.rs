@@ -34,7 +34,7 @@ pub struct Session {
 
 #[napi]
 impl Session {
-    #[napi(constructor)]
+    #[napi(constructor, ts_args_type = "options: Record<string, unknown>")]
     pub fn new(options: Value) -> Result<Session> {
         let options = guarded(|| Options::from_value(&options))?;
         Ok(Session {
@@ -145,7 +145,7 @@ impl Session {
     /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,
     /// a value that is not an array), with its path, as JSON text (a list of any length crosses
     /// as one string).
-    #[napi]
+    #[napi(ts_args_type = "instead?: unknown")]
     pub fn validate(&mut self, instead: Option<crate::json::Value>) -> Result<String> {
         let pushed = Message::Array(std::mem::take(&mut self.messages));
         let messages = instead.unwrap_or(pushed);
@@ -166,7 +166,9 @@ impl Session {
     /// The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
     /// file, how it is kept, where its latest state lives, its tokens; `config` is
     /// `{ turns?, budgetTokens? }`.
-    #[napi]
+    #[napi(
+        ts_args_type = "config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null"
+    )]
     pub fn working_set_now(
         &mut self,
         config: Option<Value>,
@@ -230,14 +232,19 @@ impl Session {
     /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
     /// `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
     /// UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
-    #[napi]
+    #[napi(
+        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
+    )]
     pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
         reply_run(self.run.as_ref(), results, texts, "this session was not started")
     }
 
     /// Estimates what the session's provider would do (a run with a stand-in model, see
     /// `manager::estimate`), off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(
+        ts_args_type = "pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean",
+        ts_return_type = "Promise<unknown>"
+    )]
     pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
         let pricing = match pricing {
             None | Some(Value::Null) => None,
@@ -257,7 +264,10 @@ impl Session {
     }
 
     /// The working set of the pushed messages off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(
+        ts_args_type = "config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null",
+        ts_return_type = "Promise<unknown>"
+    )]
     pub fn working_set(
         &mut self,
         config: Option<Value>,
