@@ -58,14 +58,14 @@ export declare class Conversation {
    */
   stopCount(): void
   /** What fills the context, off the JavaScript thread. */
-  analyze(): Promise<unknown>
+  analyze(): Promise<import('./lib/index').Analysis>
   /**
    * Starts a condensation of the messages held (options as `Session` takes them; the
    * encoding is the conversation's). `with_summarizer` says whether JavaScript answers
    * summary requests.
    */
   start(options: Record<string, unknown>, withSummarizer: boolean): void
-  next(): Promise<unknown>
+  next(): Promise<RawEvent>
   readPart(maxBytes: number): string | null
   reply(results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null): void
   abort(): void
@@ -196,11 +196,11 @@ export declare class Session {
    * Estimates what the session's provider would do (a run with a stand-in model, see
    * `manager::estimate`), off the JavaScript thread; the session is emptied.
    */
-  estimate(pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean): Promise<unknown>
+  estimate(pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean): Promise<import('./lib/manager').Estimate>
   /** The working set of the pushed messages off the JavaScript thread; the session is emptied. */
-  workingSet(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<unknown>
+  workingSet(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<import('./lib/index').WorkingSetFile[]>
   /** Analyzes the pushed messages off the JavaScript thread; the session is emptied. */
-  analyze(encodingName?: string | undefined | null): Promise<unknown>
+  analyze(encodingName?: string | undefined | null): Promise<import('./lib/index').Analysis>
 }
 
 /**

@@ -325,7 +325,7 @@ impl Conversation {
     }
 
     /// What fills the context, off the JavaScript thread.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(ts_return_type = "Promise<import('./lib/index').Analysis>")]
     pub fn analyze(&self) -> AsyncTask<AnalyzeTask> {
         AsyncTask::new(AnalyzeTask { messages: self.messages.clone(), encoding: self.encoding })
     }
@@ -363,7 +363,7 @@ impl Conversation {
         Ok(())
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Promise<RawEvent>")]
     pub fn next(&self) -> Result<AsyncTask<NextTask>> {
         next_event(self.run.as_ref(), &self.abort, "no condense was started on this conversation")
     }

@@ -217,7 +217,7 @@ impl Session {
     }
 
     /// Waits, off the JavaScript thread, for what the engine needs next.
-    #[napi]
+    #[napi(ts_return_type = "Promise<RawEvent>")]
     pub fn next(&self) -> Result<AsyncTask<NextTask>> {
         next_event(self.run.as_ref(), &self.abort, "this session was not started")
     }
@@ -243,7 +243,7 @@ impl Session {
     /// `manager::estimate`), off the JavaScript thread; the session is emptied.
     #[napi(
         ts_args_type = "pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean",
-        ts_return_type = "Promise<unknown>"
+        ts_return_type = "Promise<import('./lib/manager').Estimate>"
     )]
     pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
         let pricing = match pricing {
@@ -266,7 +266,7 @@ impl Session {
     /// The working set of the pushed messages off the JavaScript thread; the session is emptied.
     #[napi(
         ts_args_type = "config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null",
-        ts_return_type = "Promise<unknown>"
+        ts_return_type = "Promise<import('./lib/index').WorkingSetFile[]>"
     )]
     pub fn working_set(
         &mut self,
@@ -283,7 +283,7 @@ impl Session {
     }
 
     /// Analyzes the pushed messages off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(ts_return_type = "Promise<import('./lib/index').Analysis>")]
     pub fn analyze(&mut self, encoding_name: Option<String>) -> Result<AsyncTask<AnalyzeTask>> {
         Ok(AsyncTask::new(AnalyzeTask {
             messages: Arc::new(std::mem::take(&mut self.messages)),
