@@ -58,16 +58,16 @@ export declare class Conversation {
    */
   stopCount(): void
   /** What fills the context, off the JavaScript thread. */
-  analyze(): Promise<unknown>
+  analyze(): Promise<import('./lib/index').Analysis>
   /**
    * Starts a condensation of the messages held (options as `Session` takes them; the
    * encoding is the conversation's). `with_summarizer` says whether JavaScript answers
    * summary requests.
    */
-  start(options: any, withSummarizer: boolean): void
-  next(): Promise<unknown>
+  start(options: Record<string, unknown>, withSummarizer: boolean): void
+  next(): Promise<RawEvent>
   readPart(maxBytes: number): string | null
-  reply(results: any, texts?: Array<string> | undefined | null): void
+  reply(results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null): void
   abort(): void
   /**
    * Makes the changes of the run that just succeeded the result waiting to be adopted
@@ -128,18 +128,18 @@ export declare class ManagerGuards {
  * refused): its thresholds, trigger and loop guard answer without reading the config again.
  */
 export declare class ManagerRules {
-  constructor(config: any)
+  constructor(config: import('./lib/manager').ManagerConfig)
   /** The configuration as read. */
-  config(): any
+  config(): import('./lib/manager').ManagerConfig
   /** The trigger threshold of a profile (and where it came from, with a warning when invalid). */
-  threshold(provider?: string | undefined | null, profileId?: string | undefined | null): any
+  threshold(provider?: string | undefined | null, profileId?: string | undefined | null): { percent: number; source: 'global' | 'provider' | 'profile'; warning?: string }
   /**
    * Whether to condense now, with the figures behind the answer. `at` names the situation in
    * errors ("situation" when absent).
    */
   decide(situation: SituationObject, at?: string | undefined | null): DecisionObject
   /** The loop guard's state after an attempt. */
-  guardRecord(state: any, progressed: boolean, nowMs: number): any
+  guardRecord(state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, progressed: boolean, nowMs: number): { attemptsWithoutProgress: number; coolDownUntil: number }
 }
 
 /**
@@ -150,7 +150,7 @@ export declare class ManagerRules {
  * in progress, also while it waits for summaries.
  */
 export declare class Session {
-  constructor(options: any)
+  constructor(options: Record<string, unknown>)
   /**
    * Adds the next messages of the history, in the engine's escaped form (see `text`), so edited
    * text comes back exactly. With `longUnits`, strings longer than that are left out and
@@ -194,7 +194,7 @@ export declare class Session {
    * a value that is not an array), with its path, as JSON text (a list of any length crosses
    * as one string).
    */
-  validate(instead?: any | undefined | null): string
+  validate(instead?: unknown): string
   /** What fills the context of the pushed messages, now, as JSON text. */
   analyzeNow(encodingName?: string | undefined | null): string
   /**
@@ -202,7 +202,7 @@ export declare class Session {
    * file, how it is kept, where its latest state lives, its tokens; `config` is
    * `{ turns?, budgetTokens? }`.
    */
-  workingSetNow(config: any | undefined | null, withText: boolean, encodingName?: string | undefined | null): string
+  workingSetNow(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): string
   /**
    * Marks the history as one the engine cannot take (`problem` names where): `start` then
    * answers with a refusal that leaves the messages unchanged.
@@ -227,16 +227,16 @@ export declare class Session {
    * `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
    * UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
    */
-  reply(results: any, texts?: Array<string> | undefined | null): void
+  reply(results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null): void
   /**
    * Estimates what the session's provider would do (a run with a stand-in model, see
    * `manager::estimate`), off the JavaScript thread; the session is emptied.
    */
-  estimate(pricing: any | undefined | null, withModel: boolean): Promise<unknown>
+  estimate(pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean): Promise<import('./lib/manager').Estimate>
   /** The working set of the pushed messages off the JavaScript thread; the session is emptied. */
-  workingSet(config: any | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<unknown>
+  workingSet(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<import('./lib/index').WorkingSetFile[]>
   /** Analyzes the pushed messages off the JavaScript thread; the session is emptied. */
-  analyze(encodingName?: string | undefined | null): Promise<unknown>
+  analyze(encodingName?: string | undefined | null): Promise<import('./lib/index').Analysis>
 }
 
 /**
@@ -246,13 +246,13 @@ export declare class Session {
 export declare function clearTokenCache(): void
 
 /** The JSON Schema of a provider's config. */
-export declare function configSchema(provider: string): any
+export declare function configSchema(provider: string): Record<string, unknown>
 
 /**
  * Tokens of whole messages, by the engine's own walk (the tests cross-check the JavaScript one with
  * it; only in builds with the `probes` feature).
  */
-export declare function countMessages(messages: any, encodingName?: string | undefined | null): number
+export declare function countMessages(messages: unknown[], encodingName?: string | undefined | null): number
 
 /** Tokens of one string. */
 export declare function countText(text: string, encodingName?: string | undefined | null): number
@@ -304,6 +304,19 @@ export interface DefaultPrompts {
   content: string
 }
 
+/** One code errors are thrown with (`ErrorCode`), and what it means. */
+export interface ErrorCodeInfo {
+  code: string
+  meaning: string
+}
+
+/**
+ * Every code the library's errors carry as `errorCode`, in order, from the engine's one list
+ * (`ErrorCode::ALL`): lib/internal/errors.js reads it, scripts/gen-names.mjs writes the
+ * TypeScript union from it.
+ */
+export declare function errorCodes(): Array<ErrorCodeInfo>
+
 /**
  * One entry of a price list as JavaScript was given it: `price` when the value is a number, else
  * `shown`, how JavaScript names the value in an error (`string "3"`, `null`).
@@ -322,16 +335,16 @@ export interface GivenPrice {
 export declare function mallocInUse(): number
 
 /** The JSON Schema of the manager config, for settings UIs. */
-export declare function managerConfigSchema(): any
+export declare function managerConfigSchema(): Record<string, unknown>
 
 /** The loop guard: `null` when the task may try now, else why not. */
-export declare function managerGuardAllows(state: any, nowMs: number): string | null
+export declare function managerGuardAllows(state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, nowMs: number): string | null
 
 /** The config with defaults filled in and Roo's earlier keys mapped; throws with every problem. */
-export declare function managerReadConfig(config: any): any
+export declare function managerReadConfig(config: unknown): import('./lib/manager').ManagerConfig
 
 /** Every problem of a manager config, with paths. */
-export declare function managerValidateConfig(config: any): any
+export declare function managerValidateConfig(config: unknown): Array<{ path: string; code: string; message: string }>
 
 /**
  * Changes packed for a cheap crossing: four numbers per change in `codes`
@@ -359,7 +372,7 @@ export interface PriceList {
  * The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
  * constants (the one list every JavaScript module reads, through lib/internal/registry.js).
  */
-export declare function providerCatalogue(): any
+export declare function providerCatalogue(): ReturnType<typeof import('./lib/index').providerCatalogue>
 
 /** The next event of an engine run, as JavaScript receives it. */
 export interface RawEvent {
@@ -373,7 +386,8 @@ export interface RawEvent {
   summary?: string
   error?: string
   aborted: boolean
-  invalidOptions: boolean
+  /** With "error": the error's `ErrorCode`, for JavaScript to throw it with. */
+  errorCode?: string
 }
 
 /** Restored references, for `expandReferences`. */
@@ -405,7 +419,7 @@ export interface SituationObject {
 }
 
 /** The configuration of a Smart preset, as JSON. */
-export declare function smartPreset(name: string): any
+export declare function smartPreset(name: string): import('./lib/index').SmartConfig
 
 /** The trigger threshold behind a decision, and where it came from. */
 export interface ThresholdObject {
@@ -420,7 +434,7 @@ export interface ThresholdObject {
  * `accounting`), as the engine prices a summary reply (`cost::usage_cost`). An error names the
  * price list `pricing` (`pricing.inputPrice: …`), for the caller to say where it was given.
  */
-export declare function usageCost(usage: UsageTokens, pricing: any): number
+export declare function usageCost(usage: UsageTokens, pricing: import('./lib/index').Pricing): number
 
 /** The token counts of one model call (a host's usage report); a count left out is 0. */
 export interface UsageTokens {

@@ -847,6 +847,7 @@ module.exports.countText = nativeBinding.countText
 module.exports.countTexts = nativeBinding.countTexts
 module.exports.countTextsAsync = nativeBinding.countTextsAsync
 module.exports.defaultPrompts = nativeBinding.defaultPrompts
+module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.mallocInUse = nativeBinding.mallocInUse
 module.exports.managerConfigSchema = nativeBinding.managerConfigSchema
 module.exports.managerGuardAllows = nativeBinding.managerGuardAllows

@@ -580,6 +580,100 @@ describe('error codes of what the library throws', () => {
   })
 })
 
+describe('each ErrorCode (src/error.rs), reached by a real call: the binding sets it as `code`, the library copies it to `errorCode`', () => {
+  // The raw binding (lib/internal/native.js), whose errors carry the engine's code as `code` before
+  // the library's wrappers see them; the public calls show the same code as `errorCode`.
+  const native = require('../lib/internal/native.js') as {
+    errorCodes(): Array<{ code: string; meaning: string }>
+    Session: new (
+      options: object,
+    ) => {
+      push(chunk: unknown): string[]
+      start(withSummarizer: boolean): void
+      next(): Promise<unknown>
+      workingSet(config: object, withText: boolean): Promise<unknown>
+    }
+    Conversation: new () => { adopt(): Int32Array }
+  }
+  const h = (): ApiMessage[] => [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: 'done' },
+  ]
+  /** The error `f` throws or rejects with (its code, errorCode and message), or 'no error'. */
+  const caught = async (f: () => unknown) => {
+    try {
+      await f()
+    } catch (e) {
+      const { code, errorCode, message } = e as { code?: string; errorCode?: string; message: string }
+      return { code, errorCode, message }
+    }
+    return 'no error'
+  }
+
+  it("the generated union ErrorCode (lib/names.d.ts) lists exactly the engine's codes, in its order", () => {
+    const { thrownErrorCodes } = require('./sweep/codes.cjs') as { thrownErrorCodes(): string[] }
+    const engine = native.errorCodes().map((c) => c.code)
+    expect(engine).toEqual(['invalid-argument', 'invalid-options', 'invalid-state', 'closed', 'internal'])
+    expect(thrownErrorCodes()).toEqual(engine)
+  })
+
+  it('"invalid-argument": an argument the binding cannot read, and a check of the library', async () => {
+    const session = new native.Session({ provider: 'lossless' })
+    expect(await caught(() => session.push(5))).toEqual({ code: 'invalid-argument', errorCode: undefined, message: 'push: expected an array of messages' })
+    expect(await caught(() => countTokens(5 as never))).toMatchObject({ errorCode: 'invalid-argument' })
+  })
+
+  it('"invalid-options": options the engine refuses, thrown at once and rejected by a task off the JavaScript thread', async () => {
+    expect(await caught(() => configSchema('nope' as never))).toMatchObject({ code: 'invalid-options', errorCode: 'invalid-options' })
+    const session = new native.Session({ provider: 'lossless' })
+    session.push(h())
+    expect(await caught(() => session.workingSet({ bogus: 1 }, false))).toMatchObject({ code: 'invalid-options', message: /options\.bogus: unknown field/ })
+    expect(await caught(() => condense(h(), { provider: 'lossless', config: { bogus: 1 } as never }))).toMatchObject({ errorCode: 'invalid-options' })
+  })
+
+  it('"invalid-state": a call the binding\'s object cannot take now (the library checks first, with the same code)', async () => {
+    expect(await caught(() => new native.Conversation().adopt())).toMatchObject({ code: 'invalid-state', message: 'adopt: no condensed result is waiting' })
+    const session = new native.Session({ provider: 'lossless' })
+    expect(await caught(() => session.next())).toMatchObject({ code: 'invalid-state', message: 'this session was not started' })
+    session.start(false)
+    expect(await caught(() => session.start(false))).toMatchObject({ code: 'invalid-state', message: 'this session was already started' })
+    const conv = await openConversation(h())
+    conv.close()
+    expect(await caught(() => conv.append([{ role: 'user', content: 'x' }]))).toMatchObject({ errorCode: 'invalid-state' })
+  })
+
+  it('"closed": a call stopped by closing its conversation', async () => {
+    const conv = await openConversation(h())
+    const running = conv.analyze()
+    conv.close()
+    expect(await caught(() => running)).toMatchObject({ errorCode: 'closed', message: /conversation\.analyze: the conversation was closed/ })
+  })
+
+  itProbes('"internal": a panic in a sync export, as `code` from the binding and `errorCode` from the library', () => {
+    const script = `
+      const lib = require(${JSON.stringify(join(__dirname, '..', 'lib', 'index.js'))})
+      const native = require(${JSON.stringify(join(__dirname, '..', 'lib', 'internal', 'native.js'))})
+      const h = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }]
+      const out = (e) => console.log(JSON.stringify({ code: e.code, errorCode: e.errorCode }))
+      const session = new native.Session({ provider: 'lossless' })
+      session.push(h)
+      try { session.validate() } catch (e) { out(e) }
+      try { lib.validateConversation(h) } catch (e) { out(e) }
+    `
+    const out = spawnSync(process.execPath, ['-e', script], {
+      env: { ...process.env, CONTEXT_CONDENSE_PANIC_PROBE: 'sync' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(
+      out.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([{ code: 'internal' }, { code: 'internal', errorCode: 'internal' }])
+  })
+})
+
 describe('arguments the types rule out: refused where they are read, naming the place as the .d.ts does', () => {
   /** What a call made of `f` gives: a throw or rejection (its message and errorCode), or the answer's `error`. */
   const outcome = async (f: () => unknown): Promise<{ thrown?: string; errorCode?: string; answered?: string }> => {

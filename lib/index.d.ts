@@ -1,8 +1,8 @@
 // Public types of context-condense. Hand-written for lib/index.js; the generated ../index.d.ts
 // types the raw native binding, which is not the public API.
 import type { OpenAIMessage } from './openai-format'
-import type { Encoding, ProviderId, ProviderOptions, SmartPreset } from './names'
-export type { Encoding, ProviderId, SmartPreset, DefaultProvider, DefaultPreset, DefaultEncoding, ProviderConfigs, ProviderOptions } from './names'
+import type { Encoding, ErrorCode, ProviderId, ProviderOptions, SmartPreset } from './names'
+export type { Encoding, ErrorCode, ProviderId, SmartPreset, DefaultProvider, DefaultPreset, DefaultEncoding, ProviderConfigs, ProviderOptions } from './names'
 export type { OpenAIMessage, OpenAIContentPart, OpenAIToolCall, HistoryFormat } from './openai-format'
 
 /** A content block of an Anthropic-style message. Unknown block types pass through untouched. */
@@ -361,18 +361,8 @@ export interface CondenseMetrics {
   durationMs: number
 }
 
-/** The `errorCode` of what the library throws (an abort rejects with the signal's own reason instead). */
-export type ThrownErrorCode =
-  /** An argument the JavaScript checks refused (a TypeError, or a RangeError for an index). */
-  | 'invalid-argument'
-  /** A call the object cannot take now: a closed or busy conversation, a result that no longer fits it. */
-  | 'invalid-state'
-  /** A call stopped because its conversation was closed while it ran (the error's name is AbortError). */
-  | 'closed'
-  /** Options the engine refused: an unknown key, a wrong type or range, an unknown provider. */
-  | 'invalid-options'
-  /** A bug caught at the boundary (please report it). */
-  | 'internal'
+/** The `errorCode` of what the library throws: the engine's list (src/error.rs), generated into lib/names.d.ts. */
+export type ThrownErrorCode = ErrorCode
 
 /** Why a provider left the history as it was. */
 export type RefusalCode =

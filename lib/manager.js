@@ -12,7 +12,7 @@
 // own summary) and this config itself. It never mutates the caller's messages.
 'use strict'
 
-const { coded, codeMethods, tag } = require('./internal/errors.js')
+const { coded, codeMethods, tag, withCode } = require('./internal/errors.js')
 const { isObject, describe, wholeNumber, tokenCount } = require('./internal/values.js')
 const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optionalBoolean, optionalFunction, optionalObject } = require('./internal/checks.js')
 const { checkSummarizeOptions } = require('./internal/summarize.js')
@@ -34,7 +34,7 @@ const CATALOGUE = native.providerCatalogue()
 const BUILT_IN = Object.fromEntries(CATALOGUE.providers.map(({ id, name, description, capabilities }) => [id, { name, description, capabilities }]))
 // What a situation holds besides its numbers' values (the engine checks those), refused as the
 // engine refuses options (errorCode "invalid-options").
-const refused = (detail) => Object.assign(new Error(`invalid options: ${detail}`), { code: 'InvalidArg' })
+const refused = (detail) => withCode(new Error(`invalid options: ${detail}`), 'invalid-options')
 const SITUATION_TYPES = {
   totalTokens: 'number',
   lastMessageTokens: 'number',

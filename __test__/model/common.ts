@@ -128,7 +128,7 @@ export function violation(check: KnownModelFailure['check'], message: string): v
   throw new Error(`${check}: ${message}`)
 }
 
-// What the library documents for what it throws (lib/index.d.ts ThrownErrorCode), 'internal' aside: a bug.
+// What the library documents for what it throws (lib/names.d.ts ErrorCode, lib/index.d.ts ThrownErrorCode), 'internal' aside: a bug.
 const CODES = new Set((require('../sweep/codes.cjs') as { thrownErrorCodes(): string[] }).thrownErrorCodes().filter((c) => c !== 'internal'))
 
 /**

@@ -257,7 +257,7 @@ const SEMANTIC_TEXT = /^(Context size increased during condensing|Not enough mes
 const semantic = (v) => v !== null && typeof v === 'object' && (SEMANTIC_CODES.has(v.errorCode) || (typeof v.error === 'string' && SEMANTIC_TEXT.test(v.error)))
 const shown = (e) => (e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 300) : `a thrown ${kindOf(e)}: ${describeValue(e)}`)
 const errorOf = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.error === 'string' && v.error !== '' ? v.error : undefined)
-// What the library documents for what it throws (lib/index.d.ts ThrownErrorCode), 'internal' aside: a bug.
+// What the library documents for what it throws (lib/names.d.ts ErrorCode, lib/index.d.ts ThrownErrorCode), 'internal' aside: a bug.
 const CODES = new Set(
   require('./codes.cjs')
     .thrownErrorCodes()

@@ -3,15 +3,29 @@
 // Node-API refusing an argument's type), "invalid-options" (options the engine refused: an unknown
 // key, a wrong type or range, an unknown provider), "invalid-state" (a call the object cannot take
 // now: a closed or busy conversation, a result that no longer fits it), "closed" (a call stopped
-// because its conversation was closed), "internal" (a bug caught at the boundary). An abort
-// rejects with the signal's own reason, untouched. Tags errors on their way out (functions,
-// methods, getters, and constructors through `tag`); never catches one for good.
+// because its conversation was closed), "internal" (a bug caught at the boundary). The list, and
+// which engine error has which code, live in the engine (`ErrorCode` in src/error.rs): the
+// binding throws its errors with their code as `code`, and this module copies it to `errorCode`;
+// it codes only the errors JavaScript makes itself. An abort rejects with the signal's own reason,
+// untouched. Tags errors on their way out (functions, methods, getters, and constructors through
+// `tag`); never catches one for good.
 'use strict'
+
+let engineCodes
+/** The codes the engine throws its errors with (read from the addon when first needed). */
+function engineCode(code) {
+  if (typeof code !== 'string') return false
+  engineCodes ??= new Set(
+    require('./native.js')
+      .errorCodes()
+      .map((c) => c.code),
+  )
+  return engineCodes.has(code)
+}
 
 /** The code of an error the library made, or undefined for one it did not (a host's). */
 function codeOf(e) {
-  if (e.code === 'InvalidArg') return 'invalid-options'
-  if (e.code === 'GenericFailure') return 'internal'
+  if (engineCode(e.code)) return e.code
   if (e instanceof TypeError || e instanceof RangeError) return 'invalid-argument'
   // Node-API refusing an argument of the wrong type (StringExpected, NumberExpected, …): a check
   // in JavaScript should have named it first; the code still says whose mistake it is.

@@ -10,6 +10,7 @@ const { abortError, checkSignal, whenAborted } = require('./abort.js')
 const { summarizeBatch, readRequests, checkSummarizeOptions } = require('./summarize.js')
 const { describe } = require('./values.js')
 const { PROVIDER } = require('./registry.js')
+const { withCode } = require('./errors.js')
 
 /**
  * Runs the engine on `handle` (a native Session or Conversation holding `messages`): `start()`
@@ -44,10 +45,8 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
       }
       if (event.kind === 'error') {
         if (event.aborted && signal && signal.aborted) throw abortError(signal)
-        const error = new Error(event.error)
-        if (event.invalidOptions) error.code = 'InvalidArg'
-        else if (!event.aborted) error.errorCode = 'internal' // a panic in the engine's thread
-        throw error
+        // The engine's code for it (an abort the caller did not ask for is internal too).
+        throw withCode(new Error(event.error), event.errorCode)
       }
       const summary = fromEngine(event.summary)
       const result = {

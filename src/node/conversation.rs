@@ -189,7 +189,7 @@ impl Conversation {
     /// The messages, to change them: a result waiting for `adopt` no longer fits them.
     fn messages_mut(&mut self) -> Result<&mut Vec<Message>> {
         self.forget_results();
-        Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))
+        Arc::get_mut(&mut self.messages).ok_or_else(|| coded(ErrorCode::InvalidState, BUSY))
     }
 
     fn counts(&self) -> MutexGuard<'_, Counts> {
@@ -210,7 +210,7 @@ impl Conversation {
     /// parts: `textPart`, then `setText`). Nothing is counted here.
     #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
     pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
-        let (chunk, deferred, strings) = chunk.convert(long_units)?;
+        let (chunk, deferred, strings) = chunk.convert(long_units).map_err(unreadable)?;
         let n = chunk.len();
         let base = self.messages.len();
         let messages = self.messages_mut()?;
@@ -233,11 +233,11 @@ impl Conversation {
     pub fn set_text(&mut self, j: u32) -> Result<()> {
         // As `messages_mut`: a result waiting for `adopt` no longer fits (fields borrowed apart).
         self.forget_results();
-        let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))?;
+        let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| coded(ErrorCode::InvalidState, BUSY))?;
         let i = self
             .incoming
             .put_into(messages, j as usize)
-            .map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))?;
+            .map_err(|e| coded(ErrorCode::Internal, format!("setText: {e}")))?;
         self.views().changed(i);
         self.counts().changed(i);
         Ok(())
@@ -251,7 +251,7 @@ impl Conversation {
         let i = index as usize;
         let messages = self.messages_mut()?;
         if i + 1 >= messages.len() {
-            return Err(Error::new(Status::InvalidArg, format!("moveLast: no message at {index} before the last")));
+            return Err(coded(ErrorCode::InvalidArgument, format!("moveLast: no message at {index} before the last")));
         }
         if let Some(last) = messages.pop() {
             messages[i] = last;
@@ -294,7 +294,7 @@ impl Conversation {
             .each
             .get(index as usize)
             .map(|n| *n as f64)
-            .ok_or_else(|| Error::new(Status::InvalidArg, format!("tokensOf: no message at {index}")))
+            .ok_or_else(|| coded(ErrorCode::InvalidArgument, format!("tokensOf: no message at {index}")))
     }
 
     /// Messages not counted yet (appended, replaced or condensed since the last count): `tokens`
@@ -325,7 +325,7 @@ impl Conversation {
     }
 
     /// What fills the context, off the JavaScript thread.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(ts_return_type = "Promise<import('./lib/index').Analysis>")]
     pub fn analyze(&self) -> AsyncTask<AnalyzeTask> {
         AsyncTask::new(AnalyzeTask { messages: self.messages.clone(), encoding: self.encoding })
     }
@@ -333,15 +333,15 @@ impl Conversation {
     /// Starts a condensation of the messages held (options as `Session` takes them; the
     /// encoding is the conversation's). `with_summarizer` says whether JavaScript answers
     /// summary requests.
-    #[napi]
+    #[napi(ts_args_type = "options: Record<string, unknown>, withSummarizer: boolean")]
     pub fn start(&mut self, options: Value, with_summarizer: bool) -> Result<()> {
         if self.run.as_ref().is_some() && Arc::strong_count(&self.messages) > 1 {
-            return Err(Error::new(Status::GenericFailure, BUSY));
+            return Err(coded(ErrorCode::InvalidState, BUSY));
         }
         let options = guarded(|| Options::from_value(&options))?;
         if options.encoding != self.encoding {
-            return Err(Error::new(
-                Status::InvalidArg,
+            return Err(coded(
+                ErrorCode::InvalidOptions,
                 format!(
                     "options.encoding: the conversation counts in {}, not {}",
                     self.encoding.name(),
@@ -363,7 +363,7 @@ impl Conversation {
         Ok(())
     }
 
-    #[napi]
+    #[napi(ts_return_type = "Promise<RawEvent>")]
     pub fn next(&self) -> Result<AsyncTask<NextTask>> {
         next_event(self.run.as_ref(), &self.abort, "no condense was started on this conversation")
     }
@@ -373,7 +373,9 @@ impl Conversation {
         read_part(self.run.as_ref(), max_bytes)
     }
 
-    #[napi]
+    #[napi(
+        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
+    )]
     pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
         reply_run(self.run.as_ref(), results, texts, "no condense was started on this conversation")
     }
@@ -405,10 +407,10 @@ impl Conversation {
     #[napi]
     pub fn adopt(&mut self) -> Result<Int32Array> {
         let Some(changes) = self.result.lock().unwrap_or_else(|e| e.into_inner()).take() else {
-            return Err(Error::new(Status::GenericFailure, "adopt: no condensed result is waiting"));
+            return Err(coded(ErrorCode::InvalidState, "adopt: no condensed result is waiting"));
         };
         self.run = None;
-        let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| Error::new(Status::GenericFailure, BUSY))?;
+        let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| coded(ErrorCode::InvalidState, BUSY))?;
         let origin = apply_in_place(messages, changes);
         lock(&self.views).rearranged(&origin);
         let mut counts = lock(&self.counts);
@@ -475,10 +477,10 @@ pub struct CountTask {
 
 #[napi]
 impl Task for CountTask {
-    type Output = f64;
+    type Output = Result<f64>;
     type JsValue = f64;
 
-    fn compute(&mut self) -> Result<f64> {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
         // Counted without holding the counts, so a `close` meanwhile does not wait for it; taken
         // while the messages are still shared, so they cannot have changed (a close empties the
         // counts: nothing is recorded then).
@@ -491,10 +493,11 @@ impl Task for CountTask {
         });
         // The conversation may change as soon as this task resolves.
         self.messages = Arc::new(Vec::new());
-        total
+        Ok(total)
     }
 
-    fn resolve(&mut self, _env: Env, total: f64) -> Result<f64> {
+    fn resolve(&mut self, env: Env, total: Self::Output) -> napi::Result<f64> {
+        let total = total.map_err(|e| rejection(&env, e))?;
         Ok(total)
     }
 }

@@ -1,5 +1,5 @@
-//! The small stateless exports: token counting, schemas, presets, the catalogue, the default
-//! prompts. Each checks its arguments and turns a panic into an error.
+//! The small stateless exports: token counting, schemas, presets, the catalogue, the error
+//! codes, the default prompts. Each checks its arguments and turns a panic into an error.
 
 use std::panic::catch_unwind;
 
@@ -12,6 +12,24 @@ use super::*;
 use crate::cost;
 use crate::error::CondenseError;
 use crate::tokens::{self, Encoding};
+
+/// One code errors are thrown with (`ErrorCode`), and what it means.
+#[napi(object, object_from_js = false)]
+pub struct ErrorCodeInfo {
+    pub code: String,
+    pub meaning: String,
+}
+
+/// Every code the library's errors carry as `errorCode`, in order, from the engine's one list
+/// (`ErrorCode::ALL`): lib/internal/errors.js reads it, scripts/gen-names.mjs writes the
+/// TypeScript union from it.
+#[napi]
+pub fn error_codes() -> Vec<ErrorCodeInfo> {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| ErrorCodeInfo { code: c.as_str().to_string(), meaning: c.meaning().to_string() })
+        .collect()
+}
 
 /// Builds the pre-tokenizer on a background thread (a few milliseconds) so the first count does
 /// not pay for it; the token tables are read in place and need no loading.
@@ -31,13 +49,13 @@ pub fn clear_token_cache() {
 }
 
 /// The JSON Schema of a provider's config.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
 pub fn config_schema(provider: String) -> Result<Value> {
     guarded(|| crate::condense::config_schema(&provider))
 }
 
 /// The configuration of a Smart preset, as JSON.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "import('./lib/index').SmartConfig")]
 pub fn smart_preset(name: String) -> Result<Value> {
     guarded(|| {
         crate::providers::smart::presets::preset(&name).ok_or_else(|| {
@@ -99,7 +117,7 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
 
 /// The built-in providers, the Smart presets' names, the encodings, the defaults and the engine's
 /// constants (the one list every JavaScript module reads, through lib/internal/registry.js).
-#[napi]
+#[napi(ts_return_type = "ReturnType<typeof import('./lib/index').providerCatalogue>")]
 pub fn provider_catalogue() -> Value {
     crate::catalogue::catalogue()
 }
@@ -128,17 +146,18 @@ pub struct CountTextsTask {
 
 #[napi]
 impl Task for CountTextsTask {
-    type Output = Vec<u32>;
+    type Output = Result<Vec<u32>>;
     type JsValue = Vec<u32>;
 
-    fn compute(&mut self) -> Result<Vec<u32>> {
-        guarded(|| {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
             let refs: Vec<&str> = self.texts.iter().map(String::as_str).collect();
             Ok(tokens::count_many(&refs, self.encoding).into_iter().map(|n| n as u32).collect())
-        })
+        }))
     }
 
-    fn resolve(&mut self, _env: Env, output: Vec<u32>) -> Result<Vec<u32>> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Vec<u32>> {
+        let output = output.map_err(|e| rejection(&env, e))?;
         Ok(output)
     }
 }
@@ -152,7 +171,7 @@ pub fn count_texts_async(texts: Vec<String>, encoding_name: Option<String>) -> R
 /// Tokens of whole messages, by the engine's own walk (the tests cross-check the JavaScript one with
 /// it; only in builds with the `probes` feature).
 #[cfg(feature = "probes")]
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_args_type = "messages: unknown[], encodingName?: string | undefined | null")]
 pub fn count_messages(messages: crate::json::Value, encoding_name: Option<String>) -> Result<u32> {
     let enc = encoding(encoding_name)?;
     guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
@@ -200,8 +219,8 @@ pub struct PriceList {
 #[napi(catch_unwind)]
 pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: String) -> Result<PriceList> {
     let Some(cache) = cost::CacheModel::parse(&cache_model) else {
-        return Err(Error::new(
-            Status::InvalidArg,
+        return Err(coded(
+            ErrorCode::InvalidOptions,
             format!("{at}: unknown cache model {cache_model:?}, expected \"anthropic\" or \"openai\""),
         ));
     };
@@ -218,7 +237,7 @@ pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: 
             .collect()
     });
     let p = cost::resolve_pricing(given.as_deref(), cache, &at)
-        .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+        .map_err(|e| coded(ErrorCode::InvalidOptions, e.to_string()))?;
     Ok(PriceList {
         input_price: p.input_price,
         output_price: p.output_price,
@@ -239,9 +258,9 @@ pub struct UsageTokens {
 /// What a usage costs in dollars at `pricing` (a `Pricing`: its prices, left out 0, and its
 /// `accounting`), as the engine prices a summary reply (`cost::usage_cost`). An error names the
 /// price list `pricing` (`pricing.inputPrice: …`), for the caller to say where it was given.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_args_type = "usage: UsageTokens, pricing: import('./lib/index').Pricing")]
 pub fn usage_cost(usage: UsageTokens, pricing: Value) -> Result<f64> {
-    let refused = |text: String| Error::new(Status::InvalidArg, text);
+    let refused = |text: String| coded(ErrorCode::InvalidOptions, text);
     let p: cost::Pricing = crate::config::parse_config(&pricing, "pricing").map_err(|e| match e {
         CondenseError::InvalidOptions(text) => refused(text),
         other => refused(other.to_string()),

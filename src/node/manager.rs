@@ -14,19 +14,26 @@ fn manager_config(config: &Value) -> std::result::Result<crate::manager::Manager
 }
 
 /// Every problem of a manager config, with paths.
-#[napi(catch_unwind)]
+#[napi(
+    catch_unwind,
+    ts_args_type = "config: unknown",
+    ts_return_type = "Array<{ path: string; code: string; message: string }>"
+)]
 pub fn manager_validate_config(config: Value) -> Result<Value> {
     guarded(|| Ok(serde_json::to_value(crate::manager::validate_config(&config)).unwrap_or(Value::Null)))
 }
 
 /// The config with defaults filled in and Roo's earlier keys mapped; throws with every problem.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_args_type = "config: unknown", ts_return_type = "import('./lib/manager').ManagerConfig")]
 pub fn manager_read_config(config: Value) -> Result<Value> {
     guarded(|| Ok(serde_json::to_value(manager_config(&config)?).unwrap_or(Value::Null)))
 }
 
 /// The loop guard: `null` when the task may try now, else why not.
-#[napi(catch_unwind)]
+#[napi(
+    catch_unwind,
+    ts_args_type = "state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, nowMs: number"
+)]
 pub fn manager_guard_allows(state: Value, now_ms: f64) -> Result<Option<String>> {
     guarded(|| {
         let s: crate::manager::GuardState = crate::config::parse_config(&state, "state")?;
@@ -127,19 +134,19 @@ pub struct ManagerRules {
 
 #[napi]
 impl ManagerRules {
-    #[napi(constructor)]
+    #[napi(constructor, ts_args_type = "config: import('./lib/manager').ManagerConfig")]
     pub fn new(config: Value) -> Result<ManagerRules> {
         guarded(|| Ok(ManagerRules { config: manager_config(&config)? }))
     }
 
     /// The configuration as read.
-    #[napi]
+    #[napi(ts_return_type = "import('./lib/manager').ManagerConfig")]
     pub fn config(&self) -> Result<Value> {
         guarded(|| Ok(serde_json::to_value(&self.config).unwrap_or(Value::Null)))
     }
 
     /// The trigger threshold of a profile (and where it came from, with a warning when invalid).
-    #[napi]
+    #[napi(ts_return_type = "{ percent: number; source: 'global' | 'provider' | 'profile'; warning?: string }")]
     pub fn threshold(&self, provider: Option<String>, profile_id: Option<String>) -> Result<Value> {
         guarded(|| {
             let provider = provider.unwrap_or_else(|| self.config.provider.clone());
@@ -159,7 +166,10 @@ impl ManagerRules {
     }
 
     /// The loop guard's state after an attempt.
-    #[napi]
+    #[napi(
+        ts_args_type = "state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, progressed: boolean, nowMs: number",
+        ts_return_type = "{ attemptsWithoutProgress: number; coolDownUntil: number }"
+    )]
     pub fn guard_record(&self, state: Value, progressed: bool, now_ms: f64) -> Result<Value> {
         guarded(|| {
             let s: crate::manager::GuardState = crate::config::parse_config(&state, "state")?;
@@ -170,7 +180,7 @@ impl ManagerRules {
 }
 
 /// The JSON Schema of the manager config, for settings UIs.
-#[napi(catch_unwind)]
+#[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
 pub fn manager_config_schema() -> Result<Value> {
     guarded(|| Ok(serde_json::to_value(schemars::schema_for!(crate::manager::ManagerConfig)).unwrap_or(Value::Null)))
 }

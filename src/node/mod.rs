@@ -26,19 +26,43 @@ use napi::bindgen_prelude::*;
 
 use crate::condense::parse_encoding;
 use crate::error::CondenseError;
+pub use crate::error::ErrorCode;
 use crate::tokens::Encoding;
+
+/// What an export returns: its value, or an error whose status is its [`ErrorCode`] (napi-rs
+/// throws it with that as the JavaScript error's `code`; lib/internal/errors.js copies it to
+/// `errorCode`). Shadows napi's `Result` and `Error` in this module and the ones that `use super::*`.
+type Result<T, S = ErrorCode> = napi::Result<T, S>;
+type Error<S = ErrorCode> = napi::Error<S>;
+
+/// An error the binding throws, with its code.
+fn coded(code: ErrorCode, message: impl Into<String>) -> Error {
+    Error::new(code, message.into())
+}
+
+/// A history argument that could not be read from JavaScript (not an array, nested or sized
+/// beyond what the engine takes): the caller's argument. Keeps napi's text.
+fn unreadable(e: napi::Error) -> Error {
+    coded(ErrorCode::InvalidArgument, e.reason)
+}
+
+/// `e` as napi-rs rejects an async task's promise: the JavaScript error, with its `code`, made
+/// here on the JavaScript thread (a task's own error type is fixed to napi's `Status`).
+fn rejection(env: &Env, e: Error) -> napi::Error {
+    // SAFETY: `env` is the live environment of the JavaScript thread `resolve` runs on, and the
+    // value is the error object just created in it.
+    unsafe {
+        let value = JsError::from(e).into_value(env.raw());
+        napi::Error::from(Unknown::from_raw_unchecked(env.raw(), value))
+    }
+}
 
 /// A message as the engine holds it. (Exported functions spell out `crate::json::Value`: the
 /// type generator writes `any` for a type named `Value`.)
 type Message = crate::json::Value;
 
 fn to_napi(e: CondenseError) -> Error {
-    let status = match e {
-        CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider { .. } => Status::InvalidArg,
-        CondenseError::Aborted => Status::Cancelled,
-        CondenseError::Internal(_) => Status::GenericFailure,
-    };
-    Error::new(status, e.to_string())
+    coded(e.code(), e.to_string())
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {

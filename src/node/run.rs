@@ -151,7 +151,7 @@ pub fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBo
         Ok(_) => Ok(Run { events: Arc::new(Mutex::new(event_rx)), replies: reply_tx, parts: Default::default() }),
         Err(e) => {
             RUNNING.fetch_sub(1, Ordering::AcqRel);
-            Err(Error::new(Status::GenericFailure, format!("could not start the engine thread: {e}")))
+            Err(coded(ErrorCode::Internal, format!("could not start the engine thread: {e}")))
         }
     }
 }
@@ -170,7 +170,7 @@ pub fn next_event(run: Option<&Run>, abort: &Arc<AtomicBool>, not_started: &str)
         Some(r) => {
             Ok(AsyncTask::new(NextTask { events: r.events.clone(), abort: abort.clone(), parts: r.parts.clone() }))
         }
-        None => Err(Error::new(Status::GenericFailure, not_started.to_string())),
+        None => Err(coded(ErrorCode::InvalidState, not_started)),
     }
 }
 
@@ -207,10 +207,10 @@ pub fn drop_parts(run: Option<&Run>) {
 /// matching entry of `texts`, escaped (without `texts`, the reply's own, read as UTF-8).
 pub fn reply_run(run: Option<&Run>, results: Value, texts: Option<Vec<Utf16String>>, not_started: &str) -> Result<()> {
     let Some(run) = run else {
-        return Err(Error::new(Status::GenericFailure, not_started.to_string()));
+        return Err(coded(ErrorCode::InvalidState, not_started));
     };
     let Value::Array(items) = results else {
-        return Err(Error::new(Status::InvalidArg, "reply: expected an array"));
+        return Err(coded(ErrorCode::Internal, "reply: expected an array"));
     };
     let mut texts = texts.map(Vec::into_iter);
     let answers = items
@@ -247,7 +247,8 @@ pub struct RawEvent {
     pub summary: Option<String>,
     pub error: Option<String>,
     pub aborted: bool,
-    pub invalid_options: bool,
+    /// With "error": the error's `ErrorCode`, for JavaScript to throw it with.
+    pub error_code: Option<String>,
 }
 
 pub struct NextTask {
@@ -258,22 +259,23 @@ pub struct NextTask {
 
 #[napi]
 impl Task for NextTask {
-    type Output = Event;
+    type Output = Result<Event>;
     type JsValue = RawEvent;
 
-    fn compute(&mut self) -> Result<Event> {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
         let rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        rx.recv().map_err(|_| Error::new(Status::GenericFailure, "the engine thread ended without a result"))
+        Ok(rx.recv().map_err(|_| coded(ErrorCode::Internal, "the engine thread ended without a result")))
     }
 
-    fn resolve(&mut self, _env: Env, event: Event) -> Result<RawEvent> {
+    fn resolve(&mut self, env: Env, event: Self::Output) -> napi::Result<RawEvent> {
+        let event = event.map_err(|e| rejection(&env, e))?;
         let empty = RawEvent {
             kind: String::new(),
             changes: None,
             summary: None,
             error: None,
             aborted: false,
-            invalid_options: false,
+            error_code: None,
         };
         Ok(match event {
             // A batch of requests, and the changed texts, wait here for JavaScript to read them in
@@ -289,7 +291,7 @@ impl Task for NextTask {
             Event::Done(Err(e)) => RawEvent {
                 kind: "error".into(),
                 aborted: matches!(e, CondenseError::Aborted) || self.abort.load(Ordering::Relaxed),
-                invalid_options: matches!(e, CondenseError::InvalidOptions(_) | CondenseError::UnknownProvider { .. }),
+                error_code: Some(e.code().as_str().to_string()),
                 error: Some(e.to_string()),
                 ..empty
             },

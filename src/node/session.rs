@@ -34,7 +34,7 @@ pub struct Session {
 
 #[napi]
 impl Session {
-    #[napi(constructor)]
+    #[napi(constructor, ts_args_type = "options: Record<string, unknown>")]
     pub fn new(options: Value) -> Result<Session> {
         let options = guarded(|| Options::from_value(&options))?;
         Ok(Session {
@@ -52,7 +52,7 @@ impl Session {
     /// answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
     #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
     pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
-        let (messages, deferred, strings) = chunk.convert(long_units)?;
+        let (messages, deferred, strings) = chunk.convert(long_units).map_err(unreadable)?;
         self.incoming.expect(deferred, self.messages.len());
         self.messages.extend(messages);
         Ok(strings)
@@ -71,7 +71,7 @@ impl Session {
         self.incoming
             .put_into(&mut self.messages, j as usize)
             .map(|_| ())
-            .map_err(|e| Error::new(Status::InvalidArg, format!("setText: {e}")))
+            .map_err(|e| coded(ErrorCode::Internal, format!("setText: {e}")))
     }
 
     /// The changes that restore every reference in the pushed messages.
@@ -145,7 +145,7 @@ impl Session {
     /// Every problem the provider APIs would reject in the pushed messages (or in `instead`,
     /// a value that is not an array), with its path, as JSON text (a list of any length crosses
     /// as one string).
-    #[napi]
+    #[napi(ts_args_type = "instead?: unknown")]
     pub fn validate(&mut self, instead: Option<crate::json::Value>) -> Result<String> {
         let pushed = Message::Array(std::mem::take(&mut self.messages));
         let messages = instead.unwrap_or(pushed);
@@ -166,7 +166,9 @@ impl Session {
     /// The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
     /// file, how it is kept, where its latest state lives, its tokens; `config` is
     /// `{ turns?, budgetTokens? }`.
-    #[napi]
+    #[napi(
+        ts_args_type = "config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null"
+    )]
     pub fn working_set_now(
         &mut self,
         config: Option<Value>,
@@ -200,7 +202,7 @@ impl Session {
     #[napi]
     pub fn start(&mut self, with_summarizer: bool) -> Result<()> {
         if self.run.is_some() {
-            return Err(Error::new(Status::GenericFailure, "this session was already started"));
+            return Err(coded(ErrorCode::InvalidState, "this session was already started"));
         }
         let messages = Arc::new(std::mem::take(&mut self.messages));
         let spec = RunSpec {
@@ -215,7 +217,7 @@ impl Session {
     }
 
     /// Waits, off the JavaScript thread, for what the engine needs next.
-    #[napi]
+    #[napi(ts_return_type = "Promise<RawEvent>")]
     pub fn next(&self) -> Result<AsyncTask<NextTask>> {
         next_event(self.run.as_ref(), &self.abort, "this session was not started")
     }
@@ -230,14 +232,19 @@ impl Session {
     /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
     /// `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
     /// UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
-    #[napi]
+    #[napi(
+        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
+    )]
     pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
         reply_run(self.run.as_ref(), results, texts, "this session was not started")
     }
 
     /// Estimates what the session's provider would do (a run with a stand-in model, see
     /// `manager::estimate`), off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(
+        ts_args_type = "pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean",
+        ts_return_type = "Promise<import('./lib/manager').Estimate>"
+    )]
     pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
         let pricing = match pricing {
             None | Some(Value::Null) => None,
@@ -257,7 +264,10 @@ impl Session {
     }
 
     /// The working set of the pushed messages off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(
+        ts_args_type = "config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null",
+        ts_return_type = "Promise<import('./lib/index').WorkingSetFile[]>"
+    )]
     pub fn working_set(
         &mut self,
         config: Option<Value>,
@@ -273,7 +283,7 @@ impl Session {
     }
 
     /// Analyzes the pushed messages off the JavaScript thread; the session is emptied.
-    #[napi(ts_return_type = "Promise<unknown>")]
+    #[napi(ts_return_type = "Promise<import('./lib/index').Analysis>")]
     pub fn analyze(&mut self, encoding_name: Option<String>) -> Result<AsyncTask<AnalyzeTask>> {
         Ok(AsyncTask::new(AnalyzeTask {
             messages: Arc::new(std::mem::take(&mut self.messages)),

@@ -17,11 +17,11 @@ pub struct EstimateTask {
 
 #[napi]
 impl Task for EstimateTask {
-    type Output = Value;
+    type Output = Result<Value>;
     type JsValue = Json;
 
-    fn compute(&mut self) -> Result<Value> {
-        guarded(|| {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
             let e = crate::manager::estimate(
                 &self.messages,
                 &self.options,
@@ -30,10 +30,11 @@ impl Task for EstimateTask {
                 self.with_model,
             );
             Ok(serde_json::to_value(e).unwrap_or(Value::Null))
-        })
+        }))
     }
 
-    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Json> {
+        let output = output.map_err(|e| rejection(&env, e))?;
         Ok(Json(output))
     }
 }
@@ -47,16 +48,17 @@ pub struct WorkingSetTask {
 
 #[napi]
 impl Task for WorkingSetTask {
-    type Output = Value;
+    type Output = Result<Value>;
     type JsValue = Json;
 
-    fn compute(&mut self) -> Result<Value> {
-        guarded(|| {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
             crate::working_set::of_history(&self.messages, &self.config, self.with_text, self.encoding).map(Value::from)
-        })
+        }))
     }
 
-    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Json> {
+        let output = output.map_err(|e| rejection(&env, e))?;
         Ok(Json(output))
     }
 }
@@ -68,16 +70,17 @@ pub struct AnalyzeTask {
 
 #[napi]
 impl Task for AnalyzeTask {
-    type Output = Value;
+    type Output = Result<Value>;
     type JsValue = Json;
 
-    fn compute(&mut self) -> Result<Value> {
-        guarded(|| {
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(guarded(|| {
             Ok(serde_json::to_value(crate::analyze::analyze(&self.messages, self.encoding)).unwrap_or(Value::Null))
-        })
+        }))
     }
 
-    fn resolve(&mut self, _env: Env, output: Value) -> Result<Json> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Json> {
+        let output = output.map_err(|e| rejection(&env, e))?;
         Ok(Json(output))
     }
 }
