@@ -99,13 +99,13 @@ export declare class ManagerAttempt {
    */
   constructor(rules: ManagerRules, decision: CourseObject, taskId: string, hasSummarize: boolean)
   /** The first step (none is run while the task cools down). */
-  start(guards: ManagerGuards, nowMs: number): any
+  start(guards: ManagerGuards, nowMs: number): import('./lib/manager').ManagerStep
   /** The running provider failed with `error`. */
-  failed(guards: ManagerGuards, error: string, nowMs: number): any
+  failed(guards: ManagerGuards, error: string, nowMs: number): import('./lib/manager').ManagerStep
   /** The running provider answered a context of `tokens`. */
-  produced(guards: ManagerGuards, tokensAfter: number, nowMs: number): any
+  produced(guards: ManagerGuards, tokensAfter: number, nowMs: number): import('./lib/manager').ManagerStep
   /** The sliding window's cut: the messages' tokens before it and after it. */
-  windowed(before: number, after: number): any
+  windowed(before: number, after: number): import('./lib/manager').ManagerStep
 }
 
 /**
@@ -138,8 +138,6 @@ export declare class ManagerRules {
    * errors ("situation" when absent).
    */
   decide(situation: SituationObject, at?: string | undefined | null): DecisionObject
-  /** The loop guard's state after an attempt. */
-  guardRecord(state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, progressed: boolean, nowMs: number): { attemptsWithoutProgress: number; coolDownUntil: number }
 }
 
 /**
@@ -336,9 +334,6 @@ export declare function mallocInUse(): number
 
 /** The JSON Schema of the manager config, for settings UIs. */
 export declare function managerConfigSchema(): Record<string, unknown>
-
-/** The loop guard: `null` when the task may try now, else why not. */
-export declare function managerGuardAllows(state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, nowMs: number): string | null
 
 /** The config with defaults filled in and Roo's earlier keys mapped; throws with every problem. */
 export declare function managerReadConfig(config: unknown): import('./lib/manager').ManagerConfig

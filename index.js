@@ -850,7 +850,6 @@ module.exports.defaultPrompts = nativeBinding.defaultPrompts
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.mallocInUse = nativeBinding.mallocInUse
 module.exports.managerConfigSchema = nativeBinding.managerConfigSchema
-module.exports.managerGuardAllows = nativeBinding.managerGuardAllows
 module.exports.managerReadConfig = nativeBinding.managerReadConfig
 module.exports.managerValidateConfig = nativeBinding.managerValidateConfig
 module.exports.providerCatalogue = nativeBinding.providerCatalogue

@@ -179,6 +179,27 @@ export interface PolicyReport {
   steps: PolicyStep[]
 }
 
+/** One attempt of a condensing call: the provider and how it went. */
+export interface ManagerAttemptRecord {
+  provider: string
+  error?: string
+  skipped?: string
+  tokensSaved?: number
+}
+
+/**
+ * What the engine's course of a condensing call (the binding's `ManagerAttempt`) tells the
+ * manager to do next: run a provider, cut the sliding window, or end the call (a last step
+ * carries the call's `attempts`).
+ */
+export type ManagerStep =
+  | { action: 'run'; provider: string }
+  | { action: 'window'; fracToRemove: number; error: string }
+  | { action: 'adopt'; provider: string; newContextTokens: number; report: string; attempts: ManagerAttemptRecord[] }
+  | { action: 'min-gain'; report: string; attempts: ManagerAttemptRecord[] }
+  | { action: 'truncated'; provider: string; newContextTokens: number; error: string; report: string; attempts: ManagerAttemptRecord[] }
+  | { action: 'give-up'; error: string; report: string; attempts: ManagerAttemptRecord[] }
+
 export interface ManagedResult {
   messages: ApiMessage[]
   condensed: boolean
@@ -189,7 +210,7 @@ export interface ManagedResult {
   summary: string
   cost: number
   decision: Decision
-  attempts: Array<{ provider: string; error?: string; skipped?: string; tokensSaved?: number }>
+  attempts: ManagerAttemptRecord[]
   /** Why nothing was done: the decision's reason, or "min-gain". */
   skipped?: string
   error?: string

@@ -97,7 +97,7 @@ impl ManagerAttempt {
     }
 
     /// The first step (none is run while the task cools down).
-    #[napi]
+    #[napi(ts_return_type = "import('./lib/manager').ManagerStep")]
     pub fn start(&mut self, guards: &mut ManagerGuards, now_ms: f64) -> Result<Value> {
         guarded(|| {
             let step = self.attempt.start(&mut guards.guards, now_ms.max(0.0) as u64).map_err(attempt_error)?;
@@ -106,7 +106,7 @@ impl ManagerAttempt {
     }
 
     /// The running provider failed with `error`.
-    #[napi]
+    #[napi(ts_return_type = "import('./lib/manager').ManagerStep")]
     pub fn failed(&mut self, guards: &mut ManagerGuards, error: String, now_ms: f64) -> Result<Value> {
         guarded(|| {
             let step =
@@ -116,7 +116,7 @@ impl ManagerAttempt {
     }
 
     /// The running provider answered a context of `tokens`.
-    #[napi]
+    #[napi(ts_return_type = "import('./lib/manager').ManagerStep")]
     pub fn produced(&mut self, guards: &mut ManagerGuards, tokens_after: f64, now_ms: f64) -> Result<Value> {
         guarded(|| {
             let t = tokens(tokens_after, "tokens")?;
@@ -126,7 +126,7 @@ impl ManagerAttempt {
     }
 
     /// The sliding window's cut: the messages' tokens before it and after it.
-    #[napi]
+    #[napi(ts_return_type = "import('./lib/manager').ManagerStep")]
     pub fn windowed(&mut self, before: f64, after: f64) -> Result<Value> {
         guarded(|| {
             let step =

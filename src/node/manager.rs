@@ -29,18 +29,6 @@ pub fn manager_read_config(config: Value) -> Result<Value> {
     guarded(|| Ok(serde_json::to_value(manager_config(&config)?).unwrap_or(Value::Null)))
 }
 
-/// The loop guard: `null` when the task may try now, else why not.
-#[napi(
-    catch_unwind,
-    ts_args_type = "state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, nowMs: number"
-)]
-pub fn manager_guard_allows(state: Value, now_ms: f64) -> Result<Option<String>> {
-    guarded(|| {
-        let s: crate::manager::GuardState = crate::config::parse_config(&state, "state")?;
-        Ok(crate::manager::guard_allows(&s, now_ms.max(0.0) as u64).err())
-    })
-}
-
 /// What the host knows at the moment of deciding, as JavaScript passes it: token counts are whole
 /// numbers >= 0 (`lastMessageTokens` 0 when absent, `maxTokens` the default reserve).
 #[napi(object, object_to_js = false)]
@@ -162,19 +150,6 @@ impl ManagerRules {
         guarded(|| {
             let s = situation.read(at.as_deref().unwrap_or("situation"))?;
             Ok(DecisionObject::from(crate::manager::should_condense(&self.config, &s)))
-        })
-    }
-
-    /// The loop guard's state after an attempt.
-    #[napi(
-        ts_args_type = "state: { attemptsWithoutProgress?: number; coolDownUntil?: number }, progressed: boolean, nowMs: number",
-        ts_return_type = "{ attemptsWithoutProgress: number; coolDownUntil: number }"
-    )]
-    pub fn guard_record(&self, state: Value, progressed: bool, now_ms: f64) -> Result<Value> {
-        guarded(|| {
-            let s: crate::manager::GuardState = crate::config::parse_config(&state, "state")?;
-            let next = crate::manager::guard_record(&self.config, &s, progressed, now_ms.max(0.0) as u64);
-            Ok(serde_json::to_value(next).unwrap_or(Value::Null))
         })
     }
 }
