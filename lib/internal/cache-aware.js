@@ -19,7 +19,7 @@
 //   default would at this growth, and then only when the reads the summary saves until the next
 //   one may run exceed its price (its call's input and the re-write after it);
 // - at the trigger, of Lossless, Smart (keeping the working set's turns whole, else the last
-//   `AT_TRIGGER_KEEP` messages) that leave room under the trigger for a batch of growth, and Roo's
+//   `AT_TRIGGER_KEEP` messages) that leave room under the trigger for a turn's growth, and Roo's
 //   summary (while it has made fewer than half as many as Roo's default), takes the one that
 //   costs least per turn until the context is back at the trigger (its price now plus the reads of
 //   that cycle); when the summary wins or nothing leaves room, what the manager's config does
@@ -571,10 +571,11 @@ async function runCacheAware(o) {
       }
     }
     // At the trigger: of Lossless, Smart (the working set's turns whole, else the last
-    // `AT_TRIGGER_KEEP` messages) that leave room for a batch of growth, and the summary (while
-    // it has made fewer than half the summaries Roo's default has), the one that costs least per
-    // turn until the context is back at the trigger: its price now (the summary call, and what the
-    // next request costs more than without it) plus the reads of each turn of that cycle.
+    // `AT_TRIGGER_KEEP` messages) that leave room for a turn's growth, and the summary (while it
+    // has made fewer than half the summaries Roo's default has), the one that costs least per turn
+    // until the context is back at the trigger: its price now (the summary call, and what the next
+    // request costs more than without it) plus the reads of each turn of that cycle. One that
+    // leaves little room pays its price over few turns, so the comparison, not a margin, rules it out.
     if (o.decide(situation()).condense) {
       const perTurn = (after, price) => {
         const turns = Math.max(1, Math.min(remaining, (trigger - after) / growth))
@@ -594,8 +595,8 @@ async function runCacheAware(o) {
           notTaken(c, `at the trigger: ${notCondensed(c.result)}`)
           continue
         }
-        if (c.tokensAfter + batch > trigger) {
-          notTaken(c, `at the trigger: does not leave room under the trigger (${trigger}) for a batch of growth (${Math.round(batch)})`)
+        if (c.tokensAfter + growth > trigger) {
+          notTaken(c, `at the trigger: does not leave room under the trigger (${trigger}) for a turn's growth (${Math.round(growth)})`)
           continue
         }
         room.push({ c, cost: perTurn(c.tokensAfter, c.cacheIfTaken.cost - now) })
