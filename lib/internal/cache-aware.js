@@ -555,13 +555,18 @@ async function runCacheAware(o) {
     const rooCycle = Math.max(1, (trigger - (state.afterSummary ?? sys)) / growth)
     const since = turn - state.lastSummaryTurn
     const m = tokens
-    if (since >= 2 * rooCycle && m < trigger) {
-      const after = state.afterSummary ?? sys + p.summaryTokens
-      // Its price: its call's input and the re-write after it; what it saves: reading `m - after`
-      // fewer tokens on each request until the next may run.
-      const price = costOf({ inputTokens: m, cacheWriteTokens: after }, pricing)
+    const keep = 2 * p.workingSetTurns
+    const held = current.length
+    if (since >= 2 * rooCycle && m < trigger && held > keep + 2) {
+      // What it leaves: the first message, the summary, the working set's turns kept whole.
+      const input = counter.total(current.slice(1, held - keep))
+      const after = sys + tokensOf(current[0]) + Math.min(p.summaryTokens, Math.floor(input / 2)) + counter.total(current.slice(held - keep))
+      // Its price: its call, and the next request writing all after the system prompt again; what
+      // it saves: reading `m - after` fewer tokens on each request until the next may run.
+      const next = costOf({ cacheReadTokens: sys, cacheWriteTokens: after - sys }, pricing)
+      const price = summaryBill(state.cache, input, p.summaryTokens) + next
       const saves = costOf({ cacheReadTokens: Math.max(0, m - after) }, pricing) * Math.min(remaining, 2 * rooCycle)
-      if (saves > price && affordable(summaryBill(state.cache, m - sys, p.summaryTokens) + costOf({ cacheWriteTokens: after }, pricing))) {
+      if (saves > price && affordable(price)) {
         const c = await propose('ownSummary', true)
         const why = `${since} turns since the last summary (the default's cycle here: ${Math.round(rooCycle)}); saves ${dollars(saves)} of reads against its price ${dollars(price)}`
         if (c.condensed) {
