@@ -16,8 +16,9 @@
 //   and without it, so a change after the last cached breakpoint costs nothing and one near the
 //   start re-writes it all; Lossless wins a tie;
 // - summarizes (Native, keeping the working set's turns whole) at most half as often as the
-//   default would at this growth, and then only when the reads the summary saves until the next
-//   one may run exceed its price (its call's input and the re-write after it);
+//   default would at this growth and while it has made fewer than half the summaries of its
+//   shadow of the default (below), and then only when the reads the summary saves until the next
+//   one may run exceed its price (its call, priced by what it leaves, and the re-write after it);
 // - at the trigger, of Lossless, Smart (keeping the working set's turns whole, else the last
 //   `AT_TRIGGER_KEEP` messages) that leave room under the trigger for a turn's growth, and Roo's
 //   summary (while it has made fewer than half as many as Roo's default), takes the one that
@@ -404,6 +405,8 @@ async function runCacheAware(o) {
    * cost with the step is `next`), billed at most `1 + RISK` times what Roo's default is billed.
    */
   const affordable = (next) => state.bill + spent + next <= (1 + RISK) * shadowBill
+  /** Whether one more summary it chooses leaves it at most half as many as Roo's default has made. */
+  const underHalf = () => state.summaries + 1 <= Math.floor(state.shadow.summaries / 2)
 
   let current = o.messages
   let tokens = sys + counter.total(current)
@@ -551,13 +554,14 @@ async function runCacheAware(o) {
       state.lastTry = tokens
     }
     // A summary of its own: no sooner than twice the default's cycle at this growth after the
-    // last one, and when the reads it saves until the next may run beat its price.
+    // last one, while it has made fewer than half the shadow's summaries, and when the reads it
+    // saves until the next may run beat its price.
     const rooCycle = Math.max(1, (trigger - (state.afterSummary ?? sys)) / growth)
     const since = turn - state.lastSummaryTurn
     const m = tokens
     const keep = 2 * p.workingSetTurns
     const held = current.length
-    if (since >= 2 * rooCycle && m < trigger && held > keep + 2) {
+    if (since >= 2 * rooCycle && m < trigger && held > keep + 2 && underHalf()) {
       // What it leaves: the first message, the summary, the working set's turns kept whole.
       const input = counter.total(current.slice(1, held - keep))
       const after = sys + tokensOf(current[0]) + Math.min(p.summaryTokens, Math.floor(input / 2)) + counter.total(current.slice(held - keep))
@@ -588,7 +592,7 @@ async function runCacheAware(o) {
       }
       const now = peek(current).cost
       let summaryCost = Infinity
-      const roo = state.summaries + 1 <= Math.floor(state.shadow.summaries / 2) ? rooSummary(current, counter, p.summaryTokens, 0) : undefined
+      const roo = underHalf() ? rooSummary(current, counter, p.summaryTokens, 0) : undefined
       if (roo) {
         const next = peek(roo.messages)
         summaryCost = perTurn(next.tokens, summaryBill(state.cache, roo.input, p.summaryTokens) + next.cost - now)
