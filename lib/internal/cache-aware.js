@@ -396,15 +396,22 @@ async function runCacheAware(o) {
   shadowTurn(state.shadow, sys, context, p, counter, o.decide)
   const turn = state.turn
   const tokensOf = (m) => counter.of(m)
-  /** What Roo's default is billed once this call's request is sent (the shadow's request peeked). */
-  const shadowBill = state.shadow.bill + state.shadow.cache.peek(state.shadow.messages, tokensOf).cost
+  let shadowNext
+  /**
+   * What Roo's default is billed once this call's request is sent (the shadow's request peeked on
+   * first use: most calls weigh no step they need not take).
+   */
+  const shadowBill = () => {
+    if (shadowNext === undefined) shadowNext = state.shadow.cache.peek(state.shadow.messages, tokensOf).cost
+    return state.shadow.bill + shadowNext
+  }
   /** Summaries this policy took on this call, priced (added to its bill at the end). */
   let spent = 0
   /**
    * Whether a step it need not take leaves the task, were it to end with this request (whose
    * cost with the step is `next`), billed at most `1 + RISK` times what Roo's default is billed.
    */
-  const affordable = (next) => state.bill + spent + next <= (1 + RISK) * shadowBill
+  const affordable = (next) => state.bill + spent + next <= (1 + RISK) * shadowBill()
   /** Whether one more summary it chooses leaves it at most half as many as Roo's default has made. */
   const underHalf = () => state.summaries + 1 <= Math.floor(state.shadow.summaries / 2)
 
@@ -542,7 +549,7 @@ async function runCacheAware(o) {
           x.w.v <= 0
             ? 'does not pay'
             : !x.affordable
-              ? `would bill the task more than ${1 + RISK} times what Roo's default is billed (${dollars(shadowBill)}) if it ended now`
+              ? `would bill the task more than ${1 + RISK} times what Roo's default is billed (${dollars(shadowBill())}) if it ended now`
               : `${best.c.role} is worth more`
         notTaken(x.c, `${x.why}: ${reason}`)
       }
