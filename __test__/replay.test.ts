@@ -642,9 +642,10 @@ describe('the cache-aware policy', () => {
     expect(long.condensings.some((c) => c.tokensBefore <= trigger)).toBe(true)
   })
 
-  // Measured: billed 0.688x roo-default's on this task (summaries' input and output included; 0.68x
-  // over the four generated tasks, 0.69x the worst of them, docs/replay.md). The bound guards that
-  // figure with a margin; it is no target.
+  // Measured: billed 0.707x roo-default's on this task (summaries' input and output included; 0.70x
+  // over the four generated tasks, 0.71x the worst of them, docs/replay.md; 0.688x before the
+  // policy held its early batches to its shadow of Roo's default). The bound guards that figure
+  // with a margin; it is no target.
   it('on a generated task of 1M tokens: billed under 0.72x roo-default, with at most half its summaries, keeping everything at least as well', async () => {
     const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 1_000_000 }) as ApiMessage[]
     const roo = await replay(h, { policy: 'roo-default' })
@@ -805,7 +806,7 @@ describe('the seven real Roo Code histories', () => {
         }
       }
       expect(summarized).toBeGreaterThanOrEqual(3)
-      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.91x), with fewer summaries.
+      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.84x, 7 summaries of 15), with fewer summaries.
       const roo = sums.get('roo-default')!
       const aware = sums.get('cache-aware')!
       expect(aware.cost).toBeLessThan(0.95 * roo.cost)
