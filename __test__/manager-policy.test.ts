@@ -236,6 +236,29 @@ describe('a host with the cache-aware policy', () => {
     expect(r.condensings.filter((c) => c.role === 'host').map((c) => c.turn)).toEqual(own.slid)
     expect(r.messages).toEqual(own.messages)
   }, 60_000)
+
+  it("prices Roo's default on the same task beside itself: what the replay bills roo-default; on a short task both bills are the same", async () => {
+    // Without recorded times the replay sends requests 20 s apart: no cache entry expires, as in the policy's model.
+    const untimed = (h: ApiMessage[]) => h.map(({ ts: _, ...m }) => m as ApiMessage)
+    const bills = async (h: ApiMessage[], window: number) => {
+      const m = new CondensationManager({ policy: { name: 'cache-aware', lookbackBlocks: 20 }, summarize: summarizer().summarize })
+      const own = await runAll(host(m, h, { taskId: 't', window }))
+      const roo = await replay(h, { policy: 'roo-default', contextWindow: window, systemTokens: SYSTEM, maxTokens: MAX_TOKENS })
+      // The report's bills stop at the request before the last call's.
+      const rooBilled = roo.requestsCost - roo.perRequest[roo.perRequest.length - 1].cost + roo.summaryCost
+      return { own, roo, rooBilled, last: own.results[own.results.length - 1].policy! }
+    }
+    // Roo's default summarizes twice here: the shadow's bill is the replay's, within 2 % (the
+    // shadow counts what a summary reads from the messages, the replay's stand-in from their text).
+    const long = await bills(untimed(generateHistory({ seed: 1, format: 'native', targetTokens: 100_000 }) as ApiMessage[]), 48_000)
+    expect(long.roo.summaries).toBeGreaterThanOrEqual(2)
+    expect(long.last.rooDefaultBilled).toBeGreaterThan(0.98 * long.rooBilled)
+    expect(long.last.rooDefaultBilled).toBeLessThan(1.02 * long.rooBilled)
+    // Too short to pay a step back: it condenses nothing, and is billed what Roo's default is, on every call.
+    const short = await bills(untimed(generateHistory({ seed: 2, format: 'native', targetTokens: 30_000 }) as ApiMessage[]), 128_000)
+    expect(short.own.results.every((r) => !r.condensed && r.policy!.billed === r.policy!.rooDefaultBilled)).toBe(true)
+    expect(short.last.rooDefaultBilled).toBeCloseTo(short.rooBilled, 9)
+  }, 60_000)
 })
 
 describe('the policy setting', () => {

@@ -642,15 +642,65 @@ describe('the cache-aware policy', () => {
     expect(long.condensings.some((c) => c.tokensBefore <= trigger)).toBe(true)
   })
 
-  // Measured: billed 0.688x roo-default's on this task (summaries' input and output included; 0.68x
-  // over the four generated tasks, 0.69x the worst of them, docs/replay.md). The bound guards that
-  // figure with a margin; it is no target.
+  // Measured: billed 0.707x roo-default's on this task (summaries' input and output included; 0.70x
+  // over the four generated tasks, 0.71x the worst of them, docs/replay.md; 0.688x before the
+  // policy held its early batches to its shadow of Roo's default). The bound guards that figure
+  // with a margin; it is no target.
   it('on a generated task of 1M tokens: billed under 0.72x roo-default, with at most half its summaries, keeping everything at least as well', async () => {
     const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 1_000_000 }) as ApiMessage[]
     const roo = await replay(h, { policy: 'roo-default' })
     const aware = await replay(h, { policy: 'cache-aware' })
     expect(roo.summaries).toBeGreaterThan(2)
     expect(aware.billedCost).toBeLessThanOrEqual(0.72 * roo.billedCost)
+    expect(aware.summaries).toBeLessThanOrEqual(0.5 * roo.summaries)
+    for (const k of ['typed', 'errors', 'workingSet'] as const) expect(aware.checks[k].kept, k).toBeGreaterThanOrEqual(roo.checks[k].kept)
+  }, 60_000)
+})
+
+// What the cache-aware policy promises on every task, whatever its length: billed at most 1.02x
+// what Roo's default is billed (a step it need not take is taken only while, were the task to end
+// with that request, its bill would stay within 1.02x its shadow of Roo's default), no request
+// larger than the window, at most half Roo's summaries, and the end checks kept at least as well.
+// One small generated task per window; measured (2026-11-27), cache-aware against roo-default:
+// 48k 0.820x (1 summary of 7), 64k 0.907x (1 of 2) and 0.895x (3 of 8), 128k and 200k 1.000x (a
+// task too short to pay a step back: it condenses nothing, as Roo's default). Before the shadow the
+// 30k task cost 1.121x and the 100k task 1.035x; choosing at the trigger the first of Lossless and
+// Smart that leaves room (not the cheapest per turn) cost 1.155x, 1.180x and 1.411x on the 48k and
+// 64k tasks. The end checks are not kept as well as Roo's default keeps them on every task
+// (docs/replay.md names those it is not): on these it does.
+const PER_WINDOW = [
+  { contextWindow: 48_000, seed: 3, format: 'xml', targetTokens: 150_000 },
+  { contextWindow: 64_000, seed: 1, format: 'native', targetTokens: 100_000 },
+  { contextWindow: 64_000, seed: 1, format: 'native', targetTokens: 300_000 },
+  { contextWindow: 128_000, seed: 2, format: 'native', targetTokens: 30_000 },
+  { contextWindow: 200_000, seed: 2, format: 'native', targetTokens: 30_000 },
+] as const
+// Under the OpenAI model it is never dearer than Roo's default. Measured: 0.935x with 4 summaries
+// of 8; without the half-count cap on its own summaries it made 5.
+const OPENAI_TASK = { contextWindow: 64_000, seed: 1, format: 'native', targetTokens: 300_000 } as const
+
+describe('the cache-aware policy never loses to Roo default on a task', () => {
+  it.each(PER_WINDOW)(
+    'a $targetTokens-token task ($format, seed $seed) at a $contextWindow window: at most 1.02x, nothing over the window, half the summaries, checks kept',
+    async ({ contextWindow, seed, format, targetTokens }) => {
+      const h = generateHistory({ seed, format, targetTokens }) as ApiMessage[]
+      const roo = await replay(h, { policy: 'roo-default', contextWindow })
+      const aware = await replay(h, { policy: 'cache-aware', contextWindow })
+      expect(aware.billedCost).toBeLessThanOrEqual(1.02 * roo.billedCost)
+      expect(aware.requestsOverWindow).toBe(0)
+      expect(aware.summaries).toBeLessThanOrEqual(0.5 * roo.summaries)
+      for (const k of ['typed', 'errors', 'workingSet'] as const) expect(aware.checks[k].kept, k).toBeGreaterThanOrEqual(roo.checks[k].kept)
+    },
+    60_000,
+  )
+
+  it('under the OpenAI cache model: never dearer, nothing over the window, half the summaries, checks kept', async () => {
+    const { contextWindow, seed, format, targetTokens } = OPENAI_TASK
+    const h = generateHistory({ seed, format, targetTokens }) as ApiMessage[]
+    const roo = await replay(h, { policy: 'roo-default', contextWindow, cache: 'openai' })
+    const aware = await replay(h, { policy: 'cache-aware', contextWindow, cache: 'openai' })
+    expect(aware.billedCost).toBeLessThanOrEqual(roo.billedCost)
+    expect(aware.requestsOverWindow).toBe(0)
     expect(aware.summaries).toBeLessThanOrEqual(0.5 * roo.summaries)
     for (const k of ['typed', 'errors', 'workingSet'] as const) expect(aware.checks[k].kept, k).toBeGreaterThanOrEqual(roo.checks[k].kept)
   }, 60_000)
@@ -707,6 +757,38 @@ describe('the command line', () => {
 })
 
 describe('the seven real Roo Code histories', () => {
+  // Measured (2026-11-27, docs/replay.md): cache-aware 0.878x roo-default at 48k with 14 summaries
+  // of 23, 0.862x at 64k with 8 of 15, and no history above 1.00x. Asking at the trigger only for a
+  // turn's room (not a batch's) is what lets Smart stand in for summaries here: with a batch's room
+  // it was 0.943x with 20 of 23, and 0.910x with 11 of 15. Guards with a margin, not targets.
+  itReal(
+    'at 48k and 64k cache-aware is billed less than roo-default on the sum, never more than 1.02x on a history, with under two thirds its summaries',
+    async () => {
+      for (const [contextWindow, bound] of [
+        [48_000, 0.91],
+        [64_000, 0.89],
+      ] as const) {
+        let roo = 0
+        let aware = 0
+        let rooSummaries = 0
+        let awareSummaries = 0
+        for (const name of FIXTURES) {
+          const h = loadFixture(name)
+          const a = await replay(h, { policy: 'roo-default', contextWindow })
+          const b = await replay(h, { policy: 'cache-aware', contextWindow })
+          expect(b.billedCost, `${name} at ${contextWindow}`).toBeLessThanOrEqual(1.02 * a.billedCost)
+          roo += a.billedCost
+          aware += b.billedCost
+          rooSummaries += a.summaries
+          awareSummaries += b.summaries
+        }
+        expect(aware, `at ${contextWindow}`).toBeLessThanOrEqual(bound * roo)
+        expect(awareSummaries, `at ${contextWindow}`).toBeLessThan((2 / 3) * rooSummaries)
+      }
+    },
+    120_000,
+  )
+
   itReal(
     "every policy keeps the invariants at a 64k window, where Roo's default summarizes most of them",
     async () => {
@@ -724,7 +806,7 @@ describe('the seven real Roo Code histories', () => {
         }
       }
       expect(summarized).toBeGreaterThanOrEqual(3)
-      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.91x), with fewer summaries.
+      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.84x, 7 summaries of 15), with fewer summaries.
       const roo = sums.get('roo-default')!
       const aware = sums.get('cache-aware')!
       expect(aware.cost).toBeLessThan(0.95 * roo.cost)

@@ -106,21 +106,46 @@ async function knownLength() {
   }
 }
 
-async function table(cache, lookbackBlocks) {
+/** The generated tasks of several sizes the aims are stated for (besides the four of 1M tokens). */
+const SIZED_TOKENS = [30_000, 100_000, 300_000, 1_500_000]
+const SIZED_WINDOWS = [64_000, 128_000, 200_000]
+
+function sizedTasks() {
+  const out = []
+  for (const targetTokens of SIZED_TOKENS)
+    for (const seed of [1, 2]) for (const format of ['xml', 'native']) out.push(generateHistory({ seed, format, targetTokens }))
+  return out
+}
+
+/** `sets`: which tables (`real`, `million`, `sized`), all by default. */
+async function table(cache, lookbackBlocks, sets = ['real', 'million', 'sized']) {
   const extra = lookbackBlocks === undefined ? {} : { lookbackBlocks }
-  const real = readRealHistories()
+  const real = sets.includes('real') ? readRealHistories() : undefined
   if (real) {
     for (const contextWindow of [48_000, 64_000, 128_000]) {
       const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
       for (const h of real) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, contextWindow, cache, ...extra }))
       printTable(`The seven real histories, ${contextWindow / 1000}k window, ${cache} cache (sums over the seven)`, totals)
     }
-  } else console.log(`\n(no real Roo Code histories at ${realHistoryDir}: their tables are left out)`)
-  const generated = []
-  for (const seed of [1, 2]) for (const format of ['xml', 'native']) generated.push(generateHistory({ seed, format, targetTokens: 1_000_000 }))
-  const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
-  for (const h of generated) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, cache, ...extra }))
-  printTable(`Four generated tasks of 1M tokens (seeds 1 and 2, XML and native tools), 200k window, ${cache} cache (sums over the four)`, totals)
+  } else if (sets.includes('real')) console.log(`\n(no real Roo Code histories at ${realHistoryDir}: their tables are left out)`)
+  if (sets.includes('million')) {
+    const generated = []
+    for (const seed of [1, 2]) for (const format of ['xml', 'native']) generated.push(generateHistory({ seed, format, targetTokens: 1_000_000 }))
+    const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
+    for (const h of generated) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, cache, ...extra }))
+    printTable(`Four generated tasks of 1M tokens (seeds 1 and 2, XML and native tools), 200k window, ${cache} cache (sums over the four)`, totals)
+  }
+  if (sets.includes('sized')) {
+    const sized = sizedTasks()
+    for (const contextWindow of SIZED_WINDOWS) {
+      const totals = new Map(lib.REPLAY_POLICIES.map((p) => [p, empty()]))
+      for (const h of sized) for (const policy of lib.REPLAY_POLICIES) add(totals.get(policy), await lib.replay(h, { policy, contextWindow, cache, ...extra }))
+      printTable(
+        `Sixteen generated tasks of 30k to 1.5M tokens (${SIZED_TOKENS.map((t) => `${t / 1000}k`).join(', ')}; seeds 1 and 2, XML and native tools), ${contextWindow / 1000}k window, ${cache} cache (sums over the sixteen)`,
+        totals,
+      )
+    }
+  }
 }
 
 const args = process.argv.slice(2)
@@ -128,5 +153,6 @@ if (args[0] === 'known-length') await knownLength()
 else if (args[0] === 'table') {
   const at = args.indexOf('--cache')
   const lb = args.indexOf('--lookback-blocks')
-  await table(at >= 0 ? args[at + 1] : 'anthropic', lb >= 0 ? Number(args[lb + 1]) : undefined)
+  const only = args.indexOf('--only')
+  await table(at >= 0 ? args[at + 1] : 'anthropic', lb >= 0 ? Number(args[lb + 1]) : undefined, only >= 0 ? args[only + 1].split(',') : undefined)
 } else await time(args.length > 0 ? args : ['roo-default', 'smart-balanced', 'cache-aware'])

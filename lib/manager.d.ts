@@ -176,6 +176,15 @@ export interface PolicyReport {
   growthTokens: number
   /** The turns a saving is counted over at most. */
   remainingTurns: number
+  /**
+   * Dollars, by the policy's cache model and prices: what the task's requests before this call and
+   * the summaries it has made (this call's included) are billed; and the same for Roo's default on
+   * the same task (its shadow: a summary at the trigger, its requests up to the last one sent). A
+   * step the policy need not take is taken only while this call's request would leave `billed`
+   * within 1.02 times `rooDefaultBilled`.
+   */
+  billed: number
+  rooDefaultBilled: number
   steps: PolicyStep[]
 }
 

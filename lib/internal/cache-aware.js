@@ -16,11 +16,20 @@
 //   and without it, so a change after the last cached breakpoint costs nothing and one near the
 //   start re-writes it all; Lossless wins a tie;
 // - summarizes (Native, keeping the working set's turns whole) at most half as often as the
-//   default would at this growth, and then only when the reads the summary saves until the next
-//   one may run exceed its price (its call's input and the re-write after it);
-// - at the trigger, Lossless, else Smart (keeping the working set's turns whole, else the last
-//   `AT_TRIGGER_KEEP` messages), when it leaves room under the trigger for a batch of growth; else
-//   what the manager's config does (Native by default, the sliding window past the allowed size).
+//   default would at this growth and while it has made fewer than half the summaries of its
+//   shadow of the default (below), and then only when the reads the summary saves until the next
+//   one may run exceed its price (its call, priced by what it leaves, and the re-write after it);
+// - at the trigger, of Lossless, Smart (keeping the working set's turns whole, else the last
+//   `AT_TRIGGER_KEEP` messages) that leave room under the trigger for a turn's growth, and Roo's
+//   summary (while it has made fewer than half as many as Roo's default), takes the one that
+//   costs least per turn until the context is back at the trigger (its price now plus the reads of
+//   that cycle); when the summary wins or nothing leaves room, what the manager's config does
+//   (Native by default, the sliding window past the allowed size);
+// - keeps a shadow of Roo's default on the same task (its history, a summary at the trigger,
+//   priced by a cache model of its own) and takes a step it need not take (a batch candidate, a
+//   summary of its own) only when, were the task to end with this request, its bill would stay
+//   within `1 + RISK` times the shadow's: on a task too short to pay a step back, it costs what
+//   Roo's default costs.
 // Remaining turns: `expectedTurns` when given, else as many as have elapsed (a task seen at turn t
 // is taken to be half done), at least `MIN_REMAINING`.
 //
@@ -30,8 +39,8 @@
 // the older copy, a reference in a message it kept gets the bytes back.)
 //
 // Between calls it keeps per task (`context.taskId`) what the rule needs: the cache model fed
-// with what each request sent, the turn count, the tokens appended, and when it last tried,
-// re-wrote and summarized. This module reads options and runs the rule; the manager (lib/manager.js)
+// with what each request sent and the bill so far, the shadow, the turn count, the tokens
+// appended, and when it last tried, re-wrote and summarized. This module reads options and runs the rule; the manager (lib/manager.js)
 // runs each role's condensing. Never changes the caller's messages.
 'use strict'
 
@@ -49,6 +58,11 @@ const MIN_REMAINING = 10
 /** Messages Smart keeps whole at the trigger, where the alternative is a summary keeping the last 3. */
 const AT_TRIGGER_KEEP = 6
 const DEFAULT_WORKING_SET_TURNS = 10
+/**
+ * The most a step it need not take may leave a task billed above Roo's default, as a fraction of
+ * Roo's bill, were the task to end right after it: the tolerance the policy promises per task.
+ */
+const RISK = 0.02
 
 /**
  * What `usage` ({ inputTokens, cacheWriteTokens, cacheReadTokens }) costs in dollars at `pricing`,
@@ -170,7 +184,37 @@ function newTaskState() {
     rewritten: 0,
     lastSummaryTurn: 0,
     afterSummary: undefined,
+    /** Summaries this policy has made (its own and the manager's config's). */
+    summaries: 0,
+    /** What the requests sent so far and this policy's summaries are billed, by the cache model. */
+    bill: 0,
+    /** Roo's default on the same task (`newShadow`), priced by a cache model of its own. */
+    shadow: undefined,
   }
+}
+
+/**
+ * Roo's default on the same task, priced as the policy prices itself: the host's history as it
+ * was first seen, each turn's appended messages, and a summary at the trigger (the first message,
+ * a summary of `summaryTokens` tokens, the last `ROO_KEEP_LAST` messages). Roo's sliding window
+ * past the allowed size is not modelled: it only ever makes Roo's bill smaller by dropping
+ * messages, and the shadow only bounds what this policy spends.
+ */
+function newShadow(cache) {
+  return { cache, messages: [], bill: 0, summaries: 0 }
+}
+
+/** Messages Roo's summary keeps after the first (Native's `N_MESSAGES_TO_KEEP`). */
+const ROO_KEEP_LAST = 3
+
+/**
+ * What a summary call that reads `input` tokens costs, priced as a host sends it (nothing of it
+ * cached, `CacheModel.freshRequestCost`), with an answer of `summaryTokens` tokens (at most half of
+ * what it summarizes). The same price for this policy's summaries and for the shadow's.
+ */
+function summaryBill(cache, input, summaryTokens) {
+  const { inputCost, outputCost } = cache.freshRequestCost(input, Math.max(1, Math.min(summaryTokens, Math.floor(input / 2))))
+  return inputCost + outputCost
 }
 
 /** Per-task states, the least recently used dropped past `max`; calls for one task run one after another. */
@@ -249,10 +293,14 @@ function account(state, messages, system, policy, pricing, counter) {
     // Nothing cached is valid under another system prompt: a new model, fed from this call on.
     changed = state.cache !== undefined
     state.cache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks)
+    const shadow = state.shadow
+    state.shadow = newShadow(new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks))
+    if (shadow) Object.assign(state.shadow, { messages: shadow.messages, bill: shadow.bill, summaries: shadow.summaries })
     state.systemTokens = system.tokens
     state.systemPrompt = system.text
   }
   state.cache.pricing = pricing
+  state.shadow.cache.pricing = pricing
   let previous
   let appendedFrom = 0
   if (fresh) {
@@ -269,8 +317,55 @@ function account(state, messages, system, policy, pricing, counter) {
     appendedFrom = previous ? previous.length : firstChanged(state.returned ?? [], messages)
   }
   // The previous request went out under the old system prompt when it changed: nothing of it is cached now.
-  if (previous && !changed) state.cache.request(previous, (m) => counter.of(m))
+  const tokensOf = (m) => counter.of(m)
+  const shadow = state.shadow
+  if (previous && !changed) {
+    state.bill += state.cache.request(previous, tokensOf).cost
+    // Roo's default sent its own history last time (the same as this one's on the first call).
+    shadow.bill += shadow.cache.request(fresh ? previous : shadow.messages, tokensOf).cost
+  }
+  if (fresh) shadow.messages = messages.slice()
+  else for (let i = appendedFrom; i < messages.length; i++) shadow.messages.push(messages[i])
   for (let i = appendedFrom; i < messages.length; i++) state.appendedTokens += counter.of(messages[i])
+}
+
+/**
+ * Roo's default at this call: a summary when its history has reached the trigger (by the manager's
+ * own decision, `decide`), billed to the shadow and put in its history.
+ */
+function shadowTurn(shadow, system, context, policy, counter, decide) {
+  const m = shadow.messages
+  const n = m.length
+  const last = n > 0 ? counter.of(m[n - 1]) : 0
+  const total = system + counter.total(m)
+  const d = decide({
+    totalTokens: total - last,
+    lastMessageTokens: last,
+    contextWindow: context.contextWindow,
+    maxTokens: context.maxTokens,
+    profileId: context.profileId,
+  })
+  if (!d.condense) return
+  const roo = rooSummary(m, counter, policy.summaryTokens, shadow.summaries + 1)
+  if (!roo) return
+  shadow.bill += summaryBill(shadow.cache, roo.input, policy.summaryTokens)
+  shadow.summaries++
+  shadow.messages = roo.messages
+}
+
+/**
+ * What Roo's summary would leave of `messages`: the first message, a stand-in for the summary
+ * (a message of its own, counted as `summaryTokens`, at most half of what it summarizes), the
+ * last `ROO_KEEP_LAST`; and `input`, the tokens it summarizes. Undefined when there is too little
+ * to summarize.
+ */
+function rooSummary(messages, counter, summaryTokens, k) {
+  const keepStart = messages.length - ROO_KEEP_LAST
+  if (keepStart <= 2) return undefined
+  const input = counter.total(messages.slice(1, keepStart))
+  const summary = { role: 'user', content: `Roo's summary ${k} (a stand-in for pricing, never sent)` }
+  counter.known.set(summary, Math.max(1, Math.min(summaryTokens, Math.floor(input / 2))))
+  return { messages: [messages[0], summary, ...messages.slice(keepStart)], input }
 }
 
 const dollars = (x) => `$${x.toFixed(4)}`
@@ -298,8 +393,27 @@ async function runCacheAware(o) {
   await counter.prepare(o.messages)
   if (state.returned) await counter.prepare(state.returned)
   account(state, o.messages, system, p, pricing, counter)
+  shadowTurn(state.shadow, sys, context, p, counter, o.decide)
   const turn = state.turn
   const tokensOf = (m) => counter.of(m)
+  let shadowNext
+  /**
+   * What Roo's default is billed once this call's request is sent (the shadow's request peeked on
+   * first use: most calls weigh no step they need not take).
+   */
+  const shadowBill = () => {
+    if (shadowNext === undefined) shadowNext = state.shadow.cache.peek(state.shadow.messages, tokensOf).cost
+    return state.shadow.bill + shadowNext
+  }
+  /** Summaries this policy took on this call, priced (added to its bill at the end). */
+  let spent = 0
+  /**
+   * Whether a step it need not take leaves the task, were it to end with this request (whose
+   * cost with the step is `next`), billed at most `1 + RISK` times what Roo's default is billed.
+   */
+  const affordable = (next) => state.bill + spent + next <= (1 + RISK) * shadowBill()
+  /** Whether one more summary it chooses leaves it at most half as many as Roo's default has made. */
+  const underHalf = () => state.summaries + 1 <= Math.floor(state.shadow.summaries / 2)
 
   let current = o.messages
   let tokens = sys + counter.total(current)
@@ -368,6 +482,14 @@ async function runCacheAware(o) {
       },
       take(why) {
         if (current !== held) throw new Error(`condenseIfNeeded: ${p.name}: a candidate made for a history that has changed since`)
+        if (r.provider === PROVIDER.native) {
+          const kept = new Set(r.messages)
+          spent += summaryBill(
+            state.cache,
+            held.reduce((n, m) => n + (kept.has(m) ? 0 : tokensOf(m)), 0),
+            p.summaryTokens,
+          )
+        }
         current = r.messages
         tokens = after
         steps.push({ role, provider: r.provider, taken: true, tokensBefore: before, tokensAfter: after, firstChanged: c.firstChanged, why })
@@ -389,6 +511,7 @@ async function runCacheAware(o) {
     })
   const notCondensed = (r) => r.error ?? r.report ?? r.skipped ?? 'nothing to condense'
   const summarized = () => {
+    state.summaries++
     state.lastSummaryTurn = turn
     state.afterSummary = tokens
     state.lastTry = tokens
@@ -416,12 +539,19 @@ async function runCacheAware(o) {
         }
         const w = worth(c)
         const why = `saves ${c.tokensBefore - c.tokensAfter} tokens: reads over ${Math.round(horizon)} turns ${dollars(w.reads)} against ${dollars(w.rewrite)} more for the next request`
-        candidates.push({ c, w, why })
-        if (w.v > 0 && (!best || w.v > best.w.v)) best = { c, w, why }
+        const x = { c, w, why, affordable: affordable(c.cacheIfTaken.cost) }
+        candidates.push(x)
+        if (w.v > 0 && x.affordable && (!best || w.v > best.w.v)) best = x
       }
       for (const x of candidates) {
         if (x === best) continue
-        notTaken(x.c, `${x.why}: ${x.w.v > 0 ? `${best.c.role} is worth more` : 'does not pay'}`)
+        const reason =
+          x.w.v <= 0
+            ? 'does not pay'
+            : !x.affordable
+              ? `would bill the task more than ${1 + RISK} times what Roo's default is billed (${dollars(shadowBill())}) if it ended now`
+              : `${best.c.role} is worth more`
+        notTaken(x.c, `${x.why}: ${reason}`)
       }
       if (best) {
         const next = best.c.cacheIfTaken
@@ -431,17 +561,23 @@ async function runCacheAware(o) {
       state.lastTry = tokens
     }
     // A summary of its own: no sooner than twice the default's cycle at this growth after the
-    // last one, and when the reads it saves until the next may run beat its price.
+    // last one, while it has made fewer than half the shadow's summaries, and when the reads it
+    // saves until the next may run beat its price.
     const rooCycle = Math.max(1, (trigger - (state.afterSummary ?? sys)) / growth)
     const since = turn - state.lastSummaryTurn
     const m = tokens
-    if (since >= 2 * rooCycle && m < trigger) {
-      const after = state.afterSummary ?? sys + p.summaryTokens
-      // Its price: its call's input and the re-write after it; what it saves: reading `m - after`
-      // fewer tokens on each request until the next may run.
-      const price = costOf({ inputTokens: m, cacheWriteTokens: after }, pricing)
+    const keep = 2 * p.workingSetTurns
+    const held = current.length
+    if (since >= 2 * rooCycle && m < trigger && held > keep + 2 && underHalf()) {
+      // What it leaves: the first message, the summary, the working set's turns kept whole.
+      const input = counter.total(current.slice(1, held - keep))
+      const after = sys + tokensOf(current[0]) + Math.min(p.summaryTokens, Math.floor(input / 2)) + counter.total(current.slice(held - keep))
+      // Its price: its call, and the next request writing all after the system prompt again; what
+      // it saves: reading `m - after` fewer tokens on each request until the next may run.
+      const next = costOf({ cacheReadTokens: sys, cacheWriteTokens: after - sys }, pricing)
+      const price = summaryBill(state.cache, input, p.summaryTokens) + next
       const saves = costOf({ cacheReadTokens: Math.max(0, m - after) }, pricing) * Math.min(remaining, 2 * rooCycle)
-      if (saves > price) {
+      if (saves > price && affordable(price)) {
         const c = await propose('ownSummary', true)
         const why = `${since} turns since the last summary (the default's cycle here: ${Math.round(rooCycle)}); saves ${dollars(saves)} of reads against its price ${dollars(price)}`
         if (c.condensed) {
@@ -450,20 +586,43 @@ async function runCacheAware(o) {
         } else notTaken(c, `${why}: ${notCondensed(c.result)}`)
       }
     }
-    // At the trigger: Lossless, else Smart, when it leaves room for a batch of growth; else the summary.
+    // At the trigger: of Lossless, Smart (the working set's turns whole, else the last
+    // `AT_TRIGGER_KEEP` messages) that leave room for a turn's growth, and the summary (while it
+    // has made fewer than half the summaries Roo's default has), the one that costs least per turn
+    // until the context is back at the trigger: its price now (the summary call, and what the next
+    // request costs more than without it) plus the reads of each turn of that cycle. One that
+    // leaves little room pays its price over few turns, so the comparison, not a margin, rules it out.
     if (o.decide(situation()).condense) {
-      const room = `leaves room under the trigger (${trigger}) for a batch of growth (${Math.round(batch)})`
+      const perTurn = (after, price) => {
+        const turns = Math.max(1, Math.min(remaining, (trigger - after) / growth))
+        return (price + costOf({ cacheReadTokens: after + (growth * (turns - 1)) / 2 }, pricing) * turns) / turns
+      }
+      const now = peek(current).cost
+      let summaryCost = Infinity
+      const roo = underHalf() ? rooSummary(current, counter, p.summaryTokens, 0) : undefined
+      if (roo) {
+        const next = peek(roo.messages)
+        summaryCost = perTurn(next.tokens, summaryBill(state.cache, roo.input, p.summaryTokens) + next.cost - now)
+      }
+      const room = []
       for (const role of [PROVIDER.lossless, PROVIDER.smart, 'smartAtTrigger']) {
         const c = await propose(role, true)
         if (!c.condensed) {
           notTaken(c, `at the trigger: ${notCondensed(c.result)}`)
           continue
         }
-        if (c.tokensAfter + batch <= trigger) {
-          c.take(`at the trigger: ${room}`)
-          break
+        if (c.tokensAfter + growth > trigger) {
+          notTaken(c, `at the trigger: does not leave room under the trigger (${trigger}) for a turn's growth (${Math.round(growth)})`)
+          continue
         }
-        notTaken(c, `at the trigger: does not leave room under the trigger (${trigger}) for a batch of growth (${Math.round(batch)})`)
+        room.push({ c, cost: perTurn(c.tokensAfter, c.cacheIfTaken.cost - now) })
+      }
+      let best
+      for (const x of room) if (!best || x.cost < best.cost) best = x
+      for (const x of room) {
+        const each = `${dollars(x.cost)} a turn until the trigger`
+        if (x === best && x.cost <= summaryCost) x.c.take(`at the trigger: ${each}, the least`)
+        else notTaken(x.c, `at the trigger: ${each}, ${x === best || x.cost > summaryCost ? `the summary ${dollars(summaryCost)}` : `${best.c.role} less`}`)
       }
       if (tokens < trigger) state.lastTry = tokens
     }
@@ -476,6 +635,7 @@ async function runCacheAware(o) {
   }
   // A copy: hosts append to their own array in place (the next call's history may be this very array).
   state.returned = current.slice()
+  state.bill += spent
 
   const taken = steps.filter((s) => s.taken)
   const result = {
@@ -488,7 +648,18 @@ async function runCacheAware(o) {
     cost,
     decision,
     attempts,
-    policy: { name: p.name, turn, promptTokens, triggerTokens: trigger, batchTokens: batch, growthTokens: growth, remainingTurns: remaining, steps },
+    policy: {
+      name: p.name,
+      turn,
+      promptTokens,
+      triggerTokens: trigger,
+      batchTokens: batch,
+      growthTokens: growth,
+      remainingTurns: remaining,
+      billed: state.bill,
+      rooDefaultBilled: state.shadow.bill,
+      steps,
+    },
   }
   if (metrics) result.metrics = metrics
   if (last && last.error) result.error = last.error
