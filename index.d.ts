@@ -396,8 +396,9 @@ export interface RawExpansion {
  * The price list for the prompt-cache model `cacheModel` ("anthropic" or "openai") from the
  * entries a caller gave (none: the model's own; `cost::resolve_pricing` fills in and checks it).
  * An error names `at`: `replay: options.pricing.inputPrice: expected a price >= 0 …`.
+ * `cacheTtl` ("5m", the default, or "1h") prices Anthropic's one-hour cache writes.
  */
-export declare function resolvePricing(given: Array<GivenPrice> | undefined | null, cacheModel: string, at: string): PriceList
+export declare function resolvePricing(given: Array<GivenPrice> | undefined | null, cacheModel: string, at: string, cacheTtl?: string | undefined | null): PriceList
 
 /**
  * What the host knows at the moment of deciding, as JavaScript passes it: token counts are whole

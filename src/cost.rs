@@ -196,14 +196,51 @@ pub fn check_pricing(pricing: &Pricing, at: &str) -> Result<(), PriceError> {
     Ok(())
 }
 
+/// How long a prompt-cache entry lives: Anthropic's default five minutes, or its extended hour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheTtl {
+    #[default]
+    FiveMinutes,
+    OneHour,
+}
+
+impl CacheTtl {
+    /// `"5m"` or `"1h"`.
+    pub fn parse(name: &str) -> Option<CacheTtl> {
+        match name {
+            "5m" => Some(CacheTtl::FiveMinutes),
+            "1h" => Some(CacheTtl::OneHour),
+            _ => None,
+        }
+    }
+}
+
+/// Anthropic bills a write to its one-hour cache at twice the input price (a five-minute write at
+/// 1.25 times, the default list's ratio).
+pub const ANTHROPIC_HOUR_WRITE_FACTOR: f64 = 2.0;
+
 /// A price list for `cache` from what a caller gave (`None`: nothing, the model's defaults), each
 /// key and price checked in the order given: a price left out is the model's default, scaled by
 /// the input price over the default one when the input price is given (a list that names only
 /// its input price keeps the provider's usual ratios). OpenAI writes its cache at the input price,
-/// whatever is given. `accounting` is accepted and not used. `at` names where the list was given.
-pub fn resolve_pricing(given: Option<&[(String, Given)]>, cache: CacheModel, at: &str) -> Result<Pricing, PriceError> {
+/// whatever is given; Anthropic's one-hour cache (`ttl`), when no write price is given, at
+/// [`ANTHROPIC_HOUR_WRITE_FACTOR`] times the input price. `accounting` is accepted and not used.
+/// `at` names where the list was given.
+pub fn resolve_pricing(
+    given: Option<&[(String, Given)]>,
+    cache: CacheModel,
+    ttl: CacheTtl,
+    at: &str,
+) -> Result<Pricing, PriceError> {
+    let hour_writes = |input_price: f64| match (cache, ttl) {
+        (CacheModel::Anthropic, CacheTtl::OneHour) => Some(input_price * ANTHROPIC_HOUR_WRITE_FACTOR),
+        _ => None,
+    };
     let base = cache.default_pricing();
-    let Some(given) = given else { return Ok(base) };
+    let Some(given) = given else {
+        let cache_writes_price = hour_writes(base.input_price).unwrap_or(base.cache_writes_price);
+        return Ok(Pricing { cache_writes_price, ..base });
+    };
     if let Some((key, _)) = given.iter().find(|(k, _)| !PRICE_KEYS.contains(&k.as_str())) {
         return Err(PriceError::UnknownKey { at: at.into(), key: key.clone() });
     }
@@ -225,7 +262,7 @@ pub fn resolve_pricing(given: Option<&[(String, Given)]>, cache: CacheModel, at:
         output_price: output.unwrap_or(base.output_price * ratio),
         cache_writes_price: match cache {
             CacheModel::Openai => input_price,
-            CacheModel::Anthropic => writes.unwrap_or(base.cache_writes_price * ratio),
+            CacheModel::Anthropic => writes.or(hour_writes(input_price)).unwrap_or(base.cache_writes_price * ratio),
         },
         cache_reads_price: reads.unwrap_or(base.cache_reads_price * ratio),
         accounting: Accounting::Anthropic,
@@ -235,6 +272,27 @@ pub fn resolve_pricing(given: Option<&[(String, Given)]>, cache: CacheModel, at:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_one_hour_write_costs_twice_the_input_unless_given() {
+        let (a, o, hour) = (CacheModel::Anthropic, CacheModel::Openai, CacheTtl::OneHour);
+        let list = |pairs: &[(&str, f64)]| -> Vec<(String, Given)> {
+            pairs.iter().map(|(k, v)| (k.to_string(), Given::Number(*v))).collect()
+        };
+        let default = resolve_pricing(None, a, hour, "x").unwrap_or_default();
+        assert_eq!(default.cache_writes_price, a.default_pricing().input_price * 2.0);
+        assert_eq!(default.cache_reads_price, a.default_pricing().cache_reads_price);
+        let cheaper = resolve_pricing(Some(&list(&[("inputPrice", 1.0)])), a, hour, "x").unwrap_or_default();
+        assert_eq!(cheaper.cache_writes_price, 2.0);
+        let given = resolve_pricing(Some(&list(&[("cacheWritesPrice", 5.0)])), a, hour, "x").unwrap_or_default();
+        assert_eq!(given.cache_writes_price, 5.0);
+        // OpenAI writes at the input price, whatever the entry's life.
+        let openai = resolve_pricing(None, o, hour, "x").unwrap_or_default();
+        assert_eq!(openai.cache_writes_price, o.default_pricing().input_price);
+        assert_eq!(CacheTtl::parse("1h"), Some(hour));
+        assert_eq!(CacheTtl::parse("5m"), Some(CacheTtl::FiveMinutes));
+        assert_eq!(CacheTtl::parse("2h"), None);
+    }
 
     #[test]
     fn anthropic_and_openai_accounting() {
@@ -281,26 +339,29 @@ mod tests {
     #[test]
     fn defaults_and_the_ratio_rule() {
         let a = CacheModel::Anthropic;
-        assert_eq!(resolve_pricing(None, a, "x"), Ok(a.default_pricing()));
-        assert_eq!(resolve_pricing(Some(&[]), a, "x"), Ok(a.default_pricing()));
-        let doubled = resolve_pricing(Some(&list(&[("inputPrice", Given::Number(6.0))])), a, "x").unwrap_or_default();
+        assert_eq!(resolve_pricing(None, a, CacheTtl::FiveMinutes, "x"), Ok(a.default_pricing()));
+        assert_eq!(resolve_pricing(Some(&[]), a, CacheTtl::FiveMinutes, "x"), Ok(a.default_pricing()));
+        let doubled =
+            resolve_pricing(Some(&list(&[("inputPrice", Given::Number(6.0))])), a, CacheTtl::FiveMinutes, "x")
+                .unwrap_or_default();
         assert_eq!(
             (doubled.output_price, doubled.cache_writes_price, doubled.cache_reads_price),
             (30.0, 7.5, 0.3 * 2.0)
         );
         let o = CacheModel::Openai;
         let given = list(&[("cacheWritesPrice", Given::Number(9.0)), ("inputPrice", Given::Number(5.0))]);
-        let openai = resolve_pricing(Some(&given), o, "x").unwrap_or_default();
+        let openai = resolve_pricing(Some(&given), o, CacheTtl::FiveMinutes, "x").unwrap_or_default();
         assert_eq!((openai.output_price, openai.cache_writes_price, openai.cache_reads_price), (20.0, 5.0, 2.5));
         let accounting = list(&[("accounting", Given::Other("string \"openai\"".into()))]);
-        assert_eq!(resolve_pricing(Some(&accounting), o, "x"), Ok(o.default_pricing()));
+        assert_eq!(resolve_pricing(Some(&accounting), o, CacheTtl::FiveMinutes, "x"), Ok(o.default_pricing()));
     }
 
     #[test]
     fn refusals_name_the_path_and_the_value() {
         let at = "replay: options.pricing";
         let refused = |v: Given| {
-            resolve_pricing(Some(&list(&[("inputPrice", v)])), CacheModel::Anthropic, at).map_err(|e| e.to_string())
+            resolve_pricing(Some(&list(&[("inputPrice", v)])), CacheModel::Anthropic, CacheTtl::FiveMinutes, at)
+                .map_err(|e| e.to_string())
         };
         let text =
             |got: &str| Err(format!("{at}.inputPrice: expected a price >= 0 in dollars per million tokens, got {got}"));
@@ -308,7 +369,12 @@ mod tests {
         assert_eq!(refused(Given::Number(f64::NAN)), text("number NaN"));
         assert_eq!(refused(Given::Number(f64::INFINITY)), text("number Infinity"));
         assert_eq!(refused(Given::Other("string \"3\"".into())), text("string \"3\""));
-        let unknown = resolve_pricing(Some(&list(&[("input", Given::Number(3.0))])), CacheModel::Openai, at);
+        let unknown = resolve_pricing(
+            Some(&list(&[("input", Given::Number(3.0))])),
+            CacheModel::Openai,
+            CacheTtl::FiveMinutes,
+            at,
+        );
         assert_eq!(
             unknown.map_err(|e| e.to_string()),
             Err(format!("{at}.input: unknown key, expected one of inputPrice, outputPrice, cacheWritesPrice, cacheReadsPrice, accounting"))

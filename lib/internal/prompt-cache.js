@@ -22,12 +22,14 @@ const { describe, deepFreeze, isObject } = require('./values.js')
  * A price list (the `Pricing` fields the cost estimate takes) filled in for a cache model by the
  * engine's one price table and checker (src/cost.rs `resolve_pricing`): missing prices are the
  * model's defaults, scaled by the input price when only that is given; `accounting` is accepted
- * and not used. Throws a TypeError naming the field (`${at}.inputPrice: ...`).
+ * and not used; with `cacheTtl` "1h", Anthropic's one-hour cache writes at its rate unless a write
+ * price is given. Throws a TypeError naming the field (`${at}.inputPrice: ...`).
  * @param {unknown} given
  * @param {'anthropic' | 'openai'} cache
  * @param {string} at where the prices were given, for errors
+ * @param {'5m' | '1h'} [cacheTtl] how long a cache entry lives (five minutes when not given)
  */
-function readPricing(given, cache, at) {
+function readPricing(given, cache, at, cacheTtl) {
   if (given !== undefined && !isObject(given)) throw new TypeError(`${at}: expected an object, got ${describe(given)}`)
   // Each value crosses as a number, or as the words an error names it by.
   const entries =
@@ -38,7 +40,7 @@ function readPricing(given, cache, at) {
           return typeof value === 'number' ? { key, price: value } : { key, shown: describe(value) }
         })
   try {
-    return native.resolvePricing(entries, cache, at)
+    return native.resolvePricing(entries, cache, at, cacheTtl)
   } catch (e) {
     throw new TypeError(e.message)
   }

@@ -23,8 +23,6 @@ const DEFAULTS = deepFreeze({
 /** The cache lifetimes a host can ask for, in milliseconds: Anthropic's default ("5m") and its
  * extended one ("1h"). */
 const CACHE_TTLS = deepFreeze({ '5m': DEFAULT_CACHE_TTL_MS, '1h': 60 * 60_000 })
-/** Anthropic bills a write to the one-hour cache at twice the input price (the 5-minute one at 1.25x). */
-const HOUR_WRITE_FACTOR = 2
 
 const KNOWN = new Set([
   'policy',
@@ -86,10 +84,8 @@ function readOptions(options, policyNames) {
         .map((k) => JSON.stringify(k))
         .join(', ')}, got ${typeof cacheTtl === 'string' ? JSON.stringify(cacheTtl) : describe(cacheTtl)}`,
     )
-  let pricing = readPricing(options.pricing, cache, at('pricing'))
-  // A one-hour write costs more: without a write price of the caller's, Anthropic's rate for it.
-  if (cacheTtl === '1h' && cache === 'anthropic' && (options.pricing === undefined || !Object.keys(options.pricing).includes('cacheWritesPrice')))
-    pricing = readPricing({ ...pricing, cacheWritesPrice: HOUR_WRITE_FACTOR * pricing.inputPrice }, cache, at('pricing'))
+  // A one-hour write costs more: without a write price of the caller's, the engine's table prices it.
+  const pricing = readPricing(options.pricing, cache, at('pricing'), cacheTtl)
   let expectedTurns
   if (options.expectedTurns !== undefined) expectedTurns = wholeNumber(options, 'expectedTurns', 1)
   // Anthropic looks for an entry only so far back; the OpenAI model has no breakpoints to look from.

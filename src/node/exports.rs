@@ -216,13 +216,28 @@ pub struct PriceList {
 /// The price list for the prompt-cache model `cacheModel` ("anthropic" or "openai") from the
 /// entries a caller gave (none: the model's own; `cost::resolve_pricing` fills in and checks it).
 /// An error names `at`: `replay: options.pricing.inputPrice: expected a price >= 0 …`.
+/// `cacheTtl` ("5m", the default, or "1h") prices Anthropic's one-hour cache writes.
 #[napi(catch_unwind)]
-pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: String) -> Result<PriceList> {
+pub fn resolve_pricing(
+    given: Option<Vec<GivenPrice>>,
+    cache_model: String,
+    at: String,
+    cache_ttl: Option<String>,
+) -> Result<PriceList> {
     let Some(cache) = cost::CacheModel::parse(&cache_model) else {
         return Err(coded(
             ErrorCode::InvalidOptions,
             format!("{at}: unknown cache model {cache_model:?}, expected \"anthropic\" or \"openai\""),
         ));
+    };
+    let ttl = match cache_ttl.as_deref() {
+        None => cost::CacheTtl::default(),
+        Some(name) => cost::CacheTtl::parse(name).ok_or_else(|| {
+            coded(
+                ErrorCode::InvalidOptions,
+                format!("{at}: unknown cache entry life {name:?}, expected \"5m\" or \"1h\""),
+            )
+        })?,
     };
     let given: Option<Vec<(String, cost::Given)>> = given.map(|entries| {
         entries
@@ -236,7 +251,7 @@ pub fn resolve_pricing(given: Option<Vec<GivenPrice>>, cache_model: String, at: 
             })
             .collect()
     });
-    let p = cost::resolve_pricing(given.as_deref(), cache, &at)
+    let p = cost::resolve_pricing(given.as_deref(), cache, ttl, &at)
         .map_err(|e| coded(ErrorCode::InvalidOptions, e.to_string()))?;
     Ok(PriceList {
         input_price: p.input_price,
