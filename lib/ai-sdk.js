@@ -27,7 +27,7 @@ const { checkSignal } = require('./internal/abort.js')
 const native = require('./internal/native.js')
 const { PROVIDER } = require('./internal/registry.js')
 const { holdsMarker } = require('./internal/markers.js')
-const { renumbered, sameValue, notJson } = require('./internal/openai-format.js')
+const { renumbered, sameValue, notJson, finishConverted } = require('./internal/openai-format.js')
 const { checkMessagesArray, checkOptionsObject, optionalFunction, optionalString } = require('./internal/checks.js')
 
 const { CacheModel } = require('./internal/prompt-cache.js')
@@ -485,17 +485,7 @@ function convert(form, messages) {
   }
 
   function finish(result) {
-    if (!isObject(result) || (result.error === undefined && !Array.isArray(result.messages)))
-      throw new TypeError(`finish: result: expected a condense result on the converted messages, got ${describe(result)}`)
-    const done = { ...result }
-    if (result.error) {
-      done.messages = messages.slice()
-      done.error = locate(result.error)
-    } else {
-      done.messages = restore(result.messages)
-    }
-    if (Array.isArray(result.repairs)) done.repairs = result.repairs.map((r) => ({ ...r, path: locate(r.path) }))
-    return done
+    return finishConverted(result, messages, restore, locate)
   }
 
   return {

@@ -47,6 +47,26 @@ function detectFormat(messages) {
 // Reference markers across the two numberings
 
 /**
+ * A condense result on a converted history, given back in the caller's format: its messages
+ * restored (`restore`), or the caller's own (a copy of the array) with the error; the paths in the
+ * error and the repairs named in the caller's history (`locate`). Shared by both conversions
+ * (OpenAI chat, the AI SDK's messages).
+ */
+function finishConverted(result, caller, restore, locate) {
+  if (!isObject(result) || (result.error === undefined && !Array.isArray(result.messages)))
+    throw new TypeError(`finish: result: expected a condense result on the converted messages, got ${describe(result)}`)
+  const out = { ...result }
+  if (result.error) {
+    out.messages = caller.slice()
+    out.error = locate(result.error)
+  } else {
+    out.messages = restore(result.messages)
+  }
+  if (Array.isArray(result.repairs)) out.repairs = result.repairs.map((r) => ({ ...r, path: locate(r.path) }))
+  return out
+}
+
+/**
  * `messages` with their references rewritten by the engine from one numbering to another
  * (`from[i]`, `to[i]`: message i's index in each, -1 outside it); messages without one are the
  * same objects. A history the engine cannot take is returned as it is (condense names the value).
@@ -401,18 +421,7 @@ function wayBack(caller, messages, aside, places, out) {
 
   /** A condense result on the converted history, as the OpenAI history's. */
   function finish(result) {
-    if (!isObject(result) || (result.error === undefined && !Array.isArray(result.messages)))
-      throw new TypeError(`finish: result: expected a condense result on the converted messages, got ${describe(result)}`)
-    const out = { ...result }
-    if (result.error) {
-      out.messages = caller.slice()
-      out.error = locateAll(result.error)
-    } else {
-      out.messages = restore(result.messages)
-    }
-    if (Array.isArray(result.repairs)) out.repairs = result.repairs.map((r) => ({ ...r, path: locateAll(r.path) }))
-    out.format = 'openai'
-    return out
+    return { ...finishConverted(result, caller, restore, locateAll), format: 'openai' }
   }
 
   // Its functions throw with `errorCode` set, as the entry's own do.
@@ -568,7 +577,7 @@ function route(messages, options, fn) {
 const detectFormatCoded = coded(detectFormat)
 const toAnthropicCoded = coded(toAnthropic)
 const fromAnthropicCoded = coded(fromAnthropic)
-// `renumbered`, `sameValue` and `notJson` are shared with lib/ai-sdk.js (the other format converted
+// `renumbered`, `sameValue`, `notJson` and `finishConverted` are shared with lib/ai-sdk.js (the other format converted
 // to the engine's), not part of the public types.
 module.exports = {
   detectFormat: detectFormatCoded,
@@ -579,4 +588,5 @@ module.exports = {
   renumbered,
   sameValue,
   notJson,
+  finishConverted,
 }
