@@ -169,12 +169,6 @@ pub fn guard_allows(state: &GuardState, now_ms: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The state after an attempt: progress resets it; the `max_attempts`-th attempt in a row
-/// without progress starts a cool-down.
-pub fn guard_record(config: &ManagerConfig, state: &GuardState, progressed: bool, now_ms: u64) -> GuardState {
-    config.loop_guard.record(state, progressed, now_ms)
-}
-
 impl LoopGuard {
     /// The state after an attempt: progress resets it; the `max_attempts`-th attempt in a row
     /// without progress starts a cool-down of `cool_down_ms`.

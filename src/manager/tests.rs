@@ -152,17 +152,17 @@ fn the_loop_guard_cools_down_after_three_attempts_without_progress() {
     let c = ManagerConfig::default();
     let mut s = GuardState::default();
     for _ in 0..2 {
-        s = guard_record(&c, &s, false, 1_000);
+        s = c.loop_guard.record(&s, false, 1_000);
         assert!(guard_allows(&s, 1_000).is_ok());
     }
-    s = guard_record(&c, &s, false, 1_000);
+    s = c.loop_guard.record(&s, false, 1_000);
     assert_eq!(s.cool_down_until, 61_000);
     assert_eq!(
         guard_allows(&s, 2_000).unwrap_err(),
         "condensing is cooling down for 59 s after attempts that made no progress"
     );
     assert!(guard_allows(&s, 61_000).is_ok());
-    assert_eq!(guard_record(&c, &s, true, 70_000), GuardState::default());
+    assert_eq!(c.loop_guard.record(&s, true, 70_000), GuardState::default());
 }
 
 #[test]
