@@ -577,7 +577,7 @@ function route(messages, options, fn) {
 const detectFormatCoded = coded(detectFormat)
 const toAnthropicCoded = coded(toAnthropic)
 const fromAnthropicCoded = coded(fromAnthropic)
-// `renumbered`, `sameValue`, `notJson` and `finishConverted` are shared with lib/ai-sdk.js (the other format converted
+// `renumbered`, `sameValue`, `notJson` and `finishConverted` are shared with lib/ai-sdk/format.js (the other format converted
 // to the engine's), not part of the public types.
 module.exports = {
   detectFormat: detectFormatCoded,
