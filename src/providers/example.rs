@@ -173,6 +173,10 @@ mod tests {
         assert_eq!(schema["properties"]["keepRecent"]["default"], 4);
         assert_eq!(schema["properties"]["targetReductionPercent"]["minimum"], 0);
         assert_eq!(schema["properties"]["targetReductionPercent"]["maximum"], 100);
+        // The schema __test__/config-types.test.ts generates the example's TypeScript interface from.
+        let typed: serde_json::Value =
+            serde_json::from_str(include_str!("../../__test__/example-provider-schema.json")).expect("its JSON");
+        assert_eq!(schema, typed, "update __test__/example-provider-schema.json to this schema");
     }
 
     #[test]
