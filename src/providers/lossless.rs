@@ -1,4 +1,4 @@
-//! The Lossless provider (FR-LC-004): removes only what is repeated or superseded. Passes run
+//! The Lossless provider: removes only what is repeated or superseded. Passes run
 //! in this order, each switchable: deduplicate file reads, consolidate tool results (identical
 //! results; older reruns of a command or listing only when obsolete state may go too), remove
 //! obsolete state (restated environment details, older versions of re-read files).

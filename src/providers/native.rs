@@ -1,4 +1,4 @@
-//! The Native provider: Roo Code's summarization (seed 002). Keeps the first message and the last
+//! The Native provider: Roo Code's summarization. Keeps the first message and the last
 //! `N_MESSAGES_TO_KEEP` (3), asks the host's model for a summary of what lies between since the
 //! last summary, and puts one `isSummary: true` message in its place. Answers with an error and
 //! the messages unchanged when there is too little to summarize, when it condensed recently, when
