@@ -1,16 +1,31 @@
 // The hand-written public types (lib/index.d.ts) against the engine's JSON Schemas: every config
 // interface names exactly the keys its schema has, optional where the schema does not require
-// them, taking null exactly where the schema does (the engine reads a null there as the key left
-// out; nowhere else is null taken), and each enum type holds exactly the schema's values. Reads the
-// .d.ts with the TypeScript compiler; a key added in Rust and not in the types (or the reverse)
-// fails here.
+// them, of the kinds of value the schema takes (boolean, number, string, array, object), taking
+// null exactly where the schema does (the engine reads a null there as the key left out; nowhere
+// else is null taken), and each enum type holds exactly the schema's values. Every provider of the
+// registry is checked, its interface found by its schema's title (the name the generated
+// ProviderConfigs imports), so a provider added in Rust is checked without a line here. Reads the
+// .d.ts with the TypeScript compiler; a key added in Rust and not in the types (or the reverse), or
+// a key whose type changed, fails here. The interfaces stay hand-written because they say more
+// than the schemas (the preset's and the operations' names as types, longer notes).
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
-import { CondensationManager, configSchema, managerConfigSchema } from '../lib/index.js'
+import { CondensationManager, configSchema, managerConfigSchema, providerCatalogue } from '../lib/index.js'
 
-type Schema = { properties?: Record<string, unknown>; required?: string[]; $defs?: Record<string, Schema>; enum?: unknown[]; oneOf?: Schema[]; const?: unknown }
+type Schema = {
+  title?: string
+  type?: string | string[]
+  $ref?: string
+  properties?: Record<string, unknown>
+  required?: string[]
+  $defs?: Record<string, Schema>
+  enum?: unknown[]
+  oneOf?: Schema[]
+  anyOf?: Schema[]
+  const?: unknown
+}
 
 const DTS = join(__dirname, '..', 'lib', 'index.d.ts')
 // strict: null stays in the types (without it, `string | null` reads as `string`).
@@ -50,6 +65,35 @@ function propertyType(iface: string, key: string): ts.Type {
 
 const keysOf = (s: Schema) => Object.keys(s.properties ?? {}).sort()
 
+/** The kinds of value (null aside) a schema takes: boolean, number, string, array, object. */
+function schemaKinds(s: Schema, root: Schema): string[] {
+  const kinds = new Set<string>()
+  const visit = (p: Schema) => {
+    if (p.$ref) return visit(root.$defs![p.$ref.replace('#/$defs/', '')])
+    const types = p.type === undefined ? [] : Array.isArray(p.type) ? p.type : [p.type]
+    for (const t of types) if (t !== 'null') kinds.add(t === 'integer' ? 'number' : t)
+    for (const v of [...(p.enum ?? []), ...('const' in p ? [p.const] : [])]) if (v !== null) kinds.add(typeof v)
+    for (const b of [...(p.anyOf ?? []), ...(p.oneOf ?? [])]) visit(b)
+  }
+  visit(s)
+  return [...kinds].sort()
+}
+
+/** The kinds of value (null and undefined aside) the declared type of an interface's property takes. */
+function typeKinds(iface: string, key: string): string[] {
+  const t = propertyType(iface, key)
+  const kinds = new Set<string>()
+  for (const u of t.isUnion() ? t.types : [t]) {
+    if (u.flags & ts.TypeFlags.BooleanLike) kinds.add('boolean')
+    else if (u.flags & ts.TypeFlags.NumberLike) kinds.add('number')
+    else if (u.flags & ts.TypeFlags.StringLike) kinds.add('string')
+    else if (checker.isArrayType(u)) kinds.add('array')
+    else if (u.flags & ts.TypeFlags.Object) kinds.add('object')
+    else kinds.add(checker.typeToString(u))
+  }
+  return [...kinds].sort()
+}
+
 /** Whether a property's schema takes null (`type: [x, "null"]`, a null branch, or null among its enum values). */
 function schemaTakesNull(p: Schema & { type?: unknown; anyOf?: Schema[] }): boolean {
   const branches = [...(p.anyOf ?? []), ...(p.oneOf ?? [])] as Array<Schema & { type?: unknown }>
@@ -67,24 +111,40 @@ function typeTakesNull(iface: string, key: string): boolean {
 describe('the public types say what the engine takes', () => {
   const smart = configSchema('smart') as Schema
   const manager = managerConfigSchema() as Schema
-  const cases: Array<[string, Schema]> = [
-    ['LosslessConfig', configSchema('lossless') as Schema],
-    ['TruncationConfig', configSchema('truncation') as Schema],
-    ['NativeConfig', configSchema('native') as Schema],
-    ['SmartConfig', smart],
-    ['SmartPass', smart.$defs!.PassConfig],
-    ['Pricing', smart.$defs!.Pricing],
-    ['TruncateParams', smart.$defs!.TruncateParams],
-    ['ContentTypeOps', smart.$defs!.ContentTypeOps],
-    ['Triggers', manager.$defs!.Triggers],
+  // Each provider's config, by its schema's title; then the types they are made of, each with the
+  // schema it is checked against and that schema's root (where its `$ref`s point).
+  const providers = providerCatalogue().providers.map((p) => configSchema(p.id) as Schema)
+  const cases: Array<[string, Schema, Schema]> = [
+    ...providers.map((s): [string, Schema, Schema] => [String(s.title), s, s]),
+    ['SmartPass', smart.$defs!.PassConfig, smart],
+    ['Pricing', smart.$defs!.Pricing, smart],
+    ['TruncateParams', smart.$defs!.TruncateParams, smart],
+    ['ContentTypeOps', smart.$defs!.ContentTypeOps, smart],
+    ['WorkingSetConfig', smart.$defs!.WorkingSetConfig, smart],
+    ['Triggers', manager.$defs!.Triggers, manager],
   ]
+
+  it("every provider of the registry has its config's interface, named by its schema's title", () => {
+    expect(providers.length).toBeGreaterThan(3)
+    for (const s of providers) {
+      expect(s.title, JSON.stringify(s).slice(0, 80)).toMatch(/^[A-Z]\w*Config$/)
+      expect(() => members(String(s.title))).not.toThrow()
+    }
+  })
+
   it.each(cases)('%s: the same keys as its schema, optional unless required', (name, schema) => {
     const m = members(name)
     expect(Object.keys(m).sort(), `${name} vs its schema`).toEqual(keysOf(schema))
     for (const key of Object.keys(m)) expect(m[key], `${name}.${key} optional`).toBe(!(schema.required ?? []).includes(key))
   })
 
-  it.each([...cases, ['ManagerConfig', manager] as [string, Schema]])('%s: a key takes null exactly where its schema does', (name, schema) => {
+  it.each(cases)('%s: each key takes the kinds of value its schema takes', (name, schema, root) => {
+    for (const key of keysOf(schema)) {
+      expect(typeKinds(name, key), `${name}.${key}`).toEqual(schemaKinds((schema.properties ?? {})[key] as Schema, root))
+    }
+  })
+
+  it.each([...cases, ['ManagerConfig', manager, manager] as [string, Schema, Schema]])('%s: a key takes null exactly where its schema does', (name, schema) => {
     for (const key of keysOf(schema)) {
       expect(typeTakesNull(name, key), `${name}.${key} takes null`).toBe(schemaTakesNull((schema.properties ?? {})[key] as Schema))
     }

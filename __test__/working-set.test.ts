@@ -36,7 +36,9 @@ interface Tally {
  * result whole (the text of its latest read or write verbatim), those only outlined, and the tokens. */
 async function tally(messages: ApiMessage[], config: SmartConfig, summarize?: () => Promise<string>): Promise<Tally & { summaries: string[] }> {
   const preset = smartPreset(config.preset ?? 'balanced')
-  const files = workingSet(messages, { ...(preset.workingSet ?? smartPreset('balanced').workingSet), text: true })
+  // A Smart config's working set may give its budget as null (the default); workingSet() takes it left out.
+  const { turns, budgetTokens } = preset.workingSet ?? smartPreset('balanced').workingSet ?? {}
+  const files = workingSet(messages, { turns, budgetTokens: budgetTokens ?? undefined, text: true })
   const snapshot = structuredClone(messages)
   const result = await condense(messages, { provider: 'smart', config, summarize })
   if (result.messages.length === messages.length) assertInvariants(messages, snapshot, result)

@@ -170,8 +170,8 @@ export interface SmartConfig {
 export interface WorkingSetConfig {
   /** The files touched in this many of the latest assistant turns (after the latest summary). @default 10 */
   turns?: number
-  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. Absent: a third of the context being condensed (for `workingSet()`, of the messages given). */
-  budgetTokens?: number
+  /** Tokens of the files kept whole, most recently touched first; the others keep an outline of their definitions. Absent (or null in a Smart config): a third of the context being condensed (for `workingSet()`, of the messages given). */
+  budgetTokens?: number | null
 }
 
 /** Where one piece of a file's state lives: message index, content block index (null when the content is one string), its tokens. */
@@ -202,6 +202,8 @@ export interface WorkingSetFile {
 }
 
 export interface WorkingSetOptions extends WorkingSetConfig {
+  /** Tokens of the files kept whole (see `WorkingSetConfig`); absent: a third of the messages given. */
+  budgetTokens?: number
   /** Also return each file's base text and outline. @default false */
   text?: boolean
   encoding?: Encoding

@@ -1,57 +1,22 @@
 //! The registry of built-in providers and the engine's public names and constants, in one place:
-//! what each provider is called, what it does and can do, how its config is read and checked and
-//! its JSON Schema (with the ranges the check applies), the Smart presets' names and the default
-//! one, the encodings and the default one, and the thresholds the manager and the Roo entry apply.
-//! Every other list of providers (the engine's config parsing and schemas, its errors, the
-//! manager's, the CLI's, the Roo entry's, the settings panel's, the report's names, the generated
-//! TypeScript names) reads this one. Data only: it runs no provider.
+//! the list of providers (one line each; each provider's id, name, description, capabilities,
+//! config, schema, passes and policy are its own, `crate::providers::Provider`), the Smart
+//! presets' names and the default one, the encodings and the default one, and the thresholds the
+//! manager and the Roo entry apply. Every other list of providers (the engine's config parsing
+//! and schemas, its errors, the manager's, the CLI's, the Roo entry's, the settings panel's, the
+//! report's names, the generated TypeScript names) reads this one. Data only: it runs no provider.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::config::parse_config;
 use crate::error::CondenseError;
 use crate::manager::{DEFAULT_MAX_TOKENS, MAX_CONDENSE_THRESHOLD, MIN_CONDENSE_THRESHOLD, TOKEN_BUFFER_PERCENTAGE};
-use crate::providers::lossless::LosslessConfig;
-use crate::providers::native::NativeConfig;
-use crate::providers::smart::{self, presets, SmartConfig};
-use crate::providers::truncation::TruncationConfig;
+pub use crate::providers::Capabilities;
+use crate::providers::{lossless, native, smart, smart::presets, truncation, Configured, Provider};
 use crate::tokens::Encoding;
 
-/// What a provider can do, for hosts choosing one.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Capabilities {
-    pub supports_lossless: bool,
-    pub supports_batch_mode: bool,
-    pub supports_individual_mode: bool,
-    pub supports_multi_pass: bool,
-    #[serde(rename = "supportsLLMSummarization")]
-    pub supports_llm_summarization: bool,
-    pub estimated_speed: &'static str,
-}
-
-/// A provider with its config: what a run is asked to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Provider {
-    Lossless(LosslessConfig),
-    Truncation(TruncationConfig),
-    Native(NativeConfig),
-    Smart(Box<SmartConfig>),
-}
-
-impl Provider {
-    pub fn id(&self) -> &'static str {
-        match self {
-            Provider::Lossless(_) => LOSSLESS.id,
-            Provider::Truncation(_) => TRUNCATION.id,
-            Provider::Native(_) => NATIVE.id,
-            Provider::Smart(_) => SMART.id,
-        }
-    }
-}
-
-/// One built-in provider.
+/// One built-in provider, as the registry lists it: what hosts are told of it, and how its config
+/// is read and described. Made from the provider's type by [`ProviderInfo::of`].
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderInfo {
@@ -63,104 +28,42 @@ pub struct ProviderInfo {
     pub capabilities: Capabilities,
     /// Reads and checks a config (`options.config`) into the provider it configures.
     #[serde(skip)]
-    pub config: fn(&serde_json::Value) -> Result<Provider, CondenseError>,
+    pub config: fn(&serde_json::Value) -> Result<Configured, CondenseError>,
     /// The JSON Schema of its config, with the ranges `config` checks.
     #[serde(skip)]
     pub schema: fn() -> schemars::Schema,
 }
 
-/// Where a provider's config is named in errors.
-const CONFIG_AT: &str = "options.config";
-
-/// Roo Code's own summary.
-pub const NATIVE: ProviderInfo = ProviderInfo {
-    id: crate::providers::native::ID,
-    name: "Native",
-    description:
-        "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.",
-    takes_target: false,
-    capabilities: Capabilities {
-        supports_lossless: false,
-        supports_batch_mode: true,
-        supports_individual_mode: false,
-        supports_multi_pass: false,
-        supports_llm_summarization: true,
-        estimated_speed: "slow",
-    },
-    config: |config| {
-        let c: NativeConfig = parse_config(config, CONFIG_AT)?;
-        if let Some(pricing) = &c.pricing {
-            pricing.check("options.config.pricing")?;
+impl ProviderInfo {
+    /// Provider `P`'s entry: everything in it is `P`'s own.
+    pub const fn of<P: Provider>() -> ProviderInfo {
+        ProviderInfo {
+            id: P::ID,
+            name: P::NAME,
+            description: P::DESCRIPTION,
+            takes_target: P::TAKES_TARGET,
+            capabilities: P::CAPABILITIES,
+            config: Configured::read::<P>,
+            schema: P::schema,
         }
-        Ok(Provider::Native(c))
-    },
-    schema: || schemars::schema_for!(NativeConfig),
-};
+    }
+}
 
-/// Only what is repeated or superseded, with references that expand back.
-pub const LOSSLESS: ProviderInfo = ProviderInfo {
-    id: crate::providers::lossless::ID,
-    name: "Lossless",
-    description: "Removes only what is repeated or superseded, leaving references that expand back.",
-    takes_target: false,
-    capabilities: Capabilities {
-        supports_lossless: true,
-        supports_batch_mode: false,
-        supports_individual_mode: true,
-        supports_multi_pass: true,
-        supports_llm_summarization: false,
-        estimated_speed: "fast",
-    },
-    config: |config| Ok(Provider::Lossless(parse_config::<LosslessConfig>(config, CONFIG_AT)?)),
-    schema: || schemars::schema_for!(LosslessConfig),
-};
+/// Roo Code's own summary: the default provider, and the manager's fallback.
+pub const NATIVE: ProviderInfo = ProviderInfo::of::<native::Native>();
 
-/// Mechanical shortening of old tool output, no LLM.
-pub const TRUNCATION: ProviderInfo = ProviderInfo {
-        id: crate::providers::truncation::ID,
-        name: "Truncation",
-        description: "Suppresses or truncates old tool results and parameters; keeps the first message, the recent ones and what the user typed.",
-        takes_target: true,
-        capabilities: Capabilities {
-            supports_lossless: false,
-            supports_batch_mode: false,
-            supports_individual_mode: true,
-            supports_multi_pass: false,
-            supports_llm_summarization: false,
-            estimated_speed: "fast",
-        },
-        config: |config| {
-            let c: TruncationConfig = parse_config(config, CONFIG_AT)?;
-            c.check()?;
-            Ok(Provider::Truncation(c))
-        },
-        schema: || schemars::schema_for!(TruncationConfig),
-    };
-
-/// A lossless prelude, then configurable passes (a preset or passes).
-pub const SMART: ProviderInfo = ProviderInfo {
-        id: crate::providers::smart::ID,
-        name: "Smart",
-        description: "A lossless prelude, then configurable passes of keep / suppress / truncate / summarize over message text, tool parameters and tool results.",
-        takes_target: true,
-        capabilities: Capabilities {
-            supports_lossless: true,
-            supports_batch_mode: true,
-            supports_individual_mode: true,
-            supports_multi_pass: true,
-            supports_llm_summarization: true,
-            estimated_speed: "medium",
-        },
-        config: |config| {
-            let c = smart::resolve(config)?;
-            c.check()?;
-            Ok(Provider::Smart(Box::new(c)))
-        },
-        schema: || schemars::schema_for!(SmartConfig),
-    };
-
-/// The built-in providers, in the order hosts offer them.
-pub const PROVIDERS: [&ProviderInfo; 4] = [&NATIVE, &LOSSLESS, &TRUNCATION, &SMART];
+/// The built-in providers, in the order hosts offer them: a provider is added by its line here
+/// (and its module in `crate::providers`); config parsing, `configSchema`, the unknown-provider
+/// error's list, the catalogue and the generated TypeScript names all read this list.
+pub static PROVIDERS: &[ProviderInfo] = &[
+    NATIVE,
+    ProviderInfo::of::<lossless::Lossless>(),
+    ProviderInfo::of::<truncation::Truncation>(),
+    ProviderInfo::of::<smart::Smart>(),
+    // The example of docs/ARCHITECTURE.md "Adding a provider", registered in the unit tests only.
+    #[cfg(test)]
+    ProviderInfo::of::<crate::providers::example::Example>(),
+];
 
 /// The provider a host runs when its config names none (the manager, the Roo entry, the settings
 /// panel).
@@ -168,7 +71,7 @@ pub const DEFAULT_PROVIDER: &ProviderInfo = &NATIVE;
 
 /// The built-in provider with this id: the one place a provider's name is matched.
 pub fn provider(id: &str) -> Option<&'static ProviderInfo> {
-    PROVIDERS.into_iter().find(|p| p.id == id)
+    PROVIDERS.iter().find(|p| p.id == id)
 }
 
 /// The built-in provider with this id, or an error listing the ids there are.
@@ -220,15 +123,56 @@ pub fn catalogue() -> Value {
 mod tests {
     use super::*;
 
+    /// The built-in providers, in order (the unit tests also register the example provider).
+    const BUILT_IN: [&str; 4] = ["native", "lossless", "truncation", "smart"];
+
     #[test]
     fn every_provider_the_engine_runs_is_in_the_catalogue_and_nothing_else() {
         for p in PROVIDERS {
             assert!(crate::condense::config_schema(p.id).is_ok(), "{}", p.id);
         }
         assert_eq!(Encoding::ALL[0], Encoding::default());
-        assert_eq!(provider_list(), "\"native\", \"lossless\", \"truncation\" or \"smart\"");
+        let ids: Vec<&str> = PROVIDERS.iter().map(|p| p.id).collect();
+        assert_eq!(ids[..4], BUILT_IN);
+        assert_eq!(ids[4..], [crate::providers::example::ID]);
+        assert_eq!(provider_list(), "\"native\", \"lossless\", \"truncation\", \"smart\" or \"example\"");
         assert!(crate::condense::config_schema("magic").is_err());
         assert!(provider("magic").is_none());
-        assert_eq!(catalogue()["providers"].as_array().map(Vec::len), Some(4));
+        assert_eq!(catalogue()["providers"].as_array().map(Vec::len), Some(PROVIDERS.len()));
+    }
+
+    #[test]
+    fn each_entry_reads_a_config_into_its_own_provider_and_describes_that_config() {
+        let mut seen = std::collections::HashSet::new();
+        for p in PROVIDERS {
+            assert!(seen.insert(p.id), "{} listed twice", p.id);
+            let configured = (p.config)(&json!({})).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            assert_eq!((configured.id(), configured.name()), (p.id, p.name));
+            assert_eq!(provider(p.id).map(|q| q.name), Some(p.name));
+            // The schema is the one of the type the config is read into: its title names it, and
+            // a key it does not list is refused.
+            let schema = serde_json::to_value((p.schema)()).expect("a schema");
+            let title = schema["title"].as_str().unwrap_or_default();
+            assert!(format!("{configured:?}").contains(&format!("{title} {{")), "{}: {title} / {configured:?}", p.id);
+            let unknown = (p.config)(&json!({ "notAKey": 1 })).map(|c| c.id());
+            assert!(unknown.is_err(), "{}: an unknown key taken", p.id);
+        }
+    }
+
+    #[test]
+    fn the_catalogue_lists_each_provider_as_hosts_read_it() {
+        let c = catalogue();
+        let listed = c["providers"].as_array().expect("providers");
+        for (entry, p) in listed.iter().zip(PROVIDERS) {
+            let keys: Vec<&str> = entry.as_object().expect("an object").keys().map(String::as_str).collect();
+            assert_eq!(keys, ["id", "name", "description", "takesTarget", "capabilities"]);
+            assert_eq!((entry["id"].as_str(), entry["name"].as_str()), (Some(p.id), Some(p.name)));
+            assert_eq!(entry["takesTarget"], p.takes_target);
+        }
+        assert_eq!(c["defaultProvider"], "native");
+        assert_eq!(
+            listed.iter().map(|p| p["takesTarget"] == true).collect::<Vec<_>>(),
+            [false, false, true, true, false]
+        );
     }
 }

@@ -14,13 +14,9 @@ use crate::error::{CondenseError, Refusal};
 use crate::llm::Summarizer;
 use crate::parse::held::ViewCache;
 use crate::parse::View;
-use crate::passes::runner::{self, Policy};
+use crate::passes::runner;
 use crate::passes::{Pass, PassCx, Stop};
 use crate::provenance::{Act, Origin};
-use crate::providers::lossless;
-use crate::providers::native::NativePass;
-use crate::providers::smart;
-use crate::providers::truncation::TruncationPass;
 use crate::report::{render, tally, Counts, Metrics};
 use crate::tokens::Encoding;
 use crate::tokens::{count_messages_within, Cancel};
@@ -67,14 +63,14 @@ pub fn config_schema(provider: &str) -> Result<serde_json::Value, CondenseError>
 /// Options once checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    pub provider: Provider,
+    pub provider: Configured,
     pub prev_context_tokens: Option<u64>,
     pub encoding: Encoding,
     /// Hand back every act and where each result message came from (`Outcome::provenance`).
     pub provenance: bool,
 }
 
-pub use crate::catalogue::Provider;
+pub use crate::providers::Configured;
 
 pub fn parse_encoding(name: Option<&str>, at: &str) -> Result<Encoding, CondenseError> {
     match name {
@@ -195,12 +191,7 @@ pub fn condense_known(
     }
 
     let before = tokens_before()?;
-    let list: Vec<Box<dyn Pass + '_>> = match &options.provider {
-        Provider::Lossless(config) => lossless::passes(config),
-        Provider::Truncation(config) => vec![Box::new(TruncationPass { config })],
-        Provider::Native(config) => vec![Box::new(NativePass { config })],
-        Provider::Smart(config) => smart::passes(config),
-    };
+    let list: Vec<Box<dyn Pass + '_>> = options.provider.passes();
     // Only the passes that read the semantic view pay for it.
     let view = if list.iter().any(|p| p.needs_view()) { view() } else { View::default() };
     let calls_possible = summarizer.is_some();
@@ -214,10 +205,7 @@ pub fn condense_known(
         working_set: None,
     };
     let mut draft = Draft::new(messages);
-    let policy = match &options.provider {
-        Provider::Smart(config) => smart::policy(config, before),
-        _ => Policy::default(),
-    };
+    let policy = options.provider.policy(before);
     let ran = match runner::run(&list, &mut cx, &mut draft, &policy) {
         Ok(ran) => ran,
         Err(Stop::Error(e)) => return Err(e),
@@ -233,12 +221,14 @@ pub fn condense_known(
     let summary = ran.summaries.join("\n\n");
     let (cost, callback_calls, rolled_back) = (ran.cost, ran.callback_calls, ran.edits_rolled_back);
     let ran_measured_end = ran.measured_end;
-    // Lossless measures its own saving exactly; the other providers are measured on the draft.
-    let known_saving = if matches!(options.provider, Provider::Lossless(_)) { ran.exact_saving } else { None };
+    // A provider whose passes only propose edits measures its saving exactly as they are applied
+    // (`Provider::ONLY_PROPOSES`); the others are measured on the draft.
+    let only_proposes = options.provider.only_proposes();
+    let known_saving = if only_proposes { ran.exact_saving } else { None };
     if abort.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(CondenseError::Aborted);
     }
-    if !matches!(options.provider, Provider::Lossless(_)) {
+    if !only_proposes {
         // A deduplication undone gives its saving back to its pass and the passes after it.
         for act in crate::reference::fixup_references(&mut draft, view.referring.as_deref()) {
             let back = act.tokens_saved.max(0) as u64;
@@ -309,11 +299,7 @@ pub fn condense_known(
         cost,
         error: None,
         error_code: None,
-        report: render(
-            &metrics,
-            crate::catalogue::provider(metrics.provider).map_or("Unknown", |p| p.name),
-            matches!(options.provider, Provider::Smart(_)),
-        ),
+        report: render(&metrics, options.provider.name(), options.provider.numbers_passes()),
         metrics,
         provenance,
     })
@@ -426,9 +412,8 @@ mod tests {
         }
         // Passes without a preset run those passes alone, as before.
         let passes = serde_json::json!({ "passes": [] });
-        let Ok(Provider::Smart(c)) = read(serde_json::json!({ "provider": "smart", "config": passes })) else {
-            panic!("passes")
-        };
+        let provider = read(serde_json::json!({ "provider": "smart", "config": passes })).expect("passes");
+        let Some(c) = provider.config::<crate::providers::smart::Smart>() else { panic!("passes") };
         assert_eq!((c.preset.as_deref(), c.passes.as_deref().map(<[_]>::len)), (None, Some(0)));
         // The manager's check reads a provider's config the same way: an empty Smart config is not
         // a problem there either.

@@ -1,4 +1,4 @@
-//! The Lossless provider (FR-LC-004): removes only what is repeated or superseded. Passes run
+//! The Lossless provider: removes only what is repeated or superseded. Passes run
 //! in this order, each switchable: deduplicate file reads, consolidate tool results (identical
 //! results; older reruns of a command or listing only when obsolete state may go too), remove
 //! obsolete state (restated environment details, older versions of re-read files).
@@ -19,10 +19,36 @@ use crate::passes::dedup_reads::DeduplicateFileReads;
 use crate::passes::obsolete_state::RemoveObsoleteState;
 use crate::passes::runner::{self, Outcome, Policy};
 use crate::passes::{Keep, Pass, PassCx, Stop};
+use crate::providers::{Capabilities, Provider};
 use crate::tokens::Encoding;
 
-/// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
+/// The provider's id, as hosts name it.
 pub const ID: &str = "lossless";
+
+/// Only what is repeated or superseded, with references that expand back.
+pub struct Lossless;
+
+impl Provider for Lossless {
+    type Config = LosslessConfig;
+    const ID: &'static str = ID;
+    const NAME: &'static str = "Lossless";
+    const DESCRIPTION: &'static str =
+        "Removes only what is repeated or superseded, leaving references that expand back.";
+    const TAKES_TARGET: bool = false;
+    const CAPABILITIES: Capabilities = Capabilities {
+        supports_lossless: true,
+        supports_batch_mode: false,
+        supports_individual_mode: true,
+        supports_multi_pass: true,
+        supports_llm_summarization: false,
+        estimated_speed: "fast",
+    };
+    const ONLY_PROPOSES: bool = true;
+
+    fn passes(config: &LosslessConfig) -> Vec<Box<dyn Pass + '_>> {
+        passes(config)
+    }
+}
 
 /// Lossless configuration; every operation is on by default.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -1,4 +1,4 @@
-//! The Native provider: Roo Code's summarization (seed 002). Keeps the first message and the last
+//! The Native provider: Roo Code's summarization. Keeps the first message and the last
 //! `N_MESSAGES_TO_KEEP` (3), asks the host's model for a summary of what lies between since the
 //! last summary, and puts one `isSummary: true` message in its place. Answers with an error and
 //! the messages unchanged when there is too little to summarize, when it condensed recently, when
@@ -15,18 +15,52 @@ use std::collections::HashSet;
 use crate::{json, json::Value};
 use serde::{Deserialize, Serialize};
 
+use crate::config::parse_config;
 use crate::cost::{reply_cost, Pricing};
 use crate::draft::{Draft, Item};
-use crate::error::Refusal;
+use crate::error::{CondenseError, Refusal};
 use crate::llm::{render, Purpose, RequestMessage, SummarizeRequest, Summarizer};
 use crate::model::{is_summary, role};
 use crate::parse::View;
 use crate::passes::{Pass, PassCx, Ran, Stop};
 use crate::provenance::{Action, Content};
+use crate::providers::{Capabilities, Provider, CONFIG_AT};
 use crate::tokens::Encoding;
 
-/// The provider's id, as hosts name it (the registry, `catalogue::NATIVE`, reads it).
+/// The provider's id, as hosts name it.
 pub const ID: &str = "native";
+
+/// Roo Code's own summary: one pass, which asks the host's summarizer.
+pub struct Native;
+
+impl Provider for Native {
+    type Config = NativeConfig;
+    const ID: &'static str = ID;
+    const NAME: &'static str = "Native";
+    const DESCRIPTION: &'static str =
+        "Roo Code's summarization: the first message and the last 3 kept, one LLM summary of what lies between.";
+    const TAKES_TARGET: bool = false;
+    const CAPABILITIES: Capabilities = Capabilities {
+        supports_lossless: false,
+        supports_batch_mode: true,
+        supports_individual_mode: false,
+        supports_multi_pass: false,
+        supports_llm_summarization: true,
+        estimated_speed: "slow",
+    };
+
+    fn read(config: &serde_json::Value) -> Result<NativeConfig, CondenseError> {
+        let c: NativeConfig = parse_config(config, CONFIG_AT)?;
+        if let Some(pricing) = &c.pricing {
+            pricing.check("options.config.pricing")?;
+        }
+        Ok(c)
+    }
+
+    fn passes(config: &NativeConfig) -> Vec<Box<dyn Pass + '_>> {
+        vec![Box::new(NativePass { config })]
+    }
+}
 
 pub const N_MESSAGES_TO_KEEP: usize = 3;
 

@@ -8,16 +8,47 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::parse_config;
 use crate::draft::Draft;
 use crate::error::CondenseError;
 use crate::parse::View;
 use crate::passes::content_ops::{self, ContentOps, OpSpec, Operation, OpsOutcome, OpsRun};
 use crate::passes::shorten::TruncateParams;
 use crate::passes::{Pass, PassCx, Ran, Stop};
+use crate::providers::{Capabilities, Provider, CONFIG_AT};
 use crate::tokens::Encoding;
 
-/// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
+/// The provider's id, as hosts name it.
 pub const ID: &str = "truncation";
+
+/// Mechanical shortening of old tool output, no LLM.
+pub struct Truncation;
+
+impl Provider for Truncation {
+    type Config = TruncationConfig;
+    const ID: &'static str = ID;
+    const NAME: &'static str = "Truncation";
+    const DESCRIPTION: &'static str = "Suppresses or truncates old tool results and parameters; keeps the first message, the recent ones and what the user typed.";
+    const TAKES_TARGET: bool = true;
+    const CAPABILITIES: Capabilities = Capabilities {
+        supports_lossless: false,
+        supports_batch_mode: false,
+        supports_individual_mode: true,
+        supports_multi_pass: false,
+        supports_llm_summarization: false,
+        estimated_speed: "fast",
+    };
+
+    fn read(config: &serde_json::Value) -> Result<TruncationConfig, CondenseError> {
+        let c: TruncationConfig = parse_config(config, CONFIG_AT)?;
+        c.check()?;
+        Ok(c)
+    }
+
+    fn passes(config: &TruncationConfig) -> Vec<Box<dyn Pass + '_>> {
+        vec![Box::new(TruncationPass { config })]
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, rename_all = "camelCase", deny_unknown_fields)]

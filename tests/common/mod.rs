@@ -243,7 +243,7 @@ pub fn check_condensation(messages: &[Value], options_json: &Value, llm: FakeLlm
         assert_eq!(calls, 0);
     }
     assert_invariants(messages, &output, &outcome, opts.encoding);
-    if let context_condense::condense::Provider::Lossless(c) = &opts.provider {
+    if let Some(c) = opts.provider.config::<context_condense::providers::lossless::Lossless>() {
         if !c.remove_obsolete_state {
             assert_reversible(messages, &output);
         }

@@ -21,14 +21,49 @@ use crate::error::CondenseError;
 use crate::passes::content_ops::{self, ContentOps, OpsRun};
 use crate::passes::runner::Policy;
 use crate::passes::{Pass, PassCx, Ran, Stop};
-use crate::providers::lossless;
 use crate::providers::native::{prompt_or_default, starts_with_tool_result, summarize_span, SummarySpan};
+use crate::providers::{lossless, Capabilities, Provider};
 use crate::working_set::{self, Guard};
 pub use config::SmartConfig;
 use config::{BatchOperation, ContentTypeOps, Execution, Mode, PassConfig, Selection};
 
-/// The provider's id, as hosts name it (the registry, `catalogue`, reads it).
+/// The provider's id, as hosts name it.
 pub const ID: &str = "smart";
+
+/// A lossless prelude, then configurable passes (a preset or passes).
+pub struct Smart;
+
+impl Provider for Smart {
+    type Config = SmartConfig;
+    const ID: &'static str = ID;
+    const NAME: &'static str = "Smart";
+    const DESCRIPTION: &'static str = "A lossless prelude, then configurable passes of keep / suppress / truncate / summarize over message text, tool parameters and tool results.";
+    const TAKES_TARGET: bool = true;
+    const CAPABILITIES: Capabilities = Capabilities {
+        supports_lossless: true,
+        supports_batch_mode: true,
+        supports_individual_mode: true,
+        supports_multi_pass: true,
+        supports_llm_summarization: true,
+        estimated_speed: "medium",
+    };
+    const NUMBERS_PASSES: bool = true;
+
+    /// A preset expanded ([`resolve`]), then the ranges checked.
+    fn read(config: &serde_json::Value) -> Result<SmartConfig, CondenseError> {
+        let c = resolve(config)?;
+        c.check()?;
+        Ok(c)
+    }
+
+    fn passes(config: &SmartConfig) -> Vec<Box<dyn Pass + '_>> {
+        passes(config)
+    }
+
+    fn policy(config: &SmartConfig, before: u64) -> Policy<'_> {
+        policy(config, before)
+    }
+}
 
 /// Reads a Smart config, expanding a preset: keys given beside `preset` replace the preset's. A
 /// config that names neither a preset nor passes runs the default preset ([`presets::DEFAULT`]),
