@@ -104,9 +104,7 @@ function replayText(input, results, pick) {
     ratio(r.checks.errors),
     ratio(r.checks.workingSet),
   ])
-  out.push(
-    table(['policy', 'billed', 'input tokens', 'cache hits', 'summaries', 'condensings', 'peak', 'over limit', 'typed', 'errors', 'working set'], rows),
-  )
+  out.push(table(['policy', 'billed', 'input tokens', 'cache hits', 'summaries', 'condensings', 'peak', 'over limit', 'typed', 'errors', 'working set'], rows))
   if (results.length === 1) {
     const r = results[0]
     if (r.condensings.length > 0) {
