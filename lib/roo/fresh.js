@@ -25,7 +25,7 @@ const {
   asAnswer,
   shown,
 } = require('./host.js')
-const { tagStates, afterSummary, SENT, TRUNCATION_PARENT_LIVE, writeNonDestructive } = require('./history.js')
+const { projectFromSummary, writeNonDestructive } = require('./history.js')
 const { transformMessagesForCondensing, injectSyntheticToolResults, extractCommandBlocks, getMessagesSinceLastSummary } = require('./tools.js')
 const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.js')
 
@@ -40,26 +40,7 @@ const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.
  */
 async function freshFirstStep(state, taskId, messages, o, prevContextTokens) {
   if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
-  const states = tagStates(messages)
-  let at = -1
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i] && messages[i].isSummary === true) {
-      at = i
-      break
-    }
-  }
-  // From the last summary on, its tags hide nothing (today's Roo starts there); before it, the rule.
-  const visible = messages.map((m, i) =>
-    i >= Math.max(at, 0) ? afterSummary(m, states[i]) && !(states[i] & TRUNCATION_PARENT_LIVE) : (states[i] & SENT) !== 0,
-  )
-  const effective = []
-  const index = []
-  messages.forEach((m, i) => {
-    if (i >= Math.max(at, 0) && visible[i] && !(m && m.isTruncationMarker)) {
-      effective.push(m)
-      index.push(i)
-    }
-  })
+  const { effective, index, visible } = projectFromSummary(messages)
   if (effective.length < 2) return undefined
   const engineOpts = { provider: o.provider, config: prePassConfig(o), prevContextTokens }
   if (o.signal) engineOpts.signal = o.signal
