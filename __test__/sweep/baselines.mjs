@@ -579,7 +579,7 @@ export function baselineTable({ lib, llmUrl }) {
     'ContextCondenseSettings',
     'ContextCondenseSettings.errors',
     'ContextCondenseSettings#check',
-    ...['schemas', 'settings', 'profiles', 'preview', 'previewRequest'].flatMap((p) => [`ContextCondenseSettings.${p}`, `ContextCondenseSettings.${p}=`]),
+    ...['schemas', 'settings', 'policy', 'profiles', 'preview', 'previewRequest'].flatMap((p) => [`ContextCondenseSettings.${p}`, `ContextCondenseSettings.${p}=`]),
   ]) {
     add('settings', id, { skip: browser })
   }
