@@ -90,6 +90,7 @@ async function replayBoth(era: Era, history: ApiMessage[], policy: string, taskI
   let sent: ApiMessage[] = []
   const log: Array<{ turn: number; entry: string[]; model: string[]; beforeTrigger: boolean }> = []
   let summaries = 0
+  let cost = 0
   for (const [turn, { request, reply }] of turnsOf(history).entries()) {
     stored = [...stored, ...request]
     sent = [...sent, ...request]
@@ -104,6 +105,7 @@ async function replayBoth(era: Era, history: ApiMessage[], policy: string, taskI
         summarize,
       })
       expect(r.error, `turn ${turn}`).toBeUndefined()
+      cost += r.cost
       const taken = (x: { policy?: { steps: Array<{ role: string; taken: boolean }> } }) => (x.policy?.steps ?? []).filter((s) => s.taken).map((s) => s.role)
       if (m.condensed) log.push({ turn, entry: taken(r as never), model: taken(m), beforeTrigger: !m.decision.condense })
       else expect(r.messages, `turn ${turn}: not condensed, the history comes back as it was`).toBe(stored)
@@ -111,12 +113,12 @@ async function replayBoth(era: Era, history: ApiMessage[], policy: string, taskI
       sent = m.messages[0] === sent[0] ? m.messages : [sent[0], ...m.messages.slice(1)]
       if (m.condensed && taken(m).some((role) => role === 'summary' || role === 'ownSummary')) summaries++
       if (era !== 'roo' || summaries === 0) expect(content(effective[era](stored)), `turn ${turn}: what the model is sent`).toEqual(content(sent))
-      if (stopAfterSummary !== undefined && summaries >= stopAfterSummary) return { log, stored, sent, h, summarize, turn }
+      if (stopAfterSummary !== undefined && summaries >= stopAfterSummary) return { log, stored, sent, h, summarize, turn, cost }
     }
     stored = [...stored, ...reply]
     sent = [...sent, ...reply]
   }
-  return { log, stored, sent, h, summarize, turn: -1 }
+  return { log, stored, sent, h, summarize, turn: -1, cost }
 }
 
 describe('a Roo task through the entry with the policy, against the manager with the same policy', () => {
@@ -129,7 +131,7 @@ describe('a Roo task through the entry with the policy, against the manager with
   for (const [era, format, policy] of cases) {
     it(`${era}, ${format} tools, ${policy}: condenses where the manager does (before the threshold too), the model sent what the manager hands back`, async () => {
       const history = generateHistory({ seed: 3, format, targetTokens: 120_000 }) as ApiMessage[]
-      const { log, stored, h, summarize } = await replayBoth(era, guard(history), policy, `${era}-${format}`)
+      const { log, stored, h, summarize, cost } = await replayBoth(era, guard(history), policy, `${era}-${format}`)
       expect(log.length).toBeGreaterThan(2)
       for (const x of log) expect(x.entry, `turn ${x.turn}`).toEqual(x.model)
       // Some condensing came before Roo's own trigger: the default (no policy) leaves those histories alone.
@@ -137,6 +139,8 @@ describe('a Roo task through the entry with the policy, against the manager with
       // Its summaries are the host handler's: one request per summary the manager made.
       expect(h.createMessage).toHaveBeenCalledTimes(summarize.mock.calls.length)
       expect(summarize.mock.calls.length).toBeGreaterThan(0)
+      // What the handler's usage chunks said each summary cost.
+      expect(cost).toBeCloseTo(0.01 * h.createMessage.mock.calls.length, 10)
       if (era === 'roo-2025') expect(stored.some((m) => 'condenseParent' in m)).toBe(false)
       else {
         // Nothing removed: what was condensed is tagged, what replaced it follows it.
