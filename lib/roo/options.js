@@ -9,7 +9,7 @@ const { describe, isObject, checkTimeoutMs } = require('../internal/values.js')
 const { checkKnownKeys, optionalFunction } = require('../internal/checks.js')
 const { checkSummarizeOptions } = require('../internal/summarize.js')
 const { findUnsupported, pathText } = require('../internal/crossing.js')
-const { readPolicy } = require('../internal/cache-aware.js')
+const { readPolicyAt } = require('../internal/policy-option.js')
 
 const N_MESSAGES_TO_KEEP = 3
 /** The engine's thresholds, as Roo names them; ANTHROPIC_DEFAULT_MAX_TOKENS is reserved for the model's answer when the host gives no maxTokens. */
@@ -177,7 +177,8 @@ function checkKey(key, value, at) {
       checkSummarizeOptions(value, `${at}.summarizeOptions`)
       break
     case 'policy':
-      checkPolicy(value, `${at}.policy`)
+      // The manager's reading of it, its problems named here.
+      readPolicyAt(value, `${at}.policy`)
       break
     case 'pricing':
       if (!isObject(value)) throw bad('an object of prices')
@@ -186,23 +187,6 @@ function checkKey(key, value, at) {
       break
     default: // providerConfig: checked against the provider it runs with (checkProviderConfig)
       if (!isObject(value)) throw bad('an object')
-  }
-}
-
-const MANAGER_POLICY = 'CondensationManager: options.policy'
-
-/**
- * `value` checked as the manager checks its `policy` option (readPolicy, the one check of it),
- * its problems named under `at` (`manageContext: options.policy.cache: expected ...`); a value
- * that cannot be read (a getter that throws) is refused naming it too.
- */
-function checkPolicy(value, at) {
-  try {
-    readPolicy(value)
-  } catch (e) {
-    if (e instanceof TypeError)
-      throw new TypeError(e.message.startsWith(MANAGER_POLICY) ? `${at}${e.message.slice(MANAGER_POLICY.length)}` : `${at}: ${e.message}`)
-    throw new TypeError(`${at}: could not be read: ${e && e.message ? e.message : String(e)}`)
   }
 }
 

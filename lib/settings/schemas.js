@@ -11,7 +11,8 @@ const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('..
 const { configProblems } = require('../manager.js')
 const { coded } = require('../internal/errors.js')
 const { describe, isObject } = require('../internal/values.js')
-const { POLICY_NAMES, readPolicy, describePolicy } = require('../internal/cache-aware.js')
+const { POLICY_NAMES, describePolicy } = require('../internal/cache-aware.js')
+const { readPolicyAt } = require('../internal/policy-option.js')
 const { DEFAULT_PRICING } = require('../internal/prompt-cache.js')
 
 /** The policy the panel offers when the host gives none (the manager's without a `policy` option). */
@@ -90,20 +91,8 @@ function checkPreviewArgs(fn, messages, settings, options) {
   if (options === undefined) return undefined
   const { summarize, policy } = checkOptionsObject(options, fn, ['summarize', 'policy'])
   optionalFunction(summarize, `${fn}: options.summarize`, 'an async function')
-  return policy === undefined ? undefined : checkedPolicy(policy, `${fn}: options.policy`)
-}
-
-/**
- * The policy as the manager reads it (`readPolicy`, the one check of it), its problems named under
- * `at` instead of the manager's option: `previewOnHistory: options.policy.cache: expected ...`.
- */
-function checkedPolicy(policy, at) {
-  try {
-    return describePolicy(readPolicy(policy))
-  } catch (e) {
-    if (e instanceof TypeError) throw new TypeError(e.message.replace(/^CondensationManager: options\.policy/, at))
-    throw e
-  }
+  // As the manager reads it (its problems named here), its defaults filled in.
+  return policy === undefined ? undefined : describePolicy(readPolicyAt(policy, `${fn}: options.policy`))
 }
 
 /**
