@@ -173,12 +173,50 @@ describe('a Roo task through the entry with the policy, against the manager with
     expect(at).toBeGreaterThan(0)
     const summary = stored[at]
     expect(summary.condenseId).toEqual(expect.any(String))
-    expect(String(typeof summary.content === 'string' ? summary.content : JSON.stringify(summary.content))).toContain(SUMMARY)
-    // What the model is sent: the manager's result from its summary on.
+    // Written as today's Roo writes its own summary (no command blocks in this task's first message).
+    const blocks = summary.content as Array<{ type: string; text: string }>
+    expect(blocks).toHaveLength(1)
+    expect(blocks[0].text.startsWith(`## Conversation Summary\n${SUMMARY}`)).toBe(true)
+    // What the model is sent: the manager's result from its summary on, the summary as Roo writes it.
     const from = content(sent).findIndex((m) => JSON.stringify(m.content).includes(SUMMARY))
-    expect(content(today.getEffectiveApiHistory(stored))).toEqual(content(sent).slice(from))
+    const sentFrom = content(sent).slice(from)
+    expect(content(today.getEffectiveApiHistory(stored))).toEqual([{ role: 'user', content: summary.content }, ...sentFrom.slice(1)])
     // Today's handler gets Roo's third argument (the request's metadata; none given here).
     expect(h.createMessage.mock.calls[0].length).toBe(3)
+  }, 120_000)
+
+  it("roo (today): the policy's summary keeps what Roo's own keeps once the first message is no longer sent: the task's active workflows and the environment details", async () => {
+    const history = generateHistory({ seed: 3, format: 'native', targetTokens: 120_000 }) as ApiMessage[]
+    const command = '<command name="release">Run the release checklist before every commit.</command>'
+    const first = history[0]
+    const firstText = typeof first.content === 'string' ? first.content : JSON.stringify(first.content)
+    history[0] = { ...first, content: [{ type: 'text', text: `${command}\n${firstText}` }] }
+    const environmentDetails = '<environment_details>\n# Current Time\n2026-11-27\n</environment_details>'
+    const h = handler()
+    let stored: ApiMessage[] = []
+    let summary: ApiMessage | undefined
+    for (const { request, reply } of turnsOf(history)) {
+      stored = [...stored, ...request]
+      if (stored.length >= 2) {
+        const r = await today.manageContext(rooCall(stored, 'today-workflows', h, { policy: 'cache-aware', environmentDetails }) as never)
+        expect(r.error).toBeUndefined()
+        stored = r.messages as ApiMessage[]
+        summary = stored.find((m) => m.isSummary)
+        if (summary) break
+      }
+      stored = [...stored, ...reply]
+    }
+    expect(summary, 'the policy summarized within the task').toBeDefined()
+    const texts = (summary?.content as Array<{ type: string; text: string }>).map((b) => b.text)
+    expect(texts[0].startsWith(`## Conversation Summary\n${SUMMARY}`)).toBe(true)
+    expect(texts).toContain(
+      `<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n${command}\n</system-reminder>`,
+    )
+    expect(texts).toContain(environmentDetails)
+    // The first message is no longer sent; its workflows are, in the summary.
+    const sentNow = today.getEffectiveApiHistory(stored)
+    expect(sentNow[0]).toBe(summary)
+    expect(sentNow[0].role, 'a request begins with a user message').toBe('user')
   }, 120_000)
 })
 

@@ -15,6 +15,7 @@ const { N_MESSAGES_TO_KEEP, capture, message } = require('./options.js')
 const { finite, HostError, isHandler, callHandler, failure } = require('./host.js')
 const { project, projectFromSummary, writeNonDestructive } = require('./history.js')
 const { nonBlank } = require('./summarize.js')
+const { freshSummaryContent } = require('./fresh.js')
 
 /** Whether the call's options name a policy other than the default. */
 function usesPolicy(o) {
@@ -123,23 +124,32 @@ function originsByIdentity(input, output) {
  * replaced tagged `condenseParent`, a summary marked `isSummary` with the `condenseId`, a
  * shortened copy `condensedBy`). Null when it has no such form.
  */
-function stored(messages, view, output, o) {
+async function stored(messages, view, output, o, fresh) {
   if (!o.nonDestructive) return { messages: output }
   const origins = originsByIdentity(view.given, output)
   if (!origins) return null
   const id = o.generateId()
-  const marked = output.map((m, i) => {
+  const marked = []
+  for (let i = 0; i < output.length; i++) {
+    const m = output[i]
     const from = origins[i]
     // The first of the new messages that stand for a run is its summary.
     if (from.kind === 'summary' && !(i > 0 && origins[i - 1].kind === 'summary' && origins[i - 1].from === from.from)) {
       const s = { ...m, isSummary: true, condenseId: id }
+      // Today's Roo is sent from its last summary on, so the summary is written as Roo writes its
+      // own: a user message (the requests begin with it) with the task's active workflows (the
+      // first message's command blocks), the folded file context and the environment details,
+      // which would otherwise no longer be sent.
+      if (fresh) {
+        s.role = 'user'
+        s.content = await freshSummaryContent(fresh.summary, view.given, view.given.slice(from.from, from.to), fresh.params, o)
+      }
       const next = view.effective[from.to]
       if (next && finite(next.ts)) s.ts = next.ts - 1
-      return s
-    }
-    return m
-  })
-  return { messages: writeNonDestructive(messages, view.index, view.visible, view.effective, marked, origins, id), condenseId: id }
+      marked.push(s)
+    } else marked.push(m)
+  }
+  return { messages: writeNonDestructive(messages, view.index, view.visible, view.effective, marked, origins, id), condenseId: id, rewritten: Boolean(fresh) }
 }
 
 /**
@@ -187,9 +197,19 @@ async function managePolicy(state, p, o, d, fn) {
   let output = r.messages
   let newContextTokens = r.newContextTokens
   if (output[0] !== first && first !== undefined) output = [first, ...output.slice(1)]
-  const written = stored(messages, view, output, o)
+  const fresh =
+    state.era.freshStart && typeof r.summary === 'string' && r.summary !== '' ? { summary: r.summary, params: { ...p, isAutomaticTrigger: true } } : undefined
+  let written
+  try {
+    written = await stored(messages, view, output, o, fresh)
+  } catch (e) {
+    if (e instanceof HostError) return { result: fail(messages, d, failure(e, o), r.cost) }
+    throw e
+  }
   if (!written) return { error: `${message(o, 'condense_failed')}: ${fn}: the policy's result has no stored form`, cost: r.cost }
-  if (output !== r.messages) newContextTokens = undefined
+  // The manager counted what it handed back; a first message put back or a summary written as
+  // Roo writes it is not that.
+  if (output !== r.messages || written.rewritten) newContextTokens = undefined
   const telemetryArgs = [p.taskId, true, nonBlank(p.customCondensingPrompt) !== undefined]
   if (state.era.condensingHandler) telemetryArgs.push(Boolean(p.condensingApiHandler))
   capture(o.telemetry, 'captureContextCondensed', telemetryArgs)
