@@ -1008,7 +1008,14 @@ describe('arguments the types rule out: refused where they are read, naming the 
     const { validate } = await import('../lib/settings/validate.mjs')
     await refused(() => previewOnHistory(base(), { autoCondense: 'yes' } as never), /^previewOnHistory: settings\.autoCondense: expected true or false/)
     await refused(() => summaryRequestFor(base(), { loopGuard: { bogus: 1 } } as never), /^summaryRequestFor: settings\.loopGuard\.bogus: unknown key/)
-    await refused(() => previewOnHistory(base(), {}, { bogus: 1 } as never), /^previewOnHistory: options\.bogus: unknown key, expected one of summarize$/)
+    await refused(
+      () => previewOnHistory(base(), {}, { bogus: 1 } as never),
+      /^previewOnHistory: options\.bogus: unknown key, expected one of summarize, policy$/,
+    )
+    await refused(
+      () => previewOnHistory(base(), {}, { policy: { name: 'cache-aware', cache: 5 } } as never),
+      /^previewOnHistory: options\.policy\.cache: expected "anthropic" or "openai", got number 5$/,
+    )
     await refused(() => validate(5, {}), /^validate: schema: expected a JSON Schema \(an object or a boolean\), got number 5$/)
     await refused(() => validate({ type: 'object', text: 'x' }, {}), /^validate: schema: #: schema keyword "text" is not supported$/)
     await refused(() => validate({ type: 'object' }, {}, 5 as never), /^validate: path: expected a string/)

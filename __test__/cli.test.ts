@@ -351,14 +351,24 @@ describe('condense: what it writes, and where', () => {
   })
 })
 
-type Made = { policy: string; billedInputCost: number; summaries: number; requestsOverLimit: number; checks: Record<string, { kept: number; total: number }> }
+type Made = {
+  policy: string
+  billedCost: number
+  billedInputCost: number
+  summaries: number
+  requestsOverLimit: number
+  checks: Record<string, { kept: number; total: number }>
+}
 // @ts-expect-error: the CLI's modules have no type declarations
 const { best } = (await import('../bin/cli/replay.mjs')) as { best: (results: Made[]) => { policy: string; why: string } }
 
 describe('replay --policy all: the best policy', () => {
-  const made = (policy: string, cost: number, over: number, kept = 3): Made => ({
+  // `cost` is the billed cost (requests' input and summaries' input and output); the input alone is
+  // given apart, so a ranking by the input alone would pick another policy.
+  const made = (policy: string, cost: number, over: number, kept = 3, input = cost): Made => ({
     policy,
-    billedInputCost: cost,
+    billedCost: cost,
+    billedInputCost: input,
     summaries: 1,
     requestsOverLimit: over,
     checks: { typed: { kept, total: 3 }, errors: { kept: 3, total: 3 }, workingSet: { kept: 3, total: 3 } },
@@ -368,14 +378,21 @@ describe('replay --policy all: the best policy', () => {
     const pick = best([made('roo-default', 1, 2), made('smart-aggressive', 0.5, 3), made('smart-cost', 0.7, 1, 2), made('cache-aware', 0.8, 2)])
     expect(pick.policy).toBe('cache-aware')
     expect(pick.why).toBe(
-      "$0.800 billed input; 0.80x roo-default's $1.000; 1 summary against 1; typed text, error lines and working set kept at least as well; " +
+      "$0.800 billed; 0.80x roo-default's $1.000; 1 summary against 1; typed text, error lines and working set kept at least as well; " +
         "cheaper but passed over: smart-aggressive (3 requests over the window, against roo-default's 2), smart-cost (end checks kept less well than roo-default)",
     )
     // Only the default within the window: the default.
     expect(best([made('roo-default', 1, 0), made('smart-aggressive', 0.5, 1)])).toEqual({
       policy: 'roo-default',
-      why: "$1.000 billed input; the end checks as kept; cheaper but passed over: smart-aggressive (1 request over the window, against roo-default's 0)",
+      why: "$1.000 billed; the end checks as kept; cheaper but passed over: smart-aggressive (1 request over the window, against roo-default's 0)",
     })
+  })
+
+  it("ranks by billedCost, the summaries' output included: a policy cheaper in input whose summaries' output makes it dearer loses", () => {
+    // lossless-then-summary bills less input (0.6 against 0.7) but its summaries' output makes it dearer (0.95 against 0.8).
+    const pick = best([made('roo-default', 1, 0), made('lossless-then-summary', 0.95, 0, 3, 0.6), made('cache-aware', 0.8, 0, 3, 0.7)])
+    expect(pick.policy).toBe('cache-aware')
+    expect(pick.why).toMatch(/^\$0\.800 billed; 0\.80x roo-default's \$1\.000;/)
   })
 
   itReal(
@@ -387,10 +404,66 @@ describe('replay --policy all: the best policy', () => {
       const base = out.results.find((x: Made) => x.policy === 'roo-default')
       const winner = out.results.find((x: Made) => x.policy === out.best.policy)
       expect(winner.requestsOverLimit).toBeLessThanOrEqual(base.requestsOverLimit)
-      const cheaperOver = out.results.filter((x: Made) => x.billedInputCost < winner.billedInputCost && x.requestsOverLimit > base.requestsOverLimit)
+      const cheaperOver = out.results.filter((x: Made) => x.billedCost < winner.billedCost && x.requestsOverLimit > base.requestsOverLimit)
       expect(cheaperOver.length).toBeGreaterThan(0)
       for (const x of cheaperOver) expect(out.best.why).toContain(`${x.policy} (${x.requestsOverLimit} request`)
     },
     300_000,
   )
+})
+
+describe('replay: the cache model flags', () => {
+  const file = join(ROOT, 'fixtures', 'examples', 'xml-session.json')
+  const small = ['--context-window', '16000', '--system-tokens', '3000', '--max-tokens', '2000']
+  const history = JSON.parse(readFileSync(file, 'utf8'))
+  const settings = { contextWindow: 16_000, systemTokens: 3000, maxTokens: 2000 }
+
+  it("--cache-ttl 1h replays with one-hour cache entries (the library's cacheTtl), 5m by default; the header says which", async () => {
+    const { replay } = await import('../lib/index.js')
+    const hour = await cli(['replay', file, ...small, '--cache-ttl', '1h', '--json'])
+    expect(hour.stderr).toBe('')
+    expect(hour.code).toBe(0)
+    const got = JSON.parse(hour.stdout).results[0]
+    expect(got.settings.cacheTtl).toBe('1h')
+    const direct = await replay(history, { ...settings, cacheTtl: '1h' })
+    expect(got.billedCost).toBeCloseTo(direct.billedCost, 12)
+    const five = JSON.parse((await cli(['replay', file, ...small, '--json'])).stdout).results[0]
+    expect(five.settings.cacheTtl).toBe('5m')
+    // One-hour writes cost more (twice the input price against 1.25 times): the same requests, billed more.
+    expect(got.billedCost).toBeGreaterThan(five.billedCost)
+    const text = await cli(['replay', file, ...small, '--cache-ttl', '1h'])
+    expect(text.stdout).toContain('anthropic cache, entries live 1h (input $3/M, write $6/M')
+  })
+
+  it('--cache-ttl takes 5m or 1h only; the error names the flag', async () => {
+    for (const bad of ['2h', '5M', '300', '']) {
+      const r = await cli(['replay', file, ...small, '--cache-ttl', bad])
+      expect(r.code, bad).toBe(2)
+      expect(r.stderr, bad).toContain(`context-condense: --cache-ttl: expected one of "5m", "1h", got ${JSON.stringify(bad)}`)
+      expect(r.stdout, bad).toBe('')
+    }
+  })
+
+  it('--lookback-blocks reaches the replay (its lookbackBlocks), and is refused with --cache openai', async () => {
+    const { replay } = await import('../lib/index.js')
+    const r = await cli(['replay', file, ...small, '--lookback-blocks', '0', '--json'])
+    expect(r.code).toBe(0)
+    const got = JSON.parse(r.stdout).results[0]
+    expect(got.settings.lookbackBlocks).toBe(0)
+    expect(got.billedCost).toBeCloseTo((await replay(history, { ...settings, lookbackBlocks: 0 })).billedCost, 12)
+    const o = await cli(['replay', file, ...small, '--cache', 'openai', '--lookback-blocks', '4'])
+    expect(o.code).toBe(2)
+    expect(o.stderr).toContain('context-condense: --lookback-blocks: applies to the "anthropic" cache model only')
+  })
+
+  it('--policy all says in its header that policies are ranked by billed cost, summaries included', async () => {
+    const r = await cli(['replay', file, ...small, '--policy', 'all'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\n').slice(0, 4).join('\n')).toContain(
+      "Ranked by billed cost: every request's input priced by the cache model, plus the summary calls' input and output priced as sent",
+    )
+    expect(r.stdout).toMatch(/^ {2}policy +billed +input tokens/m)
+    const help = await cli(['help', 'replay'])
+    expect(help.stdout).toContain('--cache-ttl T       how long a cache entry lives: 5m (default) | 1h')
+  })
 })

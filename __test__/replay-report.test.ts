@@ -91,6 +91,17 @@ describe('replay section', () => {
     expect(row(s, 'smart-balanced')).toContain('$3.0000 <span class="rp-x">1.50x</span>')
     expect(row(s, 'roo-default')).toContain('$2.0000</td>')
     expect(row(s, 'roo-default')).not.toContain('rp-x')
+    // Ranked and compared by what is billed, the summary calls' output included: a policy whose
+    // input is cheapest but whose summaries' output makes it dearer is not the cheapest.
+    const withOutput = section(
+      renderReplayReport([
+        made('roo-default', 2, 5, [2]),
+        { ...made('cache-aware', 1, 5), summaryOutputCost: 1.5, summaryCost: 1.5, billedCost: 2.5 },
+        made('smart-aggressive', 1.2, 5),
+      ]),
+    )
+    expect(withOutput).toMatch(/<tr data-policy="smart-aggressive" class="rp-best">/)
+    expect(row(withOutput, 'cache-aware')).toContain('$2.5000 <span class="rp-x">1.25x</span>')
     // The requests each left larger than the window.
     expect(row(s, 'smart-balanced')).toContain('data-field="requestsOverWindow" data-value="3">3</td>')
     expect(row(s, 'roo-default')).toContain('data-field="requestsOverWindow" data-value="0">0</td>')

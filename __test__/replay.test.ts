@@ -719,7 +719,7 @@ describe('the command line', () => {
     const out = JSON.parse(all.stdout)
     expect(out.results.map((r: ReplayResult) => r.policy)).toEqual(REPLAY_POLICIES)
     expect(REPLAY_POLICIES).toContain(out.best.policy)
-    expect(out.best.why).toMatch(/billed input/)
+    expect(out.best.why).toMatch(/^\$[0-9.]+ billed;/)
     const text = await cli(['replay', file, '--policy', 'all', '--context-window', '16000', '--system-tokens', '3000', '--max-tokens', '2000'])
     expect(text.stdout).toContain(`Best: ${out.best.policy}: `)
   })

@@ -242,6 +242,19 @@ describe("the Roo entries take and give back the host's own types", () => {
       const m = await jan2026.manageContext({ ...management, messages: history(), apiHandler: handler })
       const managed: ApiMessage[] = m.messages
       expect(managed.some((x) => x.isSummary)).toBe(true)
+      // The manager's policy, by name or in its object form; its report typed as the manager's.
+      const withPolicy = await jan2026.manageContext({
+        ...management,
+        messages: history(),
+        apiHandler: handler,
+        policy: { name: 'cache-aware-strict', cache: 'openai' },
+      })
+      const policyManaged: ApiMessage[] = withPolicy.messages
+      const steps: string[] | undefined = withPolicy.policy?.steps.map((s) => `${s.role}: ${s.why}`)
+      expect(withPolicy.error).toBeUndefined()
+      expect(policyManaged.length + (steps?.length ?? 0)).toBeGreaterThan(0)
+      jan2026.configure({ ...jan2026.configuration(), policy: 'cache-aware' })
+      expect(jan2026.configuration().policy).toBe('cache-aware')
       const keep = jan2026.getKeepMessagesWithToolBlocks(history().slice(0, 3), 1)
       const kept: ApiMessage[] = keep.keepMessages
       const uses: ToolUseBlockParam[] = keep.toolUseBlocksToPreserve
@@ -263,6 +276,10 @@ describe("the Roo entries take and give back the host's own types", () => {
       const stored: ApiMessage[] = r.messages
       expect(r.error).toBeUndefined()
       expect(stored.some((x) => x.isSummary)).toBe(true)
+      const withPolicy = await roo2025.truncateConversationIfNeeded({ ...management, messages: history(), apiHandler: handler, policy: 'cache-aware' })
+      const policyManaged: ApiMessage[] = withPolicy.messages
+      expect(withPolicy.error).toBeUndefined()
+      expect(policyManaged.length).toBeGreaterThan(0)
       const t = await roo2025.truncateConversationIfNeeded({ ...management, messages: history(), apiHandler: handler, condensingApiHandler: handler })
       const managed: ApiMessage[] = t.messages
       expect(managed.some((x) => x.isSummary)).toBe(true)

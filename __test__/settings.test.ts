@@ -157,6 +157,63 @@ describe("the panel checks settings as the engine's schemas say", () => {
   })
 })
 
+describe("the panel's policy: the manager's policy option", () => {
+  const schema = settingsSchemas().policy
+  /** Whether the manager takes `policy` (its one check of it, readPolicy). */
+  const managerTakes = (policy: unknown) => {
+    try {
+      new CondensationManager({ policy: policy as never })
+      return true
+    } catch (e) {
+      expect((e as Error).message).toMatch(/^CondensationManager: options\.policy/)
+      return false
+    }
+  }
+
+  it('its schema agrees with the manager on every name and cache model, and refuses what the manager refuses (with its path)', () => {
+    const names: unknown[] = ['default', 'cache-aware', 'cache-aware-strict', 'cache-aware-lax', '', null, 3, undefined]
+    const caches: unknown[] = [undefined, 'anthropic', 'openai', 'gemini', null, 1, '']
+    let taken = 0
+    let refused = 0
+    for (const name of names)
+      for (const cache of caches)
+        for (const extra of [false, true]) {
+          const v: Record<string, unknown> = {}
+          if (name !== undefined) v.name = name
+          if (cache !== undefined) v.cache = cache
+          if (extra) v.expected = 1
+          const ours = validate(schema, v, 'policy')
+          const theirs = managerTakes(v)
+          expect(ours.length === 0, `${JSON.stringify(v)}: ours ${JSON.stringify(ours)}`).toBe(theirs)
+          for (const p of ours) expect(p.path).toMatch(/^policy(\.|$)/)
+          if (theirs) taken++
+          else refused++
+        }
+    // Default without a cache, and each cache-aware policy with none or either model.
+    expect(taken).toBe(1 + 2 * 3)
+    expect(refused).toBeGreaterThan(100)
+    expect(validate(schema, { name: 'cache-aware', cache: 'gemini' }, 'policy')).toEqual([
+      { path: 'policy.cache', message: 'expected one of "anthropic", "openai", got "gemini"', schemaPath: '#/oneOf/1/properties/cache/enum' },
+    ])
+    expect(validate(schema, { name: 'default', cache: 'openai' }, 'policy').map((p) => p.path)).toEqual(['policy.cache'])
+  })
+
+  it('previewOnHistory takes it and hands it back as the manager reads it; a bad one throws naming options.policy', async () => {
+    for (const policy of ['cache-aware', { name: 'cache-aware-strict', cache: 'openai' }, { name: 'default' }] as const) {
+      const r = await previewOnHistory(HISTORY, {}, { policy })
+      expect(r.policy).toEqual(new CondensationManager({ policy }).policy)
+      expect(r.rows.map((x) => x.provider)).toEqual(PROVIDER_IDS)
+    }
+    expect((await previewOnHistory(HISTORY, {})).policy).toBeUndefined()
+    const bad = await previewOnHistory(HISTORY, {}, { policy: { name: 'cache-aware', cache: 'gemini' } as never }).catch((e) => e)
+    expect(bad).toBeInstanceOf(TypeError)
+    expect(bad.message).toBe('previewOnHistory: options.policy.cache: expected "anthropic" or "openai", got "gemini"')
+    expect(bad.errorCode).toBe('invalid-argument')
+    const unknown = await previewOnHistory(HISTORY, {}, { policy: 'fast' as never }).catch((e) => e)
+    expect(unknown.message).toBe('previewOnHistory: options.policy: expected one of default, cache-aware, cache-aware-strict, got "fast"')
+  })
+})
+
 describe('what the Node side hands the panel', () => {
   it('every preset the engine has, in its order, each as the engine defines it', () => {
     const { presets } = settingsSchemas()
@@ -401,6 +458,70 @@ describe('the panel in Chromium', () => {
     expect((await lastChange(fresh)).providers.smart).toEqual(custom)
     await page.close()
     await fresh.close()
+  })
+
+  it('offers the policy (default, cache-aware, strict) with the cache model; change carries it, the manager takes it, the preview hands it back', async () => {
+    const page = await open({ provider: 'lossless', threshold: 80 })
+    const group = page.getByRole('radiogroup', { name: 'Policy' })
+    expect(await group.getByRole('radio').count()).toBe(3)
+    expect(await group.getByRole('radio', { name: 'Default', exact: true }).isChecked()).toBe(true)
+    expect(await page.getByRole('combobox', { name: 'Prompt cache model' }).count()).toBe(0)
+    await group.getByRole('radio', { name: 'Cache-aware', exact: true }).check()
+    await settle(page)
+    const lastPolicy = () => page.evaluate(() => (window as any).lastPolicy ?? null)
+    expect(await lastPolicy()).toEqual({ name: 'cache-aware', cache: 'anthropic' })
+    expect(await lastChange(page)).toEqual({ provider: 'lossless', threshold: 80 })
+    await page.getByRole('combobox', { name: 'Prompt cache model' }).selectOption('openai')
+    await settle(page)
+    expect(await lastPolicy()).toEqual({ name: 'cache-aware', cache: 'openai' })
+    // The cache model chosen stays with the strict policy.
+    await group.getByRole('radio', { name: 'Cache-aware, strict', exact: true }).check()
+    await settle(page)
+    const policy = await lastPolicy()
+    expect(policy).toEqual({ name: 'cache-aware-strict', cache: 'openai' })
+    const manager = new CondensationManager({ config: await lastChange(page), policy })
+    expect(manager.policy).toMatchObject(policy)
+    // Through the host's preview and back.
+    await page.getByRole('button', { name: 'Preview what each strategy removes' }).click()
+    await page.locator('[data-policy]').waitFor()
+    expect(await page.locator('[data-policy]').textContent()).toBe(
+      'Policy: cache-aware-strict (openai prompt cache); the rows are what each strategy removes at the threshold.',
+    )
+    // Back to the default: no cache model.
+    await group.getByRole('radio', { name: 'Default', exact: true }).check()
+    await settle(page)
+    expect(await lastPolicy()).toEqual({ name: 'default' })
+    expect(await page.getByRole('combobox', { name: 'Prompt cache model' }).count()).toBe(0)
+    expect((page as any).pageErrors).toEqual([])
+    await page.close()
+  })
+
+  it('shows a policy the host gives, a name as { name }, and refuses a bad one beside its field without sending it', async () => {
+    const page = await open({ provider: 'lossless' })
+    const panel = (p: unknown) =>
+      page.evaluate((v) => {
+        ;(document.getElementById('panel') as any).policy = v
+      }, p)
+    await panel('cache-aware')
+    await settle(page)
+    expect(await page.evaluate(() => (document.getElementById('panel') as any).policy)).toEqual({ name: 'cache-aware' })
+    expect(await page.getByRole('radio', { name: 'Cache-aware', exact: true }).isChecked()).toBe(true)
+    expect(await page.getByRole('combobox', { name: 'Prompt cache model' }).inputValue()).toBe('anthropic')
+    await panel({ name: 'cache-aware', cache: 'gemini' })
+    await settle(page)
+    expect(await page.locator('[data-path="policy.cache"] .cc-error').textContent()).toBe(
+      'Prompt cache model: expected one of "anthropic", "openai", got "gemini"',
+    )
+    expect(await page.evaluate(() => (document.getElementById('panel') as any).errors.map((e: any) => e.path))).toEqual(['policy.cache'])
+    // An edit elsewhere is not sent while the policy is bad.
+    await page.getByRole('checkbox', { name: 'Deduplicate file reads' }).uncheck()
+    await settle(page)
+    expect(await lastChange(page)).toBeNull()
+    await page.getByRole('combobox', { name: 'Prompt cache model' }).selectOption('openai')
+    await settle(page)
+    expect(await page.evaluate(() => (window as any).lastPolicy)).toEqual({ name: 'cache-aware', cache: 'openai' })
+    expect((await lastChange(page)).providers.lossless).toEqual({ deduplicateFileReads: false })
+    await page.close()
   })
 
   it('works from the keyboard alone', async () => {

@@ -13,6 +13,7 @@
 // ToolResultBlockParam) and Roo's ApiHandler fit them as they are.
 import type { ApiMessage, ContentBlock, LosslessConfig, Pricing, SmartConfig, TruncationConfig } from './index'
 import type { DefaultProvider, ProviderId } from './names'
+import type { CacheAwarePolicy, ManagerPolicyName, PolicyReport } from './manager'
 
 export type { ApiMessage, ContentBlock } from './index'
 
@@ -228,6 +229,15 @@ export interface RooOptions<Seam = SummarizeConversationSeam> {
    * engine's, made from the latest read or write of each file in the history (files it never
    * shows whole, or of other languages, are skipped). */
   outlineFile?: HostCallback<(absolutePath: string, rooIgnoreController?: unknown) => Promise<string | undefined>>
+  /** The manager's policy, as `new CondensationManager({ policy })` takes it (a name, or `{ name,
+   * cache, pricing, expectedTurns, ... }`). With "cache-aware" or "cache-aware-strict" and
+   * `autoCondenseContext`, context management (manageContext, truncateConversationIfNeeded) runs
+   * each call through a manager with that policy for the call's `taskId`, keeping the task's state
+   * between calls: it may condense before the threshold where the prompt cache's price says it
+   * pays; its summaries are written by the host's handler; Roo's sliding window follows when it
+   * does not condense and the context is past the allowed size. Read by context management only.
+   * A bad value is refused naming `options.policy`. @default "default" (Roo's own context management) */
+  policy?: ManagerPolicyName | CacheAwarePolicy
 }
 
 export interface RooCallOptions<Seam = SummarizeConversationSeam> extends RooOptions<Seam> {
@@ -379,6 +389,9 @@ export interface TruncateOptions<M extends RooMessage = ApiMessage, Seam = Summa
 export interface TruncateResponse<M extends RooMessage = ApiMessage> extends SummarizeResponse<M> {
   /** totalTokens plus the last message's tokens. */
   prevContextTokens: number
+  /** With a cache-aware `policy`, when it condensed: what it saw and each step it asked for, taken or
+   * not (the manager's `ManagedResult.policy`). */
+  policy?: PolicyReport
   /** Non-destructive sliding window: its marker's id, the messages hidden, the context after. */
   truncationId?: string
   messagesRemoved?: number

@@ -579,7 +579,10 @@ export function baselineTable({ lib, llmUrl }) {
     'ContextCondenseSettings',
     'ContextCondenseSettings.errors',
     'ContextCondenseSettings#check',
-    ...['schemas', 'settings', 'profiles', 'preview', 'previewRequest'].flatMap((p) => [`ContextCondenseSettings.${p}`, `ContextCondenseSettings.${p}=`]),
+    ...['schemas', 'settings', 'policy', 'profiles', 'preview', 'previewRequest'].flatMap((p) => [
+      `ContextCondenseSettings.${p}`,
+      `ContextCondenseSettings.${p}=`,
+    ]),
   ]) {
     add('settings', id, { skip: browser })
   }

@@ -59,7 +59,8 @@ const SECTIONS = {
       --force             overwrite FILE when it exists`,
   replay: `replay (one API request per assistant turn; each priced with the prompt-cache model):
       --policy P          roo-default (default) | lossless-then-summary | lossless-every-turn |
-                          smart-<preset> | cache-aware | all (compares them and names the best)
+                          smart-<preset> | cache-aware | all (compares them and names the cheapest by billed
+                          cost: the requests' input and the summary calls' input and output)
       --context-window N  the model's window in tokens (default 200000)
       --threshold PCT     condense at this % of the window, 5..100 (default 100: at the allowed size)
       --max-tokens N      reserved for the answer (default 8192)
@@ -68,6 +69,7 @@ const SECTIONS = {
       --expected-turns N  the task's length in requests, for cache-aware (default: as many as elapsed)
       --cache C           anthropic (default: breakpoints, write 1.25x, read 0.1x) | openai (prefix, read 0.5x)
       --lookback-blocks N anthropic: find a cache entry only within N content blocks before a breakpoint
+      --cache-ttl T       how long a cache entry lives: 5m (default) | 1h (anthropic: writes at 2x the input price)
       --html FILE         also write a page charting each request's cost and where each condensing happened
       --force             overwrite FILE when it exists`,
 }

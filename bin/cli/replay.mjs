@@ -20,6 +20,7 @@ const REPLAY_OPTIONS = {
   'expected-turns': { type: 'string' },
   'lookback-blocks': { type: 'string' },
   cache: { type: 'string' },
+  'cache-ttl': { type: 'string' },
   html: { type: 'string' },
   force: { type: 'boolean' },
 }
@@ -44,7 +45,8 @@ const money = (n) => `$${n.toFixed(n < 10 ? 3 : 2)}`
 const ratio = (c) => `${c.kept}/${c.total}`
 const share = (c) => (c.total === 0 ? 1 : c.kept / c.total)
 
-/** The cheapest policy that leaves no more requests over the window than Roo's default (a request
+/** The cheapest policy, by `billedCost` (every request's input priced by the cache model, and the
+ * summary calls' input and output priced as sent), that leaves no more requests over the window than Roo's default (a request
  * over it is one the host had to cut blindly: no policy that does that more often is better) and
  * keeps typed text, error lines and the working set at least as well; among those within the window
  * the cheapest when none keeps the checks as well. With the reason, in words, and why each cheaper
@@ -53,12 +55,12 @@ function best(results) {
   const base = results.find((r) => r.policy === 'roo-default')
   const within = (r) => !base || r.requestsOverLimit <= base.requestsOverLimit
   const keeps = (r) => !base || ['typed', 'errors', 'workingSet'].every((k) => share(r.checks[k]) >= share(base.checks[k]))
-  const byCost = [...results].sort((a, b) => a.billedInputCost - b.billedInputCost)
+  const byCost = [...results].sort((a, b) => a.billedCost - b.billedCost)
   const eligible = byCost.filter(within)
   const winner = eligible.find(keeps) ?? eligible[0] ?? byCost[0]
-  const parts = [`${money(winner.billedInputCost)} billed input`]
+  const parts = [`${money(winner.billedCost)} billed`]
   if (base && winner !== base) {
-    parts.push(`${(winner.billedInputCost / base.billedInputCost).toFixed(2)}x roo-default's ${money(base.billedInputCost)}`)
+    parts.push(`${(winner.billedCost / base.billedCost).toFixed(2)}x roo-default's ${money(base.billedCost)}`)
     parts.push(`${winner.summaries} ${winner.summaries === 1 ? 'summary' : 'summaries'} against ${base.summaries}`)
   }
   parts.push(
@@ -85,12 +87,13 @@ function replayText(input, results, pick) {
   const out = []
   out.push(`Replay: ${input.path} (${fmt(input.messages)} messages, ${fmt(results[0].requests)} requests)`)
   out.push(
-    `Window ${fmt(s.contextWindow)} tokens, threshold ${s.threshold}%, allowed ${fmt(s.allowedTokens)}; system prompt ${fmt(s.systemTokens)} tokens; ${s.cache} cache (input $${s.pricing.inputPrice}/M, write $${s.pricing.cacheWritesPrice}/M, read $${s.pricing.cacheReadsPrice}/M); summaries by ${s.summarizer === 'stand-in' ? `a stand-in of ${fmt(s.summaryTokens)} tokens` : s.summarizer}`,
+    `Window ${fmt(s.contextWindow)} tokens, threshold ${s.threshold}%, allowed ${fmt(s.allowedTokens)}; system prompt ${fmt(s.systemTokens)} tokens; ${s.cache} cache, entries live ${s.cacheTtl} (input $${s.pricing.inputPrice}/M, write $${s.pricing.cacheWritesPrice}/M, read $${s.pricing.cacheReadsPrice}/M); summaries by ${s.summarizer === 'stand-in' ? `a stand-in of ${fmt(s.summaryTokens)} tokens` : s.summarizer}`,
   )
+  if (pick) out.push("Ranked by billed cost: every request's input priced by the cache model, plus the summary calls' input and output priced as sent")
   out.push('')
   const rows = results.map((r) => [
     r.policy,
-    money(r.billedInputCost),
+    money(r.billedCost),
     fmt(r.inputTokens),
     pct(100 * r.cacheHitRate),
     fmt(r.summaries),
@@ -101,9 +104,7 @@ function replayText(input, results, pick) {
     ratio(r.checks.errors),
     ratio(r.checks.workingSet),
   ])
-  out.push(
-    table(['policy', 'billed input', 'input tokens', 'cache hits', 'summaries', 'condensings', 'peak', 'over limit', 'typed', 'errors', 'working set'], rows),
-  )
+  out.push(table(['policy', 'billed', 'input tokens', 'cache hits', 'summaries', 'condensings', 'peak', 'over limit', 'typed', 'errors', 'working set'], rows))
   if (results.length === 1) {
     const r = results[0]
     if (r.condensings.length > 0) {
@@ -129,7 +130,7 @@ function replayText(input, results, pick) {
   }
   out.push('')
   out.push(
-    "billed input: every request's input priced by the cache model, plus the summary calls' input; typed, errors, working set: kept verbatim in the final context, of those the recorded task holds",
+    `billed: every request's input priced by the cache model, plus the summary calls' input and output priced as sent${pick ? ' (the best is the cheapest by it)' : ''}; typed, errors, working set: kept verbatim in the final context, of those the recorded task holds`,
   )
   return out.join('\n')
 }
@@ -143,6 +144,8 @@ async function cmdReplay(args, state) {
   const requested = oneOf('format', values.format, FORMATS, 'auto')
   const cache = oneOf('cache', values.cache, ['anthropic', 'openai'], 'anthropic')
   const options = { cache }
+  // Its values are the replay's to check (lib/replay/options.js): a bad one is named as --cache-ttl below.
+  if (values['cache-ttl'] !== undefined) options.cacheTtl = values['cache-ttl']
   const numbers = {
     'context-window': ['contextWindow', 1000],
     threshold: ['threshold', 5],
@@ -150,6 +153,7 @@ async function cmdReplay(args, state) {
     'system-tokens': ['systemTokens', 0],
     'summary-tokens': ['summaryTokens', 1],
     'expected-turns': ['expectedTurns', 1],
+    'lookback-blocks': ['lookbackBlocks', 0],
   }
   for (const [flag, [key, min]] of Object.entries(numbers)) {
     const n = wholeNumber(flag, values[flag], min)

@@ -54,8 +54,11 @@ export async function startSettingsDemo({ port = 0, history } = {}) {
             { id: 'fast', name: 'Fast (GPT mini)' },
           ]),
         )
-      if (req.method === 'POST' && path === '/preview')
-        return send(200, 'application/json', JSON.stringify(await previewOnHistory(messages, JSON.parse(await readBody(req)))))
+      if (req.method === 'POST' && path === '/preview') {
+        // { settings, policy }: the manager's config and its policy option, as the panel hands them.
+        const { settings, policy } = JSON.parse(await readBody(req))
+        return send(200, 'application/json', JSON.stringify(await previewOnHistory(messages, settings, policy === undefined ? {} : { policy })))
+      }
       if (req.method === 'POST' && path === '/request')
         return send(200, 'application/json', JSON.stringify(await summaryRequestFor(messages, JSON.parse(await readBody(req)))))
       send(404, 'text/plain', 'not found')

@@ -105,14 +105,14 @@ function createReplaySection({ escapeHtml, fmt, pct }) {
         throw new TypeError(`${where}${Array.isArray(results) ? `[${i}]` : ''}: expected a result of replay() (perRequest, condensings, settings, checks)`)
     }
     const base = list.find((r) => r.policy === 'roo-default')
-    const cheapest = list.reduce((a, b) => (b.billedInputCost < a.billedInputCost ? b : a))
+    const cheapest = list.reduce((a, b) => (b.billedCost < a.billedCost ? b : a))
     const s = list[0].settings
     const rows = list.map((r) => {
-      const vs = base && r !== base && base.billedInputCost > 0 ? ` <span class="rp-x">${(r.billedInputCost / base.billedInputCost).toFixed(2)}x</span>` : ''
+      const vs = base && r !== base && base.billedCost > 0 ? ` <span class="rp-x">${(r.billedCost / base.billedCost).toFixed(2)}x</span>` : ''
       return (
         `<tr data-policy="${escapeHtml(r.policy)}"${r === cheapest && list.length > 1 ? ' class="rp-best"' : ''}>` +
         `<td class="pcell"><span class="pname" title="${escapeHtml(r.description)}">${escapeHtml(r.policy)}</span>${r === cheapest && list.length > 1 ? ' <span class="rp-tag">cheapest</span>' : ''}</td>` +
-        `<td class="num" data-field="billedInputCost" data-value="${r.billedInputCost}">${dollars(r.billedInputCost)}${vs}</td>` +
+        `<td class="num" data-field="billedCost" data-value="${r.billedCost}">${dollars(r.billedCost)}${vs}</td>` +
         `<td class="num" data-field="cacheHitRate" data-value="${r.cacheHitRate}">${pct(100 * r.cacheHitRate)}</td>` +
         `<td class="num">${fmt(r.requests)}</td>` +
         `<td class="num" data-field="summaries" data-value="${r.summaries}">${fmt(r.summaries)}</td>` +
@@ -128,7 +128,7 @@ function createReplaySection({ escapeHtml, fmt, pct }) {
     const th = (text, title, cls = 'num') => `<th class="${cls}"${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(text)}</th>`
     const head =
       th('policy', 'hover a name for what it does', '') +
-      th('billed input', 'the requests priced with the cache model, plus the summaries’ input; against Roo Code’s default') +
+      th('billed', 'the requests priced with the cache model, plus the summary calls’ input and output priced as sent; against Roo Code’s default') +
       th('cache hits', 'prompt tokens read from the cache, of all prompt tokens') +
       th('requests') +
       th('summaries', 'calls to the summarizer') +
@@ -145,7 +145,7 @@ function createReplaySection({ escapeHtml, fmt, pct }) {
     const charts = list
       .map(
         (r, i) =>
-          `<figure class="rp-fig" data-policy="${escapeHtml(r.policy)}"><figcaption><b>${escapeHtml(r.policy)}</b> · ${dollars(r.billedInputCost)} · ${fmt(r.summaries)} ${r.summaries === 1 ? 'summary' : 'summaries'}</figcaption>${chart(r, drawn[i], maxCost)}</figure>`,
+          `<figure class="rp-fig" data-policy="${escapeHtml(r.policy)}"><figcaption><b>${escapeHtml(r.policy)}</b> · ${dollars(r.billedCost)} billed · ${fmt(r.summaries)} ${r.summaries === 1 ? 'summary' : 'summaries'}</figcaption>${chart(r, drawn[i], maxCost)}</figure>`,
       )
       .join('')
     return (

@@ -25,7 +25,7 @@ const {
   asAnswer,
   shown,
 } = require('./host.js')
-const { tagStates, afterSummary, SENT, TRUNCATION_PARENT_LIVE, writeNonDestructive } = require('./history.js')
+const { projectFromSummary, writeNonDestructive } = require('./history.js')
 const { transformMessagesForCondensing, injectSyntheticToolResults, extractCommandBlocks, getMessagesSinceLastSummary } = require('./tools.js')
 const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.js')
 
@@ -40,26 +40,7 @@ const { filesListOf, prepared, prePassConfig, nonBlank } = require('./summarize.
  */
 async function freshFirstStep(state, taskId, messages, o, prevContextTokens) {
   if (o.signal && o.signal.aborted) throw new HostError('aborted', 'the condensation was aborted')
-  const states = tagStates(messages)
-  let at = -1
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i] && messages[i].isSummary === true) {
-      at = i
-      break
-    }
-  }
-  // From the last summary on, its tags hide nothing (today's Roo starts there); before it, the rule.
-  const visible = messages.map((m, i) =>
-    i >= Math.max(at, 0) ? afterSummary(m, states[i]) && !(states[i] & TRUNCATION_PARENT_LIVE) : (states[i] & SENT) !== 0,
-  )
-  const effective = []
-  const index = []
-  messages.forEach((m, i) => {
-    if (i >= Math.max(at, 0) && visible[i] && !(m && m.isTruncationMarker)) {
-      effective.push(m)
-      index.push(i)
-    }
-  })
+  const { effective, index, visible } = projectFromSummary(messages)
   if (effective.length < 2) return undefined
   const engineOpts = { provider: o.provider, config: prePassConfig(o), prevContextTokens }
   if (o.signal) engineOpts.signal = o.signal
@@ -121,6 +102,51 @@ function errorDetails(error) {
 }
 
 /**
+ * The content of today's summary message, as Roo writes it: the summary under "## Conversation
+ * Summary", the first message's command blocks as the task's active workflows, the files list (an
+ * option), the folded file context of `filesReadByRoo` (the host's, or the engine's outlines of the
+ * files the history shows), and the environment details when the trigger is automatic. `messages`
+ * is the history whose first message is the task's; `toSummarize` what the summary replaces.
+ */
+async function freshSummaryContent(summary, messages, toSummarize, p, o) {
+  const { isAutomaticTrigger, environmentDetails, filesReadByRoo, cwd, rooIgnoreController } = p
+  const content = [{ type: 'text', text: `## Conversation Summary\n${summary}` }]
+  const commands = messages[0] ? extractCommandBlocks(messages[0]) : ''
+  if (commands) {
+    content.push({
+      type: 'text',
+      text: `<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n${commands}\n</system-reminder>`,
+    })
+  }
+  if (o.filesList) {
+    const files = await filesListOf(toSummarize)
+    if (files) content.push({ type: 'text', text: files.trim() })
+  }
+  // The host's folded file context, or its outlines; without either, the engine's outline of the
+  // latest state of each file in the history (the one Smart keeps for its working set).
+  const fold =
+    typeof o.foldedFileContext === 'function'
+      ? o.foldedFileContext
+      : (files, x) =>
+          generateFoldedFileContext(files, { ...x, outlineFile: typeof o.outlineFile === 'function' ? o.outlineFile : historyOutlines(messages, x.cwd) })
+  if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd) {
+    // The outlines are the host's (Roo builds them with tree-sitter) or the engine's: a failure is not fatal.
+    try {
+      const folded = await bounded(fold(filesReadByRoo, { cwd, rooIgnoreController }), o, 'foldedFileContext')
+      for (const section of folded && Array.isArray(folded.sections) ? folded.sections : []) {
+        if (typeof section === 'string' && section.trim()) content.push({ type: 'text', text: section })
+      }
+    } catch (e) {
+      if (e instanceof HostError && e.kind === 'aborted') throw e
+      console.error('[summarizeConversation] Failed to generate folded file context:', e)
+    }
+  }
+  if (isAutomaticTrigger && typeof environmentDetails === 'string' && environmentDetails.trim()) content.push({ type: 'text', text: environmentDetails })
+
+  return content
+}
+
+/**
  * Today's summary. `legacy` (the positional call of the first fresh-start Roo) counts the new
  * context as that Roo did (the summary's output tokens and the system prompt) and refuses a
  * result that is not under `legacy.prevContextTokens`.
@@ -128,19 +154,7 @@ function errorDetails(error) {
 async function freshStart(state, params, legacy) {
   if (!isObject(params)) throw new TypeError(`summarizeConversation: options: expected an object of Roo's arguments, got ${describe(params)}`)
   const p = params
-  const {
-    messages,
-    apiHandler,
-    systemPrompt,
-    taskId,
-    isAutomaticTrigger,
-    customCondensingPrompt,
-    metadata,
-    environmentDetails,
-    filesReadByRoo,
-    cwd,
-    rooIgnoreController,
-  } = p
+  const { messages, apiHandler, systemPrompt, taskId, isAutomaticTrigger, customCondensingPrompt, metadata } = p
   checkArray(messages, 'summarizeConversation', legacy ? 'messages' : 'options.messages')
   const response = { messages, cost: 0, summary: '' }
   const extra = {}
@@ -201,39 +215,7 @@ async function freshStart(state, params, legacy) {
   if (summary.length === 0) return { ...response, cost, error: message(o, 'condense_failed') }
 
   try {
-    const content = [{ type: 'text', text: `## Conversation Summary\n${summary}` }]
-    const commands = messages[0] ? extractCommandBlocks(messages[0]) : ''
-    if (commands) {
-      content.push({
-        type: 'text',
-        text: `<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n${commands}\n</system-reminder>`,
-      })
-    }
-    if (o.filesList) {
-      const files = await filesListOf(toSummarize)
-      if (files) content.push({ type: 'text', text: files.trim() })
-    }
-    // The host's folded file context, or its outlines; without either, the engine's outline of the
-    // latest state of each file in the history (the one Smart keeps for its working set).
-    const fold =
-      typeof o.foldedFileContext === 'function'
-        ? o.foldedFileContext
-        : (files, x) =>
-            generateFoldedFileContext(files, { ...x, outlineFile: typeof o.outlineFile === 'function' ? o.outlineFile : historyOutlines(messages, x.cwd) })
-    if (Array.isArray(filesReadByRoo) && filesReadByRoo.length > 0 && cwd) {
-      // The outlines are the host's (Roo builds them with tree-sitter) or the engine's: a failure is not fatal.
-      try {
-        const folded = await bounded(fold(filesReadByRoo, { cwd, rooIgnoreController }), o, 'foldedFileContext')
-        for (const section of folded && Array.isArray(folded.sections) ? folded.sections : []) {
-          if (typeof section === 'string' && section.trim()) content.push({ type: 'text', text: section })
-        }
-      } catch (e) {
-        if (e instanceof HostError && e.kind === 'aborted') throw e
-        console.error('[summarizeConversation] Failed to generate folded file context:', e)
-      }
-    }
-    if (isAutomaticTrigger && typeof environmentDetails === 'string' && environmentDetails.trim()) content.push({ type: 'text', text: environmentDetails })
-
+    const content = await freshSummaryContent(summary, messages, toSummarize, p, o)
     const condenseId = o.generateId()
     const last = messages[messages.length - 1]
     const lastTs = last && finite(last.ts) ? last.ts : Date.now()
@@ -350,4 +332,4 @@ async function generateFoldedFileContext(filePaths, options) {
   return result
 }
 
-module.exports = { errorDetails, freshStart, generateFoldedFileContext }
+module.exports = { errorDetails, freshStart, freshSummaryContent, generateFoldedFileContext }

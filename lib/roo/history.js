@@ -77,6 +77,36 @@ function project(messages) {
 }
 
 /**
+ * Today's Roo's projection, what a first step or the manager's policy works on: from the last
+ * summary on (today's Roo starts there, and that summary's tags hide nothing after it; without
+ * one, from the first message), the messages neither hidden by a shortened copy nor by a live
+ * truncation, truncation markers left out. `{ effective, index, visible }` as `project` answers.
+ */
+function projectFromSummary(messages) {
+  const states = tagStates(messages)
+  let at = -1
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i] && messages[i].isSummary === true) {
+      at = i
+      break
+    }
+  }
+  // From the last summary on, its tags hide nothing (today's Roo starts there); before it, the rule.
+  const visible = messages.map((m, i) =>
+    i >= Math.max(at, 0) ? afterSummary(m, states[i]) && !(states[i] & TRUNCATION_PARENT_LIVE) : (states[i] & SENT) !== 0,
+  )
+  const effective = []
+  const index = []
+  messages.forEach((m, i) => {
+    if (i >= Math.max(at, 0) && visible[i] && !(m && m.isTruncationMarker)) {
+      effective.push(m)
+      index.push(i)
+    }
+  })
+  return { effective, index, visible }
+}
+
+/**
  * After messages were removed from a non-destructive history (a rewind, a deletion): tags whose
  * summary, marker or copy is gone are cleared, so those messages are sent again, and shortened
  * copies whose message is gone are dropped. Untouched messages are the caller's own objects.
@@ -297,6 +327,7 @@ module.exports = {
   SENT,
   TRUNCATION_PARENT_LIVE,
   project,
+  projectFromSummary,
   cleanupAfterTruncation,
   rewindConversation,
   originsOf,

@@ -10,6 +10,7 @@ const { isObject, describe } = require('../internal/values.js')
 const { checkKnownKeys } = require('../internal/checks.js')
 const { ROO_ERROR_MESSAGES, CALL_KEYS, readOptions, resolveOptions, capture } = require('./options.js')
 const { finite, HostError, shown, countWith, failure, checkArray, checkMessageObjects, checkArguments, asAnswer } = require('./host.js')
+const { usesPolicy, managePolicy } = require('./policy.js')
 
 // ---------------------------------------------------------------------------------------------
 // The sliding window.
@@ -166,7 +167,14 @@ async function manage(state, params, fn, summarize) {
   let error
   let errorDetails
   let cost = 0
-  if (d.summarize) {
+  if (p.autoCondenseContext && usesPolicy(o)) {
+    // The manager's policy decides when and how to condense (before the trigger too); Roo's
+    // sliding window follows below when it did not and the context is past the allowed size.
+    const r = await managePolicy(state, p, o, d, fn)
+    if (r.result) return r.result
+    error = r.error
+    cost = r.cost ?? 0
+  } else if (d.summarize) {
     // A first step is enough when the context ends under both triggers.
     const target = Math.max(0, Math.min(Math.floor(d.allowedTokens), Math.ceil((d.threshold.percent * p.contextWindow) / 100) - 1))
     // The summary takes a whole token count (values.js tokenCount); the host's counts may have

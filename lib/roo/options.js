@@ -9,6 +9,7 @@ const { describe, isObject, checkTimeoutMs } = require('../internal/values.js')
 const { checkKnownKeys, optionalFunction } = require('../internal/checks.js')
 const { checkSummarizeOptions } = require('../internal/summarize.js')
 const { findUnsupported, pathText } = require('../internal/crossing.js')
+const { readPolicyAt } = require('../internal/policy-option.js')
 
 const N_MESSAGES_TO_KEEP = 3
 /** The engine's thresholds, as Roo names them; ANTHROPIC_DEFAULT_MAX_TOKENS is reserved for the model's answer when the host gives no maxTokens. */
@@ -113,6 +114,7 @@ const CONFIG_KEYS = Object.freeze([
   'foldedFileContext',
   'requestSystemPrompt',
   'outlineFile',
+  'policy',
 ])
 const CALL_KEYS = Object.freeze([...CONFIG_KEYS, 'signal', 'targetTokens'])
 
@@ -173,6 +175,10 @@ function checkKey(key, value, at) {
       break
     case 'summarizeOptions':
       checkSummarizeOptions(value, `${at}.summarizeOptions`)
+      break
+    case 'policy':
+      // The manager's reading of it, its problems named here.
+      readPolicyAt(value, `${at}.policy`)
       break
     case 'pricing':
       if (!isObject(value)) throw bad('an object of prices')

@@ -12,6 +12,7 @@ import {
   exportImport,
   managerField,
   passLine,
+  policyChoice,
   presetChoice,
   previewSection,
   profileThresholds,
@@ -49,6 +50,8 @@ export class ContextCondenseSettings extends Base {
     this.attachShadow({ mode: 'open' })
     this._schemas = null
     this._value = deepFreeze({})
+    /** The manager's `policy` option, in its object form; `{ name }` of the default until one is given. */
+    this._policy = undefined
     this._profiles = []
     this._errors = deepFreeze([])
     this._preview = null
@@ -57,7 +60,7 @@ export class ContextCondenseSettings extends Base {
     this._openItems = new Set()
   }
 
-  /** `async (settings) => ({ tokensBefore, rows })`: runs the providers on the current task. */
+  /** `async (settings, { policy }) => ({ tokensBefore, rows, policy? })`: runs the providers on the current task. */
   get preview() {
     return this._preview
   }
@@ -83,6 +86,24 @@ export class ContextCondenseSettings extends Base {
     this._value = frozenCopy(v ?? {})
     this.render()
   }
+  /**
+   * The manager's `policy` option (a copy), in its object form: `{ name: "default" }`, or
+   * `{ name: "cache-aware" | "cache-aware-strict", cache }`. Given as a name, it is held as `{ name }`.
+   * The host passes it to the manager beside the settings: `new CondensationManager({ config, policy })`.
+   */
+  get policy() {
+    return clone(this.policyValue)
+  }
+  set policy(v) {
+    this._policy = frozenCopy(typeof v === 'string' ? { name: v } : v)
+    this._errors = deepFreeze(this._schemas ? this.check(this._value) : [])
+    this.render()
+  }
+  /** The policy as the panel holds it (frozen). */
+  get policyValue() {
+    return this._policy ?? deepFreeze({ name: this._schemas?.names.defaultPolicy ?? 'default' })
+  }
+
   /** The current settings as the panel holds them (frozen: edit them through `settings` or `update`). */
   get value() {
     return this._value
@@ -112,20 +133,36 @@ export class ContextCondenseSettings extends Base {
     return p ? validate(p.schema, config, `settings.providers.${id}`) : []
   }
 
-  /** Every problem of `settings`: the manager's schema, then each known provider's. */
-  check(settings) {
+  /**
+   * Every problem of `settings`: the manager's schema, then each known provider's, then the
+   * policy's (`policy`, the panel's own when not given) under its schema, paths from `policy`.
+   */
+  check(settings, policy = this.policyValue) {
     if (!this._schemas) return []
     const problems = validate(this._schemas.manager, settings, 'settings')
     for (const [id, config] of Object.entries(settings.providers ?? {})) problems.push(...this.checkProviderConfig(id, config))
+    if (this._schemas.policy) problems.push(...validate(this._schemas.policy, policy, 'policy'))
     return problems
   }
 
   /** Takes new settings: shown at once; `change` only when they are valid, `invalid` otherwise. */
   update(next) {
     this._value = frozenCopy(next)
+    this.changed()
+  }
+
+  /** Takes a new policy (the manager's `policy` option, object form), as `update` takes settings. */
+  updatePolicy(next) {
+    this._policy = frozenCopy(next)
+    this.changed()
+  }
+
+  /** After an edit: the problems again, and `change` with the settings and the policy, or `invalid`. */
+  changed() {
     this._errors = deepFreeze(this.check(this._value))
     this.scheduleRender()
-    if (this._errors.length === 0) this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(this._value) }, bubbles: true, composed: true }))
+    if (this._errors.length === 0)
+      this.dispatchEvent(new CustomEvent('change', { detail: { settings: clone(this._value), policy: this.policy }, bubbles: true, composed: true }))
     else this.dispatchEvent(new CustomEvent('invalid', { detail: { errors: this._errors.slice() }, bubbles: true, composed: true }))
   }
 
@@ -255,6 +292,7 @@ export class ContextCondenseSettings extends Base {
       'section',
       {},
       el('h2', { text: 'When to condense' }),
+      this._schemas.policy ? policyChoice(this) : null,
       managerField(this, 'autoCondense'),
       managerField(this, 'threshold'),
       profileThresholds(this),

@@ -11,6 +11,47 @@ const { checkMessagesArray, checkOptionsObject, optionalFunction } = require('..
 const { configProblems } = require('../manager.js')
 const { coded } = require('../internal/errors.js')
 const { describe, isObject } = require('../internal/values.js')
+const { POLICY_NAMES, describePolicy } = require('../internal/cache-aware.js')
+const { readPolicyAt } = require('../internal/policy-option.js')
+const { DEFAULT_PRICING } = require('../internal/prompt-cache.js')
+
+/** The policy the panel offers when the host gives none (the manager's without a `policy` option). */
+const DEFAULT_POLICY = POLICY_NAMES[0]
+/** The prompt-cache models the cache-aware policies price requests with, the first the default. */
+const CACHE_MODELS = Object.keys(DEFAULT_PRICING)
+
+/**
+ * The JSON Schema of the policy as the panel offers it: the manager's `policy` option in its object
+ * form, its name and, for the cache-aware ones, the prompt-cache model (the policy's other settings
+ * are given in code). What the manager accepts of these is `readPolicy`'s (lib/internal/cache-aware.js);
+ * a test holds the two to the same answers.
+ */
+function policySchema() {
+  const cache = { enum: CACHE_MODELS, default: CACHE_MODELS[0], description: "The provider's prompt cache the requests are priced with." }
+  const branch = (name, title, description, withCache) => ({
+    type: 'object',
+    title,
+    description,
+    properties: withCache ? { name: { const: name }, cache } : { name: { const: name } },
+    required: ['name'],
+    additionalProperties: false,
+  })
+  const [plain, aware, strict] = POLICY_NAMES
+  return {
+    title: 'Policy',
+    description: "When to condense, and the manager's `policy` option (given beside its config).",
+    oneOf: [
+      branch(plain, 'Default', 'Condense at the threshold with the chosen strategy.', false),
+      branch(
+        aware,
+        'Cache-aware',
+        "Also condense before the threshold, in batches and only where the prompt cache's price says it pays, and summarize at most half as often as the default; a step is taken only while the task would cost at most 1.02 times the default's bill.",
+        true,
+      ),
+      branch(strict, 'Cache-aware, strict', 'The same, without the Lossless operations that point a newer copy at an older one.', true),
+    ],
+  }
+}
 
 /** The built-in providers as the engine's catalogue lists them, with whether each calls the model. */
 const providers = () =>
@@ -25,8 +66,10 @@ function settingsSchemasUncoded() {
     // are each for one use).
     presets: PRESETS.map((name) => ({ name, general: GENERAL_PRESETS.includes(name), config: smartPreset(name) })),
     prompts: native.defaultPrompts(),
+    // The manager's `policy` option (given apart from its config: `new CondensationManager({ config, policy })`).
+    policy: policySchema(),
     // The names the panel's code needs (it runs in the browser, where the engine is not).
-    names: { defaultProvider: DEFAULT_PROVIDER, presetProvider: PROVIDER.smart, defaultPreset: DEFAULT_PRESET },
+    names: { defaultProvider: DEFAULT_PROVIDER, presetProvider: PROVIDER.smart, defaultPreset: DEFAULT_PRESET, defaultPolicy: DEFAULT_POLICY },
   }
 }
 
@@ -45,18 +88,22 @@ function checkPreviewArgs(fn, messages, settings, options) {
     const named = problems.map((p) => `${p.path.replace(/^config/, 'settings')}: ${p.message}`)
     throw new TypeError(`${fn}: ${named.join('; ')}`)
   }
-  if (options === undefined) return
-  const { summarize } = checkOptionsObject(options, fn, ['summarize'])
+  if (options === undefined) return undefined
+  const { summarize, policy } = checkOptionsObject(options, fn, ['summarize', 'policy'])
   optionalFunction(summarize, `${fn}: options.summarize`, 'an async function')
+  // As the manager reads it (its problems named here), its defaults filled in.
+  return policy === undefined ? undefined : describePolicy(readPolicyAt(policy, `${fn}: options.policy`))
 }
 
 /**
  * What each provider would do to `messages` under `settings` (the manager configuration):
  * `{ tokensBefore, rows: [{ provider, name, tokensAfter, messagesChanged, note? }] }`. Native runs
- * only when `options.summarize` is given (it calls the model); otherwise its row says so.
+ * only when `options.summarize` is given (it calls the model); otherwise its row says so. With
+ * `options.policy` (the manager's `policy` option, checked as the manager checks it) the result also
+ * holds `policy`: it as the manager reads it (`manager.policy`, its defaults filled in).
  */
 async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
-  checkPreviewArgs('previewOnHistory', messages, settings, options)
+  const policy = checkPreviewArgs('previewOnHistory', messages, settings, options)
   const rows = []
   let tokensBefore
   for (const p of providers()) {
@@ -80,7 +127,7 @@ async function previewOnHistoryUncoded(messages, settings = {}, options = {}) {
       rows.push({ provider: p.id, name: p.name, tokensAfter: null, note: e.message })
     }
   }
-  return { tokensBefore: tokensBefore ?? 0, rows }
+  return { tokensBefore: tokensBefore ?? 0, rows, ...(policy ? { policy } : {}) }
 }
 
 /**

@@ -290,6 +290,61 @@ export function condensingProfile(panel) {
   )
 }
 
+/**
+ * The manager's policy (`settingsSchemas().policy`): a radio group of the default and each
+ * cache-aware policy, and for those the prompt-cache model. Sets the panel's policy
+ * (`panel.updatePolicy`), in the manager's object form.
+ */
+export function policyChoice(panel) {
+  const schema = panel.schemas.policy
+  const current = panel.policyValue
+  const chosen = schema.oneOf.find((b) => b.properties.name.const === current.name)
+  const cacheOf = (p, branch) => (typeof p.cache === 'string' ? p.cache : branch.properties.cache.default)
+  const group = el(
+    'div',
+    { class: 'cc-providers', role: 'radiogroup', 'aria-labelledby': 'cc-h-policy' },
+    schema.oneOf.map((b) => {
+      const name = b.properties.name.const
+      return radioCard({
+        group: 'cc-policy',
+        id: `cc-policy-${name}`,
+        label: b.title,
+        help: b.description,
+        checked: current.name === name,
+        // The cache model chosen is kept across the cache-aware policies.
+        onchange: () => panel.updatePolicy(b.properties.cache ? { name, cache: cacheOf(current, b) } : { name }),
+      })
+    }),
+  )
+  let cache = null
+  if (chosen?.properties.cache) {
+    const id = 'cc-policy-cache'
+    const c = chosen.properties.cache
+    const select = el(
+      'select',
+      { id, 'aria-describedby': `${id}-help`, onchange: () => panel.updatePolicy({ ...panel.policyValue, cache: select.value }) },
+      c.enum.map((m) => el('option', { value: m, text: humanize(m) })),
+    )
+    select.value = cacheOf(current, chosen)
+    cache = el(
+      'div',
+      { class: 'cc-field', 'data-path': 'policy.cache' },
+      el('label', { for: id, text: 'Prompt cache model' }),
+      select,
+      el('div', { class: 'cc-help', id: `${id}-help`, prose: c.description }),
+      el('div', { class: 'cc-error', 'data-error-for': 'policy.cache', role: 'status' }),
+    )
+  }
+  return el(
+    'fieldset',
+    { 'data-path': 'policy' },
+    el('legend', { id: 'cc-h-policy', text: schema.title }),
+    group,
+    cache,
+    el('div', { class: 'cc-error', 'data-error-for': 'policy', role: 'status' }),
+  )
+}
+
 /** One manager setting rendered from the manager's schema. */
 export function managerField(panel, key) {
   return field(panel.schemas.manager.properties[key], {
@@ -320,7 +375,15 @@ export function previewSection(panel) {
   const body = el('div', { 'aria-live': 'polite' })
   const draw = (result) => {
     const before = result.tokensBefore
+    const policy = result.policy
     body.replaceChildren(
+      policy
+        ? el('div', {
+            class: 'cc-help',
+            'data-policy': policy.name,
+            text: `Policy: ${policy.name}${policy.cache ? ` (${policy.cache} prompt cache)` : ''}; the rows are what each strategy removes at the threshold.`,
+          })
+        : null,
       el(
         'table',
         {},
@@ -364,7 +427,7 @@ export function previewSection(panel) {
   const run = async () => {
     body.replaceChildren(el('div', { class: 'cc-status', text: 'Measuring on the current task…' }))
     try {
-      draw(await panel.preview(panel.value))
+      draw(await panel.preview(panel.value, { policy: panel.policy }))
     } catch (e) {
       body.replaceChildren(el('div', { class: 'cc-error', text: `The preview failed: ${e?.message ?? e}` }))
     }
