@@ -1,4 +1,5 @@
-//! Work run off the JavaScript thread for a session: the manager's estimate and `analyze`.
+//! Work run off the JavaScript thread for a history: the manager's estimate, the working set and
+//! `analyze`.
 
 use napi_derive::napi;
 use serde_json::Value;

@@ -1,50 +1,119 @@
-//! A condensation in steps (`Session`): the options checked first, the messages pushed in chunks,
-//! the engine run on its own thread (`run`), summary requests answered from JavaScript, abort at
-//! any time.
+//! A history handed to the engine to be asked about (`History`): the messages arrive in chunks
+//! (`push`, long strings in parts), and then one query answers over them (references expanded or
+//! made to follow a summary, a cut or another numbering, the pairing repaired, problems, what fills
+//! the context, the working set) or one run condenses them (`run::Run` takes them over). It holds
+//! no options and never condenses: what a run needs it is given by the run. `Intake`, the one path
+//! by which messages come in from JavaScript, is shared with the held conversation.
 
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use napi_derive::napi;
 use serde_json::Value;
 
 use super::codec::*;
-use super::run::*;
 use super::tasks::*;
-use super::text::{JsMessages, JsText, LongStrings};
+use super::text::{JsMessages, LongStrings};
 use super::*;
-use crate::condense::Options;
+use crate::escape::{Deferred, Incoming};
 
-/// A condensation in steps, so no step holds the JavaScript thread long: the options are checked
-/// when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
-/// its own thread, and `next` waits (off the JavaScript thread) for what the engine needs next:
-/// a batch of summaries, which JavaScript answers with `reply`, or its result. `abort` stops a run
-/// in progress, also while it waits for summaries.
-#[napi]
-pub struct Session {
-    options: Options,
+/// The one way messages come in from JavaScript, for a history and a held conversation alike: a
+/// chunk converted to the engine's escaped form (see `text`), added at the end, and the strings
+/// it left out (longer than `longUnits`) put in place as their parts arrive (`textPart`, then
+/// `setText`).
+#[derive(Default)]
+pub struct Intake {
+    incoming: Incoming,
+}
+
+/// A chunk converted, not yet added.
+pub struct Chunk {
     messages: Vec<Message>,
-    abort: Arc<AtomicBool>,
-    run: Option<Run>,
-    /// Set when the history could not cross the boundary: the run then refuses with it.
+    deferred: Vec<Deferred>,
+    strings: LongStrings,
+}
+
+impl Intake {
+    /// Converts `chunk`; a chunk that cannot be read is the caller's argument (napi's text kept),
+    /// and nothing is added.
+    pub fn read(chunk: &JsMessages, long_units: Option<u32>) -> Result<Chunk> {
+        let (messages, deferred, strings) = chunk.convert(long_units).map_err(unreadable)?;
+        Ok(Chunk { messages, deferred, strings })
+    }
+
+    /// Adds `chunk` at the end of `messages`; answers how many messages it held and the strings it
+    /// left out, for JavaScript to send in parts before it pushes more.
+    pub fn add(&mut self, messages: &mut Vec<Message>, chunk: Chunk) -> (usize, LongStrings) {
+        let Chunk { messages: new, deferred, strings } = chunk;
+        let (n, base) = (new.len(), messages.len());
+        crate::memory::reserve_modestly(messages, n);
+        messages.extend(new);
+        self.incoming.expect(deferred, base);
+        (n, strings)
+    }
+
+    /// The next part (UTF-16, any length) of a string the last push left out; with its first
+    /// part, the whole string's length.
+    pub fn text_part(&mut self, part: &[u16], whole: Option<u32>) {
+        self.incoming.part(part, whole.map(|n| n as usize));
+    }
+
+    /// Puts the string sent since the last `set_text` in place of string `j` the last push left
+    /// out, in `messages`; answers the index of the message it went into.
+    pub fn set_text(&mut self, messages: &mut [Message], j: u32) -> Result<usize> {
+        self.incoming.put_into(messages, j as usize).map_err(|e| coded(ErrorCode::Internal, format!("setText: {e}")))
+    }
+}
+
+/// Messages pushed to be asked about once: by one query, or by the run that takes them over. No
+/// provider, no options: a query that needs an encoding or a config is given it.
+#[napi]
+pub struct History {
+    messages: Vec<Message>,
+    intake: Intake,
+    /// Set when the history could not cross the boundary: a run over it then refuses with it.
     rejected: Option<String>,
-    /// The strings the last push left out, arriving in parts.
-    incoming: crate::escape::Incoming,
+    /// Set once a query or a run has taken the messages: a history answers once.
+    spent: bool,
+}
+
+/// What a history that already answered says when asked again.
+const SPENT: &str = "this history was already handed to a query or a run: push the messages into a new one";
+
+impl History {
+    /// The error of a call on a history that already answered, named by the call.
+    fn spent_error(at: &str) -> Error {
+        coded(ErrorCode::InvalidState, format!("{at}: {SPENT}"))
+    }
+
+    /// Refuses a call on a history that already answered.
+    fn usable(&self, at: &str) -> Result<()> {
+        if self.spent {
+            return Err(History::spent_error(at));
+        }
+        Ok(())
+    }
+
+    /// Takes the messages for the one query or run that answers over them (`at` names it).
+    fn take(&mut self, at: &str) -> Result<Vec<Message>> {
+        self.usable(at)?;
+        self.spent = true;
+        Ok(std::mem::take(&mut self.messages))
+    }
+
+    /// Takes the messages over for a run (`at` names the call): them, and the refusal the history
+    /// was marked with, if any.
+    pub(super) fn hand_over(&mut self, at: &str) -> Result<(Vec<Message>, Option<String>)> {
+        let messages = self.take(at)?;
+        Ok((messages, self.rejected.take()))
+    }
 }
 
 #[napi]
-impl Session {
-    #[napi(constructor, ts_args_type = "options: Record<string, unknown>")]
-    pub fn new(options: Value) -> Result<Session> {
-        let options = guarded(|| Options::from_value(&options))?;
-        Ok(Session {
-            options,
-            messages: Vec::new(),
-            abort: Arc::new(AtomicBool::new(false)),
-            run: None,
-            rejected: None,
-            incoming: Default::default(),
-        })
+impl History {
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> History {
+        History { messages: Vec::new(), intake: Intake::default(), rejected: None, spent: false }
     }
 
     /// Adds the next messages of the history, in the engine's escaped form (see `text`), so edited
@@ -52,32 +121,36 @@ impl Session {
     /// answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
     #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
     pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
-        let (messages, deferred, strings) = chunk.convert(long_units).map_err(unreadable)?;
-        self.incoming.expect(deferred, self.messages.len());
-        self.messages.extend(messages);
-        Ok(strings)
+        self.usable("push")?;
+        let chunk = Intake::read(&chunk, long_units)?;
+        Ok(self.intake.add(&mut self.messages, chunk).1)
     }
 
     /// The next part (UTF-16, any length) of a string the last `push` left out; with its first
     /// part, the whole string's length.
     #[napi]
     pub fn text_part(&mut self, part: Utf16String, whole: Option<u32>) {
-        self.incoming.part(&part, whole.map(|n| n as usize));
+        self.intake.text_part(&part, whole);
     }
 
     /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
     #[napi]
     pub fn set_text(&mut self, j: u32) -> Result<()> {
-        self.incoming
-            .put_into(&mut self.messages, j as usize)
-            .map(|_| ())
-            .map_err(|e| coded(ErrorCode::Internal, format!("setText: {e}")))
+        self.intake.set_text(&mut self.messages, j).map(|_| ())
+    }
+
+    /// Marks the history as one the engine cannot take (`problem` names where): a run over it
+    /// then answers with a refusal that leaves the messages unchanged.
+    #[napi]
+    pub fn reject(&mut self, problem: String) {
+        self.messages.clear();
+        self.rejected = Some(problem);
     }
 
     /// The changes that restore every reference in the pushed messages.
     #[napi]
     pub fn expand(&mut self) -> Result<RawExpansion> {
-        let messages = std::mem::take(&mut self.messages);
+        let messages = self.take("expand")?;
         guarded(|| {
             let x = crate::reference::expand(&messages);
             Ok(RawExpansion {
@@ -93,7 +166,7 @@ impl Session {
     /// messages to look at.
     #[napi]
     pub fn follow_summary(&mut self, keep_start: u32, only: Vec<bool>) -> Result<RawExpansion> {
-        let messages = std::mem::take(&mut self.messages);
+        let messages = self.take("followSummary")?;
         guarded(|| {
             let changes = crate::reference::follow_summary(&messages, keep_start as usize, &only);
             let n = changes.len() as u32;
@@ -106,7 +179,7 @@ impl Session {
     /// index in each, negative for a message outside it.
     #[napi]
     pub fn renumber(&mut self, from: Vec<i64>, to: Vec<i64>) -> Result<RawExpansion> {
-        let messages = std::mem::take(&mut self.messages);
+        let messages = self.take("renumber")?;
         let index = |v: Vec<i64>| v.into_iter().map(|i| usize::try_from(i).ok()).collect::<Vec<_>>();
         let (from, to) = (index(from), index(to));
         guarded(|| {
@@ -120,7 +193,7 @@ impl Session {
     /// the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
     #[napi]
     pub fn follow_cut(&mut self, kept: Vec<u32>) -> Result<RawExpansion> {
-        let messages = std::mem::take(&mut self.messages);
+        let messages = self.take("followCut")?;
         guarded(|| {
             let kept: Vec<usize> = kept.into_iter().map(|k| k as usize).collect();
             let changes = crate::reference::follow_cut(&messages, &kept);
@@ -134,6 +207,7 @@ impl Session {
     /// index, those inserted before an index, and the repairs.
     #[napi]
     pub fn repair(&mut self) -> Result<String> {
+        self.usable("repair")?;
         guarded(|| {
             let repaired = crate::repair::repair(&self.messages);
             let text = json_text(&repaired)?;
@@ -147,7 +221,7 @@ impl Session {
     /// as one string).
     #[napi(ts_args_type = "instead?: unknown")]
     pub fn validate(&mut self, instead: Option<crate::json::Value>) -> Result<String> {
-        let pushed = Message::Array(std::mem::take(&mut self.messages));
+        let pushed = Message::Array(self.take("validate")?);
         let messages = instead.unwrap_or(pushed);
         guarded(|| {
             panic_probe("sync");
@@ -159,7 +233,7 @@ impl Session {
     #[napi]
     pub fn analyze_now(&mut self, encoding_name: Option<String>) -> Result<String> {
         let enc = encoding(encoding_name)?;
-        let messages = std::mem::take(&mut self.messages);
+        let messages = self.take("analyzeNow")?;
         guarded(|| json_text(&crate::analyze::analyze(&messages, enc)))
     }
 
@@ -176,94 +250,14 @@ impl Session {
         encoding_name: Option<String>,
     ) -> Result<String> {
         let enc = encoding(encoding_name)?;
-        let messages = std::mem::take(&mut self.messages);
+        let messages = self.take("workingSetNow")?;
         guarded(|| {
             let config = config.unwrap_or(Value::Null);
             json_text(&crate::working_set::of_history(&messages, &config, with_text, enc)?)
         })
     }
 
-    /// Marks the history as one the engine cannot take (`problem` names where): `start` then
-    /// answers with a refusal that leaves the messages unchanged.
-    #[napi]
-    pub fn reject(&mut self, problem: String) {
-        self.messages.clear();
-        self.rejected = Some(problem);
-    }
-
-    /// Stops the run: the engine checks between steps, and a wait for summaries ends at once.
-    #[napi]
-    pub fn abort(&self) {
-        abort_run(&self.abort, self.run.as_ref());
-    }
-
-    /// Starts the engine on its own thread with the pushed messages; `with_summarizer` says
-    /// whether JavaScript will answer summary requests.
-    #[napi]
-    pub fn start(&mut self, with_summarizer: bool) -> Result<()> {
-        if self.run.is_some() {
-            return Err(coded(ErrorCode::InvalidState, "this session was already started"));
-        }
-        let messages = Arc::new(std::mem::take(&mut self.messages));
-        let spec = RunSpec {
-            options: self.options.clone(),
-            rejected: self.rejected.take(),
-            with_summarizer,
-            keep: None,
-            held: None,
-        };
-        self.run = Some(spawn_run(messages, spec, self.abort.clone())?);
-        Ok(())
-    }
-
-    /// Waits, off the JavaScript thread, for what the engine needs next.
-    #[napi(ts_return_type = "Promise<RawEvent>")]
-    pub fn next(&self) -> Result<AsyncTask<NextTask>> {
-        next_event(self.run.as_ref(), &self.abort, "this session was not started")
-    }
-
-    /// The next part of what the last event left to read (a batch of summary requests, or
-    /// the changed texts), or null once read.
-    #[napi(ts_return_type = "string | null")]
-    pub fn read_part(&self, max_bytes: u32) -> Option<JsText> {
-        read_part(self.run.as_ref(), max_bytes)
-    }
-
-    /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
-    /// `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
-    /// UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
-    #[napi(
-        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
-    )]
-    pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
-        reply_run(self.run.as_ref(), results, texts, "this session was not started")
-    }
-
-    /// Estimates what the session's provider would do (a run with a stand-in model, see
-    /// `manager::estimate`), off the JavaScript thread; the session is emptied.
-    #[napi(
-        ts_args_type = "pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean",
-        ts_return_type = "Promise<import('./lib/manager').Estimate>"
-    )]
-    pub fn estimate(&mut self, pricing: Option<Value>, with_model: bool) -> Result<AsyncTask<EstimateTask>> {
-        let pricing = match pricing {
-            None | Some(Value::Null) => None,
-            Some(p) => Some(guarded(|| {
-                let pricing = crate::config::parse_config::<crate::cost::Pricing>(&p, "pricing")?;
-                crate::cost::check_pricing(&pricing, "pricing")
-                    .map_err(|e| crate::error::CondenseError::InvalidOptions(e.to_string()))?;
-                Ok(pricing)
-            })?),
-        };
-        Ok(AsyncTask::new(EstimateTask {
-            messages: std::mem::take(&mut self.messages),
-            options: self.options.clone(),
-            pricing,
-            with_model,
-        }))
-    }
-
-    /// The working set of the pushed messages off the JavaScript thread; the session is emptied.
+    /// The working set of the pushed messages off the JavaScript thread; the history is spent.
     #[napi(
         ts_args_type = "config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null",
         ts_return_type = "Promise<import('./lib/index').WorkingSetFile[]>"
@@ -274,20 +268,19 @@ impl Session {
         with_text: bool,
         encoding_name: Option<String>,
     ) -> Result<AsyncTask<WorkingSetTask>> {
+        let encoding = encoding(encoding_name)?;
         Ok(AsyncTask::new(WorkingSetTask {
-            messages: std::mem::take(&mut self.messages),
+            messages: self.take("workingSet")?,
             config: config.unwrap_or(Value::Null),
             with_text,
-            encoding: encoding(encoding_name)?,
+            encoding,
         }))
     }
 
-    /// Analyzes the pushed messages off the JavaScript thread; the session is emptied.
+    /// Analyzes the pushed messages off the JavaScript thread; the history is spent.
     #[napi(ts_return_type = "Promise<import('./lib/index').Analysis>")]
     pub fn analyze(&mut self, encoding_name: Option<String>) -> Result<AsyncTask<AnalyzeTask>> {
-        Ok(AsyncTask::new(AnalyzeTask {
-            messages: Arc::new(std::mem::take(&mut self.messages)),
-            encoding: encoding(encoding_name)?,
-        }))
+        let encoding = encoding(encoding_name)?;
+        Ok(AsyncTask::new(AnalyzeTask { messages: Arc::new(self.take("analyze")?), encoding }))
     }
 }
