@@ -142,7 +142,7 @@ export declare class History {
   /** What fills the context of the pushed messages, now, as JSON text. */
   analyzeNow(encodingName?: string | undefined | null): string
   /**
-   * The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
+   * The working set of the pushed messages, now, as JSON text (`context_condense::working_set`): per
    * file, how it is kept, where its latest state lives, its tokens; `config` is
    * `{ turns?, budgetTokens? }`.
    */

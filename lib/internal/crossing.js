@@ -10,7 +10,7 @@
 // - Node-API turns a lone UTF-16 surrogate into U+FFFD, so an edited string would come back
 //   changed where nothing was edited. The engine holds such text escaped (src/escape.rs: U+FDD0
 //   doubled, a lone surrogate U+D800+n as U+FDD0 U+E800+n) and does all of the escaping itself
-//   (src/node/text.rs): a push reads again as UTF-16 any string that arrived holding U+FFFD, and
+//   (crates/binding/src/text.rs): a push reads again as UTF-16 any string that arrived holding U+FFFD, and
 //   every text and JSON text coming back is already unescaped. The asynchronous intake also keeps
 //   a long string out of its push: the push answers it, and it is sent here as UTF-16 in parts of
 //   TEXT_PART units through the scheduler, so no call holds the event loop for a whole string.

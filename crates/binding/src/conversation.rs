@@ -18,10 +18,10 @@ use super::tasks::*;
 use super::text::{JsMessages, LongStrings};
 use super::trim::*;
 use super::*;
-use crate::draft::{apply_in_place, Changes};
-use crate::error::CondenseError;
-use crate::parse::held::ViewCache;
-use crate::tokens::{count_each_within, Cancel};
+use context_condense::draft::{apply_in_place, Changes};
+use context_condense::error::CondenseError;
+use context_condense::parse::held::ViewCache;
+use context_condense::tokens::{count_each_within, Cancel};
 
 /// Token counts of the conversation's messages: one per message for the first `each.len()`, less
 /// those changed since they were counted (`stale`, whose entries are 0 and out of `total`). What

@@ -14,7 +14,7 @@ use super::codec::*;
 use super::tasks::*;
 use super::text::{JsMessages, LongStrings};
 use super::*;
-use crate::escape::{Deferred, Incoming};
+use context_condense::escape::{Deferred, Incoming};
 
 /// The one way messages come in from JavaScript, for a history and a held conversation alike: a
 /// chunk converted to the engine's escaped form (see `text`), added at the end, and the strings
@@ -45,7 +45,7 @@ impl Intake {
     pub fn add(&mut self, messages: &mut Vec<Message>, chunk: Chunk) -> (usize, LongStrings) {
         let Chunk { messages: new, deferred, strings } = chunk;
         let (n, base) = (new.len(), messages.len());
-        crate::memory::reserve_modestly(messages, n);
+        context_condense::memory::reserve_modestly(messages, n);
         messages.extend(new);
         self.incoming.expect(deferred, base);
         (n, strings)
@@ -152,7 +152,7 @@ impl History {
     pub fn expand(&mut self) -> Result<RawExpansion> {
         let messages = self.take("expand")?;
         guarded(|| {
-            let x = crate::reference::expand(&messages);
+            let x = context_condense::reference::expand(&messages);
             Ok(RawExpansion {
                 changes: Packed::new(x.changes).into_js(),
                 expanded: x.expanded as u32,
@@ -168,7 +168,7 @@ impl History {
     pub fn follow_summary(&mut self, keep_start: u32, only: Vec<bool>) -> Result<RawExpansion> {
         let messages = self.take("followSummary")?;
         guarded(|| {
-            let changes = crate::reference::follow_summary(&messages, keep_start as usize, &only);
+            let changes = context_condense::reference::follow_summary(&messages, keep_start as usize, &only);
             let n = changes.len() as u32;
             Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
         })
@@ -183,7 +183,7 @@ impl History {
         let index = |v: Vec<i64>| v.into_iter().map(|i| usize::try_from(i).ok()).collect::<Vec<_>>();
         let (from, to) = (index(from), index(to));
         guarded(|| {
-            let changes = crate::reference::renumber(&messages, &from, &to);
+            let changes = context_condense::reference::renumber(&messages, &from, &to);
             let n = changes.len() as u32;
             Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
         })
@@ -196,7 +196,7 @@ impl History {
         let messages = self.take("followCut")?;
         guarded(|| {
             let kept: Vec<usize> = kept.into_iter().map(|k| k as usize).collect();
-            let changes = crate::reference::follow_cut(&messages, &kept);
+            let changes = context_condense::reference::follow_cut(&messages, &kept);
             let n = changes.len() as u32;
             Ok(RawExpansion { changes: Packed::new(changes).into_js(), expanded: n, unresolved: 0 })
         })
@@ -209,9 +209,9 @@ impl History {
     pub fn repair(&mut self) -> Result<String> {
         self.usable("repair")?;
         guarded(|| {
-            let repaired = crate::repair::repair(&self.messages);
+            let repaired = context_condense::repair::repair(&self.messages);
             let text = json_text(&repaired)?;
-            crate::repair::apply(&mut self.messages, repaired);
+            context_condense::repair::apply(&mut self.messages, repaired);
             Ok(text)
         })
     }
@@ -220,12 +220,12 @@ impl History {
     /// a value that is not an array), with its path, as JSON text (a list of any length crosses
     /// as one string).
     #[napi(ts_args_type = "instead?: unknown")]
-    pub fn validate(&mut self, instead: Option<crate::json::Value>) -> Result<String> {
+    pub fn validate(&mut self, instead: Option<Value>) -> Result<String> {
         let pushed = Message::Array(self.take("validate")?);
-        let messages = instead.unwrap_or(pushed);
+        let messages = instead.map(Message::from).unwrap_or(pushed);
         guarded(|| {
             panic_probe("sync");
-            json_text(&crate::validate::validate_value(&messages))
+            json_text(&context_condense::validate::validate_value(&messages))
         })
     }
 
@@ -234,10 +234,10 @@ impl History {
     pub fn analyze_now(&mut self, encoding_name: Option<String>) -> Result<String> {
         let enc = encoding(encoding_name)?;
         let messages = self.take("analyzeNow")?;
-        guarded(|| json_text(&crate::analyze::analyze(&messages, enc)))
+        guarded(|| json_text(&context_condense::analyze::analyze(&messages, enc)))
     }
 
-    /// The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
+    /// The working set of the pushed messages, now, as JSON text (`context_condense::working_set`): per
     /// file, how it is kept, where its latest state lives, its tokens; `config` is
     /// `{ turns?, budgetTokens? }`.
     #[napi(
@@ -253,7 +253,7 @@ impl History {
         let messages = self.take("workingSetNow")?;
         guarded(|| {
             let config = config.unwrap_or(Value::Null);
-            json_text(&crate::working_set::of_history(&messages, &config, with_text, enc)?)
+            json_text(&context_condense::working_set::of_history(&messages, &config, with_text, enc)?)
         })
     }
 

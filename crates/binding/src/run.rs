@@ -18,11 +18,11 @@ use super::tasks::EstimateTask;
 use super::text::JsText;
 use super::trim::*;
 use super::*;
-use crate::condense::{condense, condense_known, Known, Options};
-use crate::draft::Changes;
-use crate::error::CondenseError;
-use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
-use crate::parse::held::ViewCache;
+use context_condense::condense::{condense, condense_known, Known, Options};
+use context_condense::draft::Changes;
+use context_condense::error::CondenseError;
+use context_condense::llm::{SummarizeRequest, Summarizer, SummaryReply};
+use context_condense::parse::held::ViewCache;
 
 /// What the engine thread tells JavaScript.
 /// Both carry JSON text made on the engine thread, so the JavaScript thread only creates a string.
@@ -115,7 +115,7 @@ fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBool>)
         let result = catch_unwind(AssertUnwindSafe(|| {
             panic_probe("task");
             if let Some(problem) = rejected {
-                let o = crate::condense::refuse(&options, problem);
+                let o = context_condense::condense::refuse(&options, problem);
                 return Ok((Packed::new(o.changes.texts.clone()), json_text(&outcome_summary(&o))?));
             }
             let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
@@ -213,8 +213,8 @@ fn reply_run(run: &Engine, results: Value, texts: Option<Vec<Utf16String>>) -> R
                     serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
                         .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))?;
                 reply.text = match text {
-                    Some(t) => crate::escape::escape_utf16(&t),
-                    None => crate::escape::double_esc(&reply.text),
+                    Some(t) => context_condense::escape::escape_utf16(&t),
+                    None => context_condense::escape::double_esc(&reply.text),
                 };
                 Ok(reply)
             } else {
@@ -341,9 +341,9 @@ impl Run {
         let pricing = match pricing {
             None | Some(Value::Null) => None,
             Some(p) => Some(guarded(|| {
-                let pricing = crate::config::parse_config::<crate::cost::Pricing>(&p, "pricing")?;
-                crate::cost::check_pricing(&pricing, "pricing")
-                    .map_err(|e| crate::error::CondenseError::InvalidOptions(e.to_string()))?;
+                let pricing = context_condense::config::parse_config::<context_condense::cost::Pricing>(&p, "pricing")?;
+                context_condense::cost::check_pricing(&pricing, "pricing")
+                    .map_err(|e| context_condense::error::CondenseError::InvalidOptions(e.to_string()))?;
                 Ok(pricing)
             })?),
         };
