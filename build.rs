@@ -1,4 +1,4 @@
-//! Build script: the Node-API link setup, and the token tables the counting engine reads in place.
+//! Build script: the token tables the counting engine reads in place.
 //! The tables are written into the build's output folder from the `tiktoken` crate's vocabularies
 //! (the bytes of every rank), laid out by `src/tokens/layout.rs`, so a fresh process loads and
 //! decompresses nothing before its first count. Writes nothing outside the output folder.
@@ -13,7 +13,6 @@ use std::path::Path;
 const ENCODINGS: [(&str, u32); 2] = [("o200k_base", 19), ("cl100k_base", 18)];
 
 fn main() {
-    napi_build::setup();
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/tokens/layout.rs");
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");

@@ -15,8 +15,8 @@ export declare class Conversation {
   /** Messages held. */
   get length(): number
   /**
-   * Adds messages at the end, as `Session.push` does (the strings it answers are sent in
-   * parts: `textPart`, then `setText`). Nothing is counted here.
+   * Adds messages at the end, as `History.push` does, through the same intake (the strings it
+   * answers are sent in parts: `textPart`, then `setText`). Nothing is counted here.
    */
   push(chunk: object[], longUnits?: number | undefined | null): string[]
   /**
@@ -60,15 +60,12 @@ export declare class Conversation {
   /** What fills the context, off the JavaScript thread. */
   analyze(): Promise<import('./lib/index').Analysis>
   /**
-   * Starts a condensation of the messages held (options as `Session` takes them; the
-   * encoding is the conversation's). `with_summarizer` says whether JavaScript answers
-   * summary requests.
+   * Starts `run` (a condensation, its options checked when it was made; their encoding must
+   * be the conversation's) over the messages held. `with_summarizer` says whether JavaScript
+   * answers summary requests. The run's events, replies and abort are the run's; `close` stops
+   * it too.
    */
-  start(options: Record<string, unknown>, withSummarizer: boolean): void
-  next(): Promise<RawEvent>
-  readPart(maxBytes: number): string | null
-  reply(results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null): void
-  abort(): void
+  start(run: Run, withSummarizer: boolean): void
   /**
    * Makes the changes of the run that just succeeded the result waiting to be adopted
    * (JavaScript calls it once it has built that result for the host).
@@ -85,6 +82,75 @@ export declare class Conversation {
    * the engine's idle delay otherwise; a later call finds the conversation empty).
    */
   close(): void
+}
+
+/**
+ * Messages pushed to be asked about once: by one query, or by the run that takes them over. No
+ * provider, no options: a query that needs an encoding or a config is given it.
+ */
+export declare class History {
+  constructor()
+  /**
+   * Adds the next messages of the history, in the engine's escaped form (see `text`), so edited
+   * text comes back exactly. With `longUnits`, strings longer than that are left out and
+   * answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
+   */
+  push(chunk: object[], longUnits?: number | undefined | null): string[]
+  /**
+   * The next part (UTF-16, any length) of a string the last `push` left out; with its first
+   * part, the whole string's length.
+   */
+  textPart(part: string, whole?: number | undefined | null): void
+  /** Puts the string sent since the last `setText` in place of string `j` the last `push` left out. */
+  setText(j: number): void
+  /**
+   * Marks the history as one the engine cannot take (`problem` names where): a run over it
+   * then answers with a refusal that leaves the messages unchanged.
+   */
+  reject(problem: string): void
+  /** The changes that restore every reference in the pushed messages. */
+  expand(): RawExpansion
+  /**
+   * The changes that make the references in the pushed messages follow a summary that
+   * replaced positions `1..keep_start` (see `reference::follow_summary`); `only` flags the
+   * messages to look at.
+   */
+  followSummary(keepStart: number, only: Array<boolean>): RawExpansion
+  /**
+   * The changes that rewrite the references in the pushed messages from one numbering of
+   * them to another (see `reference::renumber`): `from[i]` and `to[i]` are message `i`'s
+   * index in each, negative for a message outside it.
+   */
+  renumber(from: Array<number>, to: Array<number>): RawExpansion
+  /**
+   * The changes that make the references in the pushed messages follow a cut keeping only
+   * the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
+   */
+  followCut(kept: Array<number>): RawExpansion
+  /**
+   * Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
+   * that follows condenses the repaired history; answers, as JSON text, the messages changed by
+   * index, those inserted before an index, and the repairs.
+   */
+  repair(): string
+  /**
+   * Every problem the provider APIs would reject in the pushed messages (or in `instead`,
+   * a value that is not an array), with its path, as JSON text (a list of any length crosses
+   * as one string).
+   */
+  validate(instead?: unknown): string
+  /** What fills the context of the pushed messages, now, as JSON text. */
+  analyzeNow(encodingName?: string | undefined | null): string
+  /**
+   * The working set of the pushed messages, now, as JSON text (`context_condense::working_set`): per
+   * file, how it is kept, where its latest state lives, its tokens; `config` is
+   * `{ turns?, budgetTokens? }`.
+   */
+  workingSetNow(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): string
+  /** The working set of the pushed messages off the JavaScript thread; the history is spent. */
+  workingSet(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<import('./lib/index').WorkingSetFile[]>
+  /** Analyzes the pushed messages off the JavaScript thread; the history is spent. */
+  analyze(encodingName?: string | undefined | null): Promise<import('./lib/index').Analysis>
 }
 
 /**
@@ -141,78 +207,27 @@ export declare class ManagerRules {
 }
 
 /**
- * A condensation in steps, so no step holds the JavaScript thread long: the options are checked
- * when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
- * its own thread, and `next` waits (off the JavaScript thread) for what the engine needs next:
- * a batch of summaries, which JavaScript answers with `reply`, or its result. `abort` stops a run
- * in progress, also while it waits for summaries.
+ * One condensing, in steps, so no step holds the JavaScript thread long: the options are checked
+ * when the run is made, `start` runs the engine on its own thread over a history's messages (a
+ * held conversation starts it over its own, `Conversation.start`), and `next` waits (off the
+ * JavaScript thread) for what the engine needs next: a batch of summaries, which JavaScript
+ * answers with `reply`, or its result. `abort` stops it, also while it waits for summaries. A run
+ * starts once.
  */
-export declare class Session {
+export declare class Run {
   constructor(options: Record<string, unknown>)
   /**
-   * Adds the next messages of the history, in the engine's escaped form (see `text`), so edited
-   * text comes back exactly. With `longUnits`, strings longer than that are left out and
-   * answered: JavaScript sends each in parts (`textPart`, then `setText`) before it pushes more.
-   */
-  push(chunk: object[], longUnits?: number | undefined | null): string[]
-  /**
-   * The next part (UTF-16, any length) of a string the last `push` left out; with its first
-   * part, the whole string's length.
-   */
-  textPart(part: string, whole?: number | undefined | null): void
-  /** Puts the string sent since the last `setText` in place of string `j` the last `push` left out. */
-  setText(j: number): void
-  /** The changes that restore every reference in the pushed messages. */
-  expand(): RawExpansion
-  /**
-   * The changes that make the references in the pushed messages follow a summary that
-   * replaced positions `1..keep_start` (see `reference::follow_summary`); `only` flags the
-   * messages to look at.
-   */
-  followSummary(keepStart: number, only: Array<boolean>): RawExpansion
-  /**
-   * The changes that rewrite the references in the pushed messages from one numbering of
-   * them to another (see `reference::renumber`): `from[i]` and `to[i]` are message `i`'s
-   * index in each, negative for a message outside it.
-   */
-  renumber(from: Array<number>, to: Array<number>): RawExpansion
-  /**
-   * The changes that make the references in the pushed messages follow a cut keeping only
-   * the messages `kept` (see `reference::follow_cut`), by index in the pushed messages.
-   */
-  followCut(kept: Array<number>): RawExpansion
-  /**
-   * Repairs the tool pairing of the pushed messages (`repair::repair`) in place, so the run
-   * that follows condenses the repaired history; answers, as JSON text, the messages changed by
-   * index, those inserted before an index, and the repairs.
-   */
-  repair(): string
-  /**
-   * Every problem the provider APIs would reject in the pushed messages (or in `instead`,
-   * a value that is not an array), with its path, as JSON text (a list of any length crosses
-   * as one string).
-   */
-  validate(instead?: unknown): string
-  /** What fills the context of the pushed messages, now, as JSON text. */
-  analyzeNow(encodingName?: string | undefined | null): string
-  /**
-   * The working set of the pushed messages, now, as JSON text (`crate::working_set`): per
-   * file, how it is kept, where its latest state lives, its tokens; `config` is
-   * `{ turns?, budgetTokens? }`.
-   */
-  workingSetNow(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): string
-  /**
-   * Marks the history as one the engine cannot take (`problem` names where): `start` then
-   * answers with a refusal that leaves the messages unchanged.
-   */
-  reject(problem: string): void
-  /** Stops the run: the engine checks between steps, and a wait for summaries ends at once. */
-  abort(): void
-  /**
-   * Starts the engine on its own thread with the pushed messages; `with_summarizer` says
+   * Starts the engine on its own thread over the messages pushed into `history`, which it takes
+   * over (a history marked as rejected is answered with that refusal); `with_summarizer` says
    * whether JavaScript will answer summary requests.
    */
-  start(withSummarizer: boolean): void
+  start(history: History, withSummarizer: boolean): void
+  /**
+   * Estimates what the run's provider would do over the messages pushed into `history` (a run
+   * with a stand-in model, see `manager::estimate`), off the JavaScript thread; the history is
+   * spent, the run stays as it was.
+   */
+  estimate(history: History, pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean): Promise<import('./lib/manager').Estimate>
   /** Waits, off the JavaScript thread, for what the engine needs next. */
   next(): Promise<RawEvent>
   /**
@@ -226,15 +241,8 @@ export declare class Session {
    * UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
    */
   reply(results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null): void
-  /**
-   * Estimates what the session's provider would do (a run with a stand-in model, see
-   * `manager::estimate`), off the JavaScript thread; the session is emptied.
-   */
-  estimate(pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean): Promise<import('./lib/manager').Estimate>
-  /** The working set of the pushed messages off the JavaScript thread; the session is emptied. */
-  workingSet(config: import('./lib/index').WorkingSetConfig | undefined | null, withText: boolean, encodingName?: string | undefined | null): Promise<import('./lib/index').WorkingSetFile[]>
-  /** Analyzes the pushed messages off the JavaScript thread; the session is emptied. */
-  analyze(encodingName?: string | undefined | null): Promise<import('./lib/index').Analysis>
+  /** Stops the run: the engine checks between steps, and a wait for summaries ends at once. */
+  abort(): void
 }
 
 /**

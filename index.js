@@ -836,10 +836,11 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Conversation = nativeBinding.Conversation
+module.exports.History = nativeBinding.History
 module.exports.ManagerAttempt = nativeBinding.ManagerAttempt
 module.exports.ManagerGuards = nativeBinding.ManagerGuards
 module.exports.ManagerRules = nativeBinding.ManagerRules
-module.exports.Session = nativeBinding.Session
+module.exports.Run = nativeBinding.Run
 module.exports.clearTokenCache = nativeBinding.clearTokenCache
 module.exports.configSchema = nativeBinding.configSchema
 module.exports.countMessages = nativeBinding.countMessages

@@ -585,14 +585,12 @@ describe('each ErrorCode (src/error.rs), reached by a real call: the binding set
   // the library's wrappers see them; the public calls show the same code as `errorCode`.
   const native = require('../lib/internal/native.js') as {
     errorCodes(): Array<{ code: string; meaning: string }>
-    Session: new (
-      options: object,
-    ) => {
+    History: new () => {
       push(chunk: unknown): string[]
-      start(withSummarizer: boolean): void
-      next(): Promise<unknown>
+      validate(): string
       workingSet(config: object, withText: boolean): Promise<unknown>
     }
+    Run: new (options: object) => { start(history: object, withSummarizer: boolean): void; next(): Promise<unknown> }
     Conversation: new () => { adopt(): Int32Array }
   }
   const h = (): ApiMessage[] => [
@@ -618,25 +616,26 @@ describe('each ErrorCode (src/error.rs), reached by a real call: the binding set
   })
 
   it('"invalid-argument": an argument the binding cannot read, and a check of the library', async () => {
-    const session = new native.Session({ provider: 'lossless' })
-    expect(await caught(() => session.push(5))).toEqual({ code: 'invalid-argument', errorCode: undefined, message: 'push: expected an array of messages' })
+    const history = new native.History()
+    expect(await caught(() => history.push(5))).toEqual({ code: 'invalid-argument', errorCode: undefined, message: 'push: expected an array of messages' })
     expect(await caught(() => countTokens(5 as never))).toMatchObject({ errorCode: 'invalid-argument' })
   })
 
   it('"invalid-options": options the engine refuses, thrown at once and rejected by a task off the JavaScript thread', async () => {
     expect(await caught(() => configSchema('nope' as never))).toMatchObject({ code: 'invalid-options', errorCode: 'invalid-options' })
-    const session = new native.Session({ provider: 'lossless' })
-    session.push(h())
-    expect(await caught(() => session.workingSet({ bogus: 1 }, false))).toMatchObject({ code: 'invalid-options', message: /options\.bogus: unknown field/ })
+    expect(await caught(() => new native.Run({ provider: 'lossless', bogus: 1 }))).toMatchObject({ code: 'invalid-options', message: /options\.bogus/ })
+    const history = new native.History()
+    history.push(h())
+    expect(await caught(() => history.workingSet({ bogus: 1 }, false))).toMatchObject({ code: 'invalid-options', message: /options\.bogus: unknown field/ })
     expect(await caught(() => condense(h(), { provider: 'lossless', config: { bogus: 1 } as never }))).toMatchObject({ errorCode: 'invalid-options' })
   })
 
   it('"invalid-state": a call the binding\'s object cannot take now (the library checks first, with the same code)', async () => {
     expect(await caught(() => new native.Conversation().adopt())).toMatchObject({ code: 'invalid-state', message: 'adopt: no condensed result is waiting' })
-    const session = new native.Session({ provider: 'lossless' })
-    expect(await caught(() => session.next())).toMatchObject({ code: 'invalid-state', message: 'this session was not started' })
-    session.start(false)
-    expect(await caught(() => session.start(false))).toMatchObject({ code: 'invalid-state', message: 'this session was already started' })
+    const run = new native.Run({ provider: 'lossless' })
+    expect(await caught(() => run.next())).toMatchObject({ code: 'invalid-state', message: 'this run was not started' })
+    run.start(new native.History(), false)
+    expect(await caught(() => run.start(new native.History(), false))).toMatchObject({ code: 'invalid-state', message: 'this run was already started' })
     const conv = await openConversation(h())
     conv.close()
     expect(await caught(() => conv.append([{ role: 'user', content: 'x' }]))).toMatchObject({ errorCode: 'invalid-state' })
@@ -655,9 +654,9 @@ describe('each ErrorCode (src/error.rs), reached by a real call: the binding set
       const native = require(${JSON.stringify(join(__dirname, '..', 'lib', 'internal', 'native.js'))})
       const h = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }]
       const out = (e) => console.log(JSON.stringify({ code: e.code, errorCode: e.errorCode }))
-      const session = new native.Session({ provider: 'lossless' })
-      session.push(h)
-      try { session.validate() } catch (e) { out(e) }
+      const history = new native.History()
+      history.push(h)
+      try { history.validate() } catch (e) { out(e) }
       try { lib.validateConversation(h) } catch (e) { out(e) }
     `
     const out = spawnSync(process.execPath, ['-e', script], {

@@ -1,4 +1,4 @@
-// The generated types of the raw binding (index.d.ts, written by `napi build` from src/node/): no
+// The generated types of the raw binding (index.d.ts, written by `napi build` from crates/binding/src/): no
 // `any` where the type is known (a value crossing as JSON is typed with `ts_args_type` /
 // `ts_return_type`, naming the hand-written types of lib/*.d.ts where they exist, `unknown` where
 // the engine itself checks what it is given), and every type it names exists. Reads the .d.ts

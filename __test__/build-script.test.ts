@@ -1,9 +1,10 @@
 // `npm run build` on a machine without Rust: the build script checks for cargo before napi-rs runs
 // (napi-rs alone says only "Internal Error: cargo metadata failed to run") and says that Rust is
 // needed and where it comes from, exiting non-zero. Runs `npm run build` with a PATH that holds no
-// cargo; nothing is built.
+// cargo; nothing is built. And what it builds: the binding crate (crates/binding), seen through a
+// stand-in cargo (the CARGO variable) that records what napi-rs asks of it and builds nothing.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -40,6 +41,29 @@ describe('npm run build without cargo', () => {
       expect(r.stderr).toContain('needs Rust')
       expect(r.stderr).toContain('https://rustup.rs')
       expect(r.stderr).not.toContain('Internal Error')
+    },
+    180_000,
+  )
+})
+
+describe('npm run build builds the binding crate', () => {
+  it.skipIf(process.platform === 'win32')(
+    'napi-rs is pointed at crates/binding/Cargo.toml (the engine crate has no Node-API in it)',
+    () => {
+      const log = join(empty, 'cargo-calls.txt')
+      const cargo = join(empty, 'fake-cargo')
+      // Answers --version (the build script's check) and records every other call, failing it.
+      writeFileSync(cargo, `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "cargo 1.85.0"; exit 0; fi\necho "$@" >> "${log}"\nexit 1\n`)
+      chmodSync(cargo, 0o755)
+      const r = spawnSync('npm', ['run', '--silent', 'build:debug'], {
+        cwd: root,
+        env: { ...process.env, CARGO: cargo },
+        encoding: 'utf8',
+        timeout: 120_000,
+      })
+      expect(r.status).not.toBe(0)
+      const calls = existsSync(log) ? readFileSync(log, 'utf8') : ''
+      expect(calls).toContain(join('crates', 'binding', 'Cargo.toml'))
     },
     180_000,
   )

@@ -14,7 +14,8 @@ import { summarizeConversation } from '../lib/roo-2025.js'
 const native = require('../lib/internal/native.js') as {
   countTexts: (...a: unknown[]) => number[]
   Conversation: { prototype: Record<string, (...a: unknown[]) => unknown> }
-  Session: { prototype: Record<string, (...a: unknown[]) => unknown> }
+  History: { prototype: Record<string, (...a: unknown[]) => unknown> }
+  Run: { prototype: Record<string, (...a: unknown[]) => unknown> }
 }
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { TEXT_PART } = require('../lib/internal/crossing.js') as { TEXT_PART: number }
@@ -210,7 +211,7 @@ describe('a lone surrogate in a big message', () => {
     const odd = withLoneSurrogates(1_000_000, 9973)
     const h = withBigResult(7, 1000)
     h[h.length - 1] = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'big-read', content: odd }] } as ApiMessage
-    const parts = vi.spyOn(native.Session.prototype, 'textPart')
+    const parts = vi.spyOn(native.History.prototype, 'textPart')
     const r = await condense(h, { provider: 'truncation', config: { preserveRecentCount: 1 } })
     expect(r.error).toBeUndefined()
     expect(parts.mock.calls.length).toBeGreaterThanOrEqual(Math.ceil(odd.length / TEXT_PART))
@@ -224,8 +225,8 @@ describe('a lone surrogate in a big message', () => {
     // An old tool result, which truncation shortens, keeping its start.
     h[h.length - 3] = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'big-read', content: odd }] } as ApiMessage
     const read: string[] = []
-    const readPart = native.Session.prototype.readPart
-    vi.spyOn(native.Session.prototype, 'readPart').mockImplementation(function (this: unknown, ...args: unknown[]) {
+    const readPart = native.Run.prototype.readPart
+    vi.spyOn(native.Run.prototype, 'readPart').mockImplementation(function (this: unknown, ...args: unknown[]) {
       const part = readPart.apply(this, args) as string | null
       if (part !== null) read.push(part)
       return part

@@ -1,6 +1,6 @@
 // The modules form layers: no file reaches, through its imports, back to itself. Builds the import
-// graph of the JavaScript API (`lib/`: require(), import and export-from of relative paths) and of the
-// Rust engine (`src/`: `crate::` paths, in `use` items and in code, and `super::` paths, each
+// graph of the JavaScript API (`lib/`: require(), import and export-from of relative paths) and of
+// each Rust crate (the engine, `src/`, and the binding, `crates/binding/src/`: `crate::` paths, in `use` items and in code, and `super::` paths, each
 // resolved to the file of the module it names; a `mod` declaration is not an import, and test code
 // (`#[cfg(test)]` items and `tests.rs` files) may use any module), and fails naming every circle.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -243,6 +243,12 @@ describe('the modules form layers (no import circles)', () => {
   it('src/: no Rust module uses itself through others', () => {
     const g = rustGraph(join(root, 'src'))
     expect(g.size).toBeGreaterThan(30)
+    expect(circles(g).map((c) => describeCircle(g, c))).toEqual([])
+  })
+
+  it('crates/binding/src/: no module of the binding crate uses itself through others (its crate:: and super:: paths are its own)', () => {
+    const g = rustGraph(join(root, 'crates', 'binding', 'src'))
+    expect(g.size).toBeGreaterThan(8)
     expect(circles(g).map((c) => describeCircle(g, c))).toEqual([])
   })
 

@@ -9,15 +9,16 @@ import { condense, type ApiMessage } from '../lib/index.js'
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 type ReadPart = (maxBytes: number) => string | null
+type History = { push(chunk: unknown[]): string[] }
 type Handle = {
-  start(withSummarizer: boolean): void
+  start(history: History, withSummarizer: boolean): void
   next(): Promise<{ kind: string; changes?: { codes: Uint32Array; ends: Uint32Array; text: string }; summary?: string; error?: string }>
   readPart: ReadPart
   reply(answers: unknown[]): void
 }
-const native = require('../lib/internal/native.js') as { Session: new (options: unknown) => Handle }
+const native = require('../lib/internal/native.js') as { Run: new (options: unknown) => Handle; History: new () => History }
 const { pushAll, fromEngine } = require('../lib/internal/crossing.js') as {
-  pushAll: (h: Handle, m: ApiMessage[]) => string | undefined
+  pushAll: (h: History, m: ApiMessage[]) => string | undefined
   fromEngine: (json: string) => Record<string, unknown>
 }
 const { buildMessages } = require('../lib/internal/apply.js') as {
@@ -43,11 +44,12 @@ function history(): ApiMessage[] {
   return h
 }
 
-/** A session of `options` started on `messages`, at its first event. */
+/** A run of `options` started on `messages`, at its first event. */
 async function started(messages: ApiMessage[], options: object, withSummarizer: boolean) {
-  const session = new native.Session(options)
-  expect(pushAll(session, messages)).toBe(undefined)
-  session.start(withSummarizer)
+  const session = new native.Run(options)
+  const history = new native.History()
+  expect(pushAll(history, messages)).toBe(undefined)
+  session.start(history, withSummarizer)
   return { session, event: await session.next() }
 }
 

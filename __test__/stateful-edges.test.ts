@@ -236,6 +236,81 @@ describe('errors a conversation throws carry errorCode', () => {
   })
 })
 
+describe("the binding's history and run used out of turn (the raw handles lib/ drives)", () => {
+  type RawEvent = { kind: string; summary?: string }
+  type RawHistory = { push(chunk: unknown[]): string[]; expand(): unknown }
+  type RawRun = { start(history: RawHistory, withSummarizer: boolean): void; next(): Promise<RawEvent> }
+  type RawConversation = { push(chunk: unknown[]): string[]; start(run: RawRun, withSummarizer: boolean): void; close(): void }
+  const raw = require('../lib/internal/native.js') as {
+    History: new () => RawHistory
+    Run: new (options: object) => RawRun
+    Conversation: new () => RawConversation
+  }
+  /** What `f` throws: its code and message, or 'no error'. */
+  const thrown = (f: () => unknown) => {
+    try {
+      f()
+    } catch (e: any) {
+      return { code: e.code, message: e.message }
+    }
+    return 'no error'
+  }
+  const pushed = (h: ApiMessage[]) => {
+    const x = new raw.History()
+    x.push(h)
+    return x
+  }
+
+  it('a history answers once: a second run, query or push is refused naming the call, and the refused run still starts', async () => {
+    const h = history(20_000)
+    const shared = pushed(h)
+    const first = new raw.Run({ provider: 'lossless' })
+    first.start(shared, false)
+    const second = new raw.Run({ provider: 'lossless' })
+    const spent = (call: string) => ({
+      code: 'invalid-state',
+      message: `${call}: this history was already handed to a query or a run: push the messages into a new one`,
+    })
+    expect(thrown(() => second.start(shared, false))).toEqual(spent('start'))
+    expect(thrown(() => shared.expand())).toEqual(spent('expand'))
+    expect(thrown(() => shared.push(h))).toEqual(spent('push'))
+    second.start(pushed(h), false)
+    expect(await settle(second.next())).toMatchObject({ ok: true, value: { kind: 'done' } })
+    expect(await settle(first.next())).toMatchObject({ ok: true, value: { kind: 'done' } })
+  })
+
+  it('a run starts once: a conversation refuses a run already started, and takes a new one', async () => {
+    const h = history(20_000)
+    const run = new raw.Run({ provider: 'lossless' })
+    run.start(pushed(h), false)
+    const conv = new raw.Conversation()
+    conv.push(h)
+    expect(thrown(() => conv.start(run, false))).toEqual({ code: 'invalid-state', message: 'this run was already started' })
+    const fresh = new raw.Run({ provider: 'lossless' })
+    conv.start(fresh, false)
+    expect(await settle(fresh.next())).toMatchObject({ ok: true, value: { kind: 'done' } })
+    conv.close()
+  })
+
+  it('a conversation with a run in progress refuses a second; closing it stops the run waiting for summaries; closed, it refuses a run', async () => {
+    const conv = new raw.Conversation()
+    conv.push(history(30_000, 4))
+    const run = new raw.Run({ provider: 'native' })
+    conv.start(run, true)
+    expect(await settle(run.next())).toMatchObject({ ok: true, value: { kind: 'summarize' } })
+    const second = new raw.Run({ provider: 'native' })
+    expect(thrown(() => conv.start(second, true))).toMatchObject({ code: 'invalid-state', message: /the conversation is busy/ })
+    conv.close()
+    // The wait for summaries ends at once (unstopped it would wait for a reply): the run answers
+    // that it failed, aborted.
+    const ended = await settle(run.next())
+    expect(ended).toMatchObject({ ok: true, value: { kind: 'done' } })
+    const summary = (ended as { value: { summary: string } }).value.summary
+    expect(JSON.parse(summary).error).toMatch(/aborted/)
+    expect(thrown(() => conv.start(second, true))).toEqual({ code: 'invalid-state', message: 'start: the conversation is closed' })
+  })
+})
+
 describe('the manager refuses what it cannot use, at once', () => {
   const made = (options: unknown) => {
     try {

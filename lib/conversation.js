@@ -336,13 +336,18 @@ class Conversation {
     // A result waiting to be adopted stays so unless this call answers a new one: a condense that
     // is refused, fails, is stopped or answers an error leaves it (the engine keeps the run's
     // changes apart until `keepResult`).
-    const start = () => conv.start(engineOptions, summarize !== undefined)
+    const start = () => {
+      // The run is made (its options checked) when its turn comes, as the conversation starts it.
+      const run = new native.Run(engineOptions)
+      conv.start(run, summarize !== undefined)
+      return run
+    }
     // The run stops when the caller's signal fires (with its reason) or the conversation is closed.
     return this.#whileStoppable(
       'conversation.condense',
       async (stop) => {
         await this.#send(stop)
-        const result = await runEngine(conv, before, { summarize, llm, signal: stop, start })
+        const result = await runEngine(before, { summarize, llm, signal: stop, start })
         result.changed = []
         result.layout = null
         if (result.error) return result

@@ -9,7 +9,6 @@
 'use strict'
 
 const native = require('./internal/native.js')
-const { PROVIDER } = require('./internal/registry.js')
 const { repairConversation: repairUncoded, repairPushed } = require('./internal/repair.js')
 const { coded, codeMethods } = require('./internal/errors.js')
 const openaiFormat = require('./internal/openai-format.js')
@@ -36,14 +35,20 @@ async function condenseUncoded(messages, options) {
   if (routed) return routed.finish(await condenseUncoded(routed.messages, routed.options))
   checkMessagesArray(messages, 'condense')
   const { signal, summarize, llm, repair, engineOptions } = readCondenseOptions(options, 'condense')
-  const session = new native.Session(engineOptions)
+  // The engine checks the options first (a bad one throws before anything crosses).
+  const run = new native.Run(engineOptions)
   if (signal && signal.aborted) throw abortError(signal)
-  const problem = await pushInChunks(session, messages, signal)
+  const history = new native.History()
+  const problem = await pushInChunks(history, messages, signal)
   // With `repair`, the engine repairs the pairing of what crossed in place, and the result is
   // built over the repaired history (new objects only where repaired).
-  const repaired = repair && !problem ? repairPushed(session, messages) : undefined
+  const repaired = repair && !problem ? repairPushed(history, messages) : undefined
   if (repaired) messages = repaired.messages
-  const result = await runEngine(session, messages, { summarize, llm, signal, start: () => session.start(summarize !== undefined) })
+  const start = () => {
+    run.start(history, summarize !== undefined)
+    return run
+  }
+  const result = await runEngine(messages, { summarize, llm, signal, start })
   if (repaired) result.repairs = repaired.repairs
   return result
 }
@@ -54,27 +59,27 @@ function expandReferencesUncoded(messages, options) {
   // format (condense returns an OpenAI history's markers in its own numbering), so the history
   // expands as it is; the option is checked as the other entry points check it.
   openaiFormat.readFormat(messages, checkOptionsObject(options, 'expandReferences', EXPAND_OPTIONS), 'expandReferences')
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = pushAll(session, messages)
+  const history = new native.History()
+  const problem = pushAll(history, messages)
   if (problem) throw new TypeError(`expandReferences: ${problem}`)
-  return applyChanges(messages, session.expand().changes)
+  return applyChanges(messages, history.expand().changes)
 }
 
 function validateConversationUncoded(messages) {
-  const session = new native.Session({ provider: PROVIDER.lossless })
+  const history = new native.History()
   if (!Array.isArray(messages)) {
     // Any value may be asked about: one JSON has no form for (NaN, a cycle) is named before it
     // crosses, as such a value inside a history is.
     const found = findUnsupported(messages, ['messages'])
     if (found) return [{ path: pathText(found.path), code: 'unsupported_value', message: found.message }]
-    return JSON.parse(session.validate(messages))
+    return JSON.parse(history.validate(messages))
   }
-  const problem = pushAll(session, messages)
+  const problem = pushAll(history, messages)
   if (problem) {
     const at = problem.indexOf(': ')
     return [{ path: problem.slice(0, at), code: 'unsupported_value', message: problem.slice(at + 2) }]
   }
-  return JSON.parse(session.validate())
+  return JSON.parse(history.validate())
 }
 
 function analyzeUncoded(messages, options) {
@@ -83,10 +88,10 @@ function analyzeUncoded(messages, options) {
   checkMessagesArray(messages, 'analyze')
   const opts = checkOptionsObject(options, 'analyze', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'analyze: options.encoding')
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = pushAll(session, messages)
+  const history = new native.History()
+  const problem = pushAll(history, messages)
   if (problem) throw new TypeError(`analyze: ${problem}`)
-  return fromEngine(session.analyzeNow(encoding))
+  return fromEngine(history.analyzeNow(encoding))
 }
 
 async function analyzeAsyncUncoded(messages, options) {
@@ -95,11 +100,10 @@ async function analyzeAsyncUncoded(messages, options) {
   checkMessagesArray(messages, 'analyzeAsync')
   const opts = checkOptionsObject(options, 'analyzeAsync', COUNT_OPTIONS)
   const encoding = checkEncoding(opts.encoding, 'analyzeAsync: options.encoding')
-  // A session is the engine's chunked intake; its provider is not used by analyze.
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = await pushInChunks(session, messages, undefined)
+  const history = new native.History()
+  const problem = await pushInChunks(history, messages, undefined)
   if (problem) throw new TypeError(`analyzeAsync: ${problem}`)
-  return session.analyze(encoding)
+  return history.analyze(encoding)
 }
 
 /** workingSet's arguments, checked: the engine's config, whether to return texts, the encoding. */
@@ -118,18 +122,18 @@ function workingSetArgs(messages, options, name) {
 
 function workingSetUncoded(messages, options) {
   const { config, text, encoding } = workingSetArgs(messages, options, 'workingSet')
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = pushAll(session, messages)
+  const history = new native.History()
+  const problem = pushAll(history, messages)
   if (problem) throw new TypeError(`workingSet: ${problem}`)
-  return fromEngine(session.workingSetNow(config, text, encoding))
+  return fromEngine(history.workingSetNow(config, text, encoding))
 }
 
 async function workingSetAsyncUncoded(messages, options) {
   const { config, text, encoding } = workingSetArgs(messages, options, 'workingSetAsync')
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = await pushInChunks(session, messages, undefined)
+  const history = new native.History()
+  const problem = await pushInChunks(history, messages, undefined)
   if (problem) throw new TypeError(`workingSetAsync: ${problem}`)
-  return session.workingSet(config, text, encoding)
+  return history.workingSet(config, text, encoding)
 }
 
 /** The JSON Schema of a provider's `config`, for settings UIs. */

@@ -598,10 +598,11 @@ class CondensationManager {
     }
     const config = this._providerOptions(id)
     const pricing = opts.pricing ?? config.pricing
-    const session = new native.Session({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
-    const problem = await pushInChunks(session, messages, undefined)
+    const run = new native.Run({ provider: id, config, ...(opts.prevContextTokens !== undefined ? { prevContextTokens: opts.prevContextTokens } : {}) })
+    const history = new native.History()
+    const problem = await pushInChunks(history, messages, undefined)
     if (problem) throw new TypeError(`${fn}: ${problem}`)
-    return session.estimate(pricing ?? null, Boolean(opts.summarize ?? this.summarize))
+    return run.estimate(history, pricing ?? null, Boolean(opts.summarize ?? this.summarize))
   }
 
   /** What the provider would save, from a run with a stand-in model (exact without model calls). */

@@ -21,7 +21,7 @@ export type ErrorCode =
   | 'invalid-argument'
   /** Options the engine refused: an unknown key, a wrong type or range, an unknown provider. */
   | 'invalid-options'
-  /** A call the object cannot take now: a closed or busy conversation, a session already started, a result that no longer fits it. */
+  /** A call the object cannot take now: a closed or busy conversation, a run already started, a history already asked, a result that no longer fits it. */
   | 'invalid-state'
   /** A call stopped because its conversation was closed while it ran (the error's name is AbortError). */
   | 'closed'

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run build` and `npm run build:debug`: checks that Rust's cargo can run (the CARGO variable
 // or cargo on PATH, as napi-rs looks for it) and, if not, says that building from source needs Rust
-// and where to get it, and exits 1; else runs `napi build --platform` with the arguments given,
-// from the repository root, and exits with its code. Builds nothing itself; downloads nothing.
+// and where to get it, and exits 1; else runs `napi build --platform` on the binding crate
+// (crates/binding, its addon, index.js and index.d.ts written to the repository root) with the
+// arguments given, from the repository root, and exits with its code. Builds nothing itself; downloads nothing.
 //   node scripts/build.mjs [napi build arguments]
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -28,6 +29,7 @@ if (probe.error || probe.status !== 0) {
 }
 
 const cli = join(dirname(require.resolve('@napi-rs/cli/package.json')), require('@napi-rs/cli/package.json').bin.napi)
-const r = spawnSync(process.execPath, [cli, 'build', '--platform', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
+const binding = ['--manifest-path', join('crates', 'binding', 'Cargo.toml'), '--output-dir', '.']
+const r = spawnSync(process.execPath, [cli, 'build', '--platform', ...binding, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
 if (r.error) throw r.error
 process.exit(r.status ?? 1)

@@ -14,8 +14,10 @@ if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx "
   echo "ci-build: the Rust target $target is not installed: rustup target add $target" >&2
   exit 1
 fi
-# Release builds leave out the test-only `probes` feature (countMessages, the panic probe).
-args=(--platform --release --features node --target "$target")
+# The binding crate (crates/binding), its addon, index.js and index.d.ts written here as npm run
+# build writes them (scripts/build.mjs). Release builds leave out its test-only `probes` feature
+# (countMessages, the panic probe).
+args=(--platform --release --manifest-path crates/binding/Cargo.toml --output-dir . --target "$target")
 if [ "$target" != "$host" ]; then
   case "$target" in
     *-unknown-linux-musl) args+=(-x) ;;

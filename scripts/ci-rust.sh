@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt -- --check
-cargo clippy --features node -- -D warnings
-cargo clippy --features node,probes -- -D warnings
-cargo test --no-default-features --no-fail-fast
+# The engine and the binding crate (crates/binding), then the binding with its test-only probes.
+cargo clippy --workspace -- -D warnings
+cargo clippy -p context_condense_binding --features probes -- -D warnings
+# The engine's tests, without Node (the root package only: the binding is tested through vitest).
+cargo test --no-fail-fast

@@ -15,8 +15,8 @@ pub enum ErrorCode {
     InvalidArgument,
     /// Options the engine refused: an unknown key, a wrong type or range, an unknown provider.
     InvalidOptions,
-    /// A call the object cannot take now: a closed or busy conversation, a session already
-    /// started, a result that no longer fits it.
+    /// A call the object cannot take now: a closed or busy conversation, a run already started, a
+    /// history already asked, a result that no longer fits it.
     InvalidState,
     /// A call stopped because its conversation was closed while it ran.
     Closed,
@@ -53,7 +53,7 @@ impl ErrorCode {
             }
             ErrorCode::InvalidOptions => "Options the engine refused: an unknown key, a wrong type or range, an unknown provider.",
             ErrorCode::InvalidState => {
-                "A call the object cannot take now: a closed or busy conversation, a session already started, a result that no longer fits it."
+                "A call the object cannot take now: a closed or busy conversation, a run already started, a history already asked, a result that no longer fits it."
             }
             ErrorCode::Closed => {
                 "A call stopped because its conversation was closed while it ran (the error's name is AbortError)."

@@ -1,8 +1,8 @@
 //! context_condense: condenses the conversation history of LLM coding agents.
 //!
-//! The core (everything but `node`) works on messages held as `json::Value`s and knows nothing of
-//! JavaScript; `node` is the Node-API binding, behind the default `node` feature so
-//! `cargo test --no-default-features` tests the core without Node. Module tree only.
+//! The engine works on messages held as `json::Value`s and knows nothing of JavaScript: the
+//! Node-API binding is its own crate over this one (crates/binding), so `cargo test` here tests the
+//! engine without Node. Module tree only.
 #![deny(clippy::all)]
 
 pub mod analyze;
@@ -31,6 +31,3 @@ pub mod report;
 pub mod tokens;
 pub mod validate;
 pub mod working_set;
-
-#[cfg(feature = "node")]
-mod node;

@@ -9,7 +9,7 @@ const { PART_BYTES } = require('./crossing.js')
 // Changes from the engine, applied with structural sharing.
 
 /**
- * Applies packed changes (see PackedChanges in src/node/codec.rs: four codes per change, the new texts
+ * Applies packed changes (see PackedChanges in crates/binding/src/codec.rs: four codes per change, the new texts
  * concatenated) to `out`, a copy of `messages`, `size` changes per call of the returned step
  * (true when all are applied): changed messages become shallow copies with new blocks, the others
  * stay the caller's own objects. With `readPart`, the texts are not in `packed.text` but read from

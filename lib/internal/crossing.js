@@ -10,7 +10,7 @@
 // - Node-API turns a lone UTF-16 surrogate into U+FFFD, so an edited string would come back
 //   changed where nothing was edited. The engine holds such text escaped (src/escape.rs: U+FDD0
 //   doubled, a lone surrogate U+D800+n as U+FDD0 U+E800+n) and does all of the escaping itself
-//   (src/node/text.rs): a push reads again as UTF-16 any string that arrived holding U+FFFD, and
+//   (crates/binding/src/text.rs): a push reads again as UTF-16 any string that arrived holding U+FFFD, and
 //   every text and JSON text coming back is already unescaped. The asynchronous intake also keeps
 //   a long string out of its push: the push answers it, and it is sent here as UTF-16 in parts of
 //   TEXT_PART units through the scheduler, so no call holds the event loop for a whole string.
@@ -160,22 +160,22 @@ function inputTooDeep(input, json) {
 const TOO_MANY_VALUES = /maximum JSON value count/
 
 /**
- * Pushes `chunk` (the messages from index `offset`) into `session`: split while it holds more
- * values than one conversion takes. Given `later`, strings longer than TEXT_PART are left out of
- * the push and sent by the step handed to `later` (which must run to its end before anything else
- * is pushed). Answers the problem, named by path, when a value cannot cross (the caller then
- * rejects the session), or undefined.
+ * Pushes `chunk` (the messages from index `offset`) into `target` (a native History, or a held
+ * conversation's intake): split while it holds more values than one conversion takes. Given
+ * `later`, strings longer than TEXT_PART are left out of the push and sent by the step handed to
+ * `later` (which must run to its end before anything else is pushed). Answers the problem, named by path, when a value cannot cross (the caller then
+ * rejects the target), or undefined.
  */
-function pushChunk(session, chunk, offset, later) {
+function pushChunk(target, chunk, offset, later) {
   let strings
   try {
-    strings = session.push(chunk, later ? TEXT_PART : undefined)
+    strings = target.push(chunk, later ? TEXT_PART : undefined)
   } catch (e) {
     const why = e && e.message
     if (TOO_MANY_VALUES.test(why)) {
       if (chunk.length > 1) {
         const half = chunk.length >> 1
-        return pushChunk(session, chunk.slice(0, half), offset) ?? pushChunk(session, chunk.slice(half), offset + half)
+        return pushChunk(target, chunk.slice(0, half), offset) ?? pushChunk(target, chunk.slice(half), offset + half)
       }
       const found = findUnsupported(chunk[0], ['messages', offset])
       if (found) return `${pathText(found.path)}: ${found.message}`
@@ -183,7 +183,7 @@ function pushChunk(session, chunk, offset, later) {
     }
     return unsupportedProblem(chunk, offset, why)
   }
-  if (strings.length > 0) later(textSender(session, strings))
+  if (strings.length > 0) later(textSender(target, strings))
   return undefined
 }
 
@@ -191,9 +191,9 @@ function pushChunk(session, chunk, offset, later) {
 const SYNC_CHUNK = 4096
 
 /** Pushes all of `messages` at once, in chunks; answers a problem as `pushChunk` does. */
-function pushAll(session, messages) {
+function pushAll(target, messages) {
   for (let i = 0; i < messages.length; i += SYNC_CHUNK) {
-    const problem = pushChunk(session, messages.slice(i, i + SYNC_CHUNK), i)
+    const problem = pushChunk(target, messages.slice(i, i + SYNC_CHUNK), i)
     if (problem) return problem
   }
   return undefined

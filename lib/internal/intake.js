@@ -12,10 +12,11 @@ const { pushChunk } = require('./crossing.js')
 /**
  * Pushes `messages` in chunks, through the scheduler (every call's chunks share one budget of
  * event-loop time), and the strings a chunk names as holding U+FFFD again, a part at a time, before
- * the next chunk; answers the problem when a value cannot cross (the session is then rejected),
- * rejects with the signal's reason once it aborts.
+ * the next chunk; answers the problem when a value cannot cross (the target is then rejected),
+ * rejects with the signal's reason once it aborts. `target` is what takes the messages in: a
+ * native History, or a held conversation's intake.
  */
-async function pushInChunks(session, messages, signal) {
+async function pushInChunks(target, messages, signal) {
   let i = 0
   let problem
   let send
@@ -30,11 +31,11 @@ async function pushInChunks(session, messages, signal) {
       (size) => {
         if (i >= messages.length) return true
         const end = Math.min(messages.length, i + size)
-        problem = pushChunk(session, messages.slice(i, end), i, later)
+        problem = pushChunk(target, messages.slice(i, end), i, later)
         if (problem) {
           // A value the engine cannot take: the run refuses with where it is, like any other
           // structural problem, and the messages come back unchanged.
-          session.reject(problem)
+          target.reject(problem)
           return true
         }
         i = end

@@ -5,7 +5,6 @@
 'use strict'
 
 const native = require('./native.js')
-const { PROVIDER } = require('./registry.js')
 const { isObject } = require('./values.js')
 const { pushAll } = require('./crossing.js')
 const { applyChanges } = require('./apply.js')
@@ -30,9 +29,9 @@ function holdsMarker(messages) {
 function cutFollowingReferences(messages, kept) {
   const out = kept.map((i) => messages[i])
   if (!holdsMarker(out)) return out
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  if (pushAll(session, messages)) return out
-  const followed = applyChanges(messages, session.followCut(kept).changes)
+  const history = new native.History()
+  if (pushAll(history, messages)) return out
+  const followed = applyChanges(messages, history.followCut(kept).changes)
   return kept.map((i) => followed[i])
 }
 

@@ -16,7 +16,6 @@
 'use strict'
 
 const native = require('./native.js')
-const { PROVIDER } = require('./registry.js')
 const { pushAll, pathText } = require('./crossing.js')
 const { applyChanges } = require('./apply.js')
 const { coded } = require('./errors.js')
@@ -72,9 +71,9 @@ function finishConverted(result, caller, restore, locate) {
  * same objects. A history the engine cannot take is returned as it is (condense names the value).
  */
 function renumbered(messages, from, to) {
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  if (pushAll(session, messages)) return messages
-  return applyChanges(messages, session.renumber(from, to).changes)
+  const history = new native.History()
+  if (pushAll(history, messages)) return messages
+  return applyChanges(messages, history.renumber(from, to).changes)
 }
 
 /** Whether two JSON values are equal (key order aside). */

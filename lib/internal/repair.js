@@ -6,7 +6,6 @@
 'use strict'
 
 const native = require('./native.js')
-const { PROVIDER } = require('./registry.js')
 const { fromEngine, pushAll } = require('./crossing.js')
 const { describe } = require('./values.js')
 
@@ -32,15 +31,15 @@ function assemble(messages, answer) {
  */
 function repairConversation(messages) {
   if (!Array.isArray(messages)) throw new TypeError(`repairConversation: messages: expected an array of messages, got ${describe(messages)}`)
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = pushAll(session, messages)
+  const history = new native.History()
+  const problem = pushAll(history, messages)
   if (problem) throw new TypeError(`repairConversation: ${problem}`)
-  return repairPushed(session, messages)
+  return repairPushed(history, messages)
 }
 
-/** The repair of the messages pushed into `session` (which then holds the repaired history). */
-function repairPushed(session, messages) {
-  return assemble(messages, session.repair())
+/** The repair of the messages pushed into `history` (a native History, which then holds the repaired history). */
+function repairPushed(history, messages) {
+  return assemble(messages, history.repair())
 }
 
 module.exports = { repairConversation, repairPushed }

@@ -1,5 +1,5 @@
-// One engine run driven from JavaScript, for a Session (condense) or a Conversation: the turn on
-// the scheduler, summary requests answered by the host's callback, abort, and the result built
+// One engine run driven from JavaScript (a native Run, over a History for condense or over a held
+// Conversation's messages): the turn on the scheduler, summary requests answered by the host's callback, abort, and the result built
 // from the engine's changes with structural sharing. Reads the messages; never changes them.
 'use strict'
 
@@ -13,11 +13,15 @@ const { PROVIDER } = require('./registry.js')
 const { withCode } = require('./errors.js')
 
 /**
- * Runs the engine on `handle` (a native Session or Conversation holding `messages`): `start()`
- * starts it once a turn is free. Answers the condense result, or throws as `condense` does.
+ * Runs the engine over `messages`: `start()` starts a native Run over them once a turn is free and
+ * answers it. Answers the condense result, or throws as `condense` does.
  */
-async function runEngine(handle, messages, { summarize, llm, signal, start }) {
-  const unfollow = whenAborted(signal, () => handle.abort())
+async function runEngine(messages, { summarize, llm, signal, start }) {
+  // The run, once started (an abort before it is caught below, after the turn: nothing starts).
+  let handle
+  const unfollow = whenAborted(signal, () => {
+    if (handle) handle.abort()
+  })
   // A turn to run the engine (scheduler.engineTurn: at most one run per core at once), given
   // back while the callback answers and once the engine has answered.
   let release
@@ -25,7 +29,7 @@ async function runEngine(handle, messages, { summarize, llm, signal, start }) {
     release = await scheduler.engineTurn(signal)
     // Aborted while the turn was granted: nothing is started.
     if (signal && signal.aborted) throw abortError(signal)
-    start()
+    handle = start()
     for (;;) {
       const event = await handle.next()
       release()

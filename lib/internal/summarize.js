@@ -165,7 +165,7 @@ function assemble(line, held) {
 }
 
 /**
- * The engine's summary requests (lines of JSON, see `requests_parts` in src/node/codec.rs: the requests
+ * The engine's summary requests (lines of JSON, see `requests_parts` in crates/binding/src/codec.rs: the requests
  * with a count for `messages`, then one line per message), taken from the engine in parts of whole
  * lines (`readPart(maxBytes)`, null once read) and parsed a slice at a time, so no call makes or parses
  * the whole text at once. `held` is the history the engine's messages came from, as JavaScript holds it.

@@ -4,7 +4,6 @@
 'use strict'
 
 const native = require('../internal/native.js')
-const { PROVIDER } = require('../internal/registry.js')
 const { pushInChunks } = require('../internal/intake.js')
 const { applyChanges } = require('../internal/apply.js')
 const { describe, isObject } = require('../internal/values.js')
@@ -208,10 +207,10 @@ async function fixReferences(input, output, keepStart, changedAt, signal) {
   const only = input.map((_m, j) => (j === 0 || j >= keepStart) && changedAt(j))
   if (!only.includes(true)) return output // no message the first step changed is kept
   // The history crosses in slices (the event loop stays free); its values crossed the first step.
-  const session = new native.Session({ provider: PROVIDER.lossless })
-  const problem = await pushInChunks(session, input, signal)
+  const history = new native.History()
+  const problem = await pushInChunks(history, input, signal)
   if (problem) throw new TypeError(`summarizeConversation: ${problem}`)
-  const fixed = applyChanges(input, session.followSummary(keepStart, only).changes)
+  const fixed = applyChanges(input, history.followSummary(keepStart, only).changes)
   return output.map((m, i) => {
     if (i === 1) return m
     const j = i === 0 ? 0 : keepStart + i - 2

@@ -9,9 +9,9 @@ use serde_json::Value;
 #[cfg(feature = "probes")]
 use super::codec::as_array;
 use super::*;
-use crate::cost;
-use crate::error::CondenseError;
-use crate::tokens::{self, Encoding};
+use context_condense::cost;
+use context_condense::error::CondenseError;
+use context_condense::tokens::{self, Encoding};
 
 /// One code errors are thrown with (`ErrorCode`), and what it means.
 #[napi(object, object_from_js = false)]
@@ -51,17 +51,17 @@ pub fn clear_token_cache() {
 /// The JSON Schema of a provider's config.
 #[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
 pub fn config_schema(provider: String) -> Result<Value> {
-    guarded(|| crate::condense::config_schema(&provider))
+    guarded(|| context_condense::condense::config_schema(&provider))
 }
 
 /// The configuration of a Smart preset, as JSON.
 #[napi(catch_unwind, ts_return_type = "import('./lib/index').SmartConfig")]
 pub fn smart_preset(name: String) -> Result<Value> {
     guarded(|| {
-        crate::providers::smart::presets::preset(&name).ok_or_else(|| {
+        context_condense::providers::smart::presets::preset(&name).ok_or_else(|| {
             CondenseError::InvalidOptions(format!(
                 "unknown preset \"{name}\", expected one of {}",
-                crate::providers::smart::presets::NAMES.join(", ")
+                context_condense::providers::smart::presets::NAMES.join(", ")
             ))
         })
     })
@@ -79,8 +79,8 @@ pub struct DefaultPrompts {
 #[napi]
 pub fn default_prompts() -> DefaultPrompts {
     DefaultPrompts {
-        conversation: crate::providers::native::SUMMARY_PROMPT.to_string(),
-        content: crate::passes::content_ops::DEFAULT_SUMMARY_PROMPT.to_string(),
+        conversation: context_condense::providers::native::SUMMARY_PROMPT.to_string(),
+        content: context_condense::passes::content_ops::DEFAULT_SUMMARY_PROMPT.to_string(),
     }
 }
 
@@ -93,15 +93,15 @@ pub fn default_prompts() -> DefaultPrompts {
 pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
     guarded(|| {
         if marks.len() % 6 != 0 {
-            return Err(crate::error::CondenseError::InvalidOptions(format!(
+            return Err(context_condense::error::CondenseError::InvalidOptions(format!(
                 "visibleMessages: expected six numbers per message, got {}",
                 marks.len()
             )));
         }
         let id = |v: i32| (v != 0).then_some(v);
-        let keys: Vec<crate::model::MarkKeys<i32>> = marks
+        let keys: Vec<context_condense::model::MarkKeys<i32>> = marks
             .chunks_exact(6)
-            .map(|m| crate::model::MarkKeys {
+            .map(|m| context_condense::model::MarkKeys {
                 condense_id: id(m[0]),
                 truncation_id: id(m[1]),
                 condense_parent: id(m[2]),
@@ -111,7 +111,7 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
                 truncation_marker: m[5] & 2 != 0,
             })
             .collect();
-        Ok(Uint8Array::new(crate::model::tag_states(&keys)))
+        Ok(Uint8Array::new(context_condense::model::tag_states(&keys)))
     })
 }
 
@@ -119,7 +119,7 @@ pub fn visible_messages(marks: Int32Array) -> Result<Uint8Array> {
 /// constants (the one list every JavaScript module reads, through lib/internal/registry.js).
 #[napi(ts_return_type = "ReturnType<typeof import('./lib/index').providerCatalogue>")]
 pub fn provider_catalogue() -> Value {
-    crate::catalogue::catalogue()
+    context_condense::catalogue::catalogue()
 }
 
 /// Tokens of one string.
@@ -172,8 +172,9 @@ pub fn count_texts_async(texts: Vec<String>, encoding_name: Option<String>) -> R
 /// it; only in builds with the `probes` feature).
 #[cfg(feature = "probes")]
 #[napi(catch_unwind, ts_args_type = "messages: unknown[], encodingName?: string | undefined | null")]
-pub fn count_messages(messages: crate::json::Value, encoding_name: Option<String>) -> Result<u32> {
+pub fn count_messages(messages: Value, encoding_name: Option<String>) -> Result<u32> {
     let enc = encoding(encoding_name)?;
+    let messages = Message::from(messages);
     guarded(|| Ok(tokens::count_messages(as_array(&messages)?, enc) as u32))
 }
 
@@ -276,7 +277,7 @@ pub struct UsageTokens {
 #[napi(catch_unwind, ts_args_type = "usage: UsageTokens, pricing: import('./lib/index').Pricing")]
 pub fn usage_cost(usage: UsageTokens, pricing: Value) -> Result<f64> {
     let refused = |text: String| coded(ErrorCode::InvalidOptions, text);
-    let p: cost::Pricing = crate::config::parse_config(&pricing, "pricing").map_err(|e| match e {
+    let p: cost::Pricing = context_condense::config::parse_config(&pricing, "pricing").map_err(|e| match e {
         CondenseError::InvalidOptions(text) => refused(text),
         other => refused(other.to_string()),
     })?;

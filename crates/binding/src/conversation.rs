@@ -11,18 +11,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use napi_derive::napi;
-use serde_json::Value;
 
+use super::history::Intake;
 use super::run::*;
 use super::tasks::*;
-use super::text::{JsMessages, JsText, LongStrings};
+use super::text::{JsMessages, LongStrings};
 use super::trim::*;
 use super::*;
-use crate::condense::Options;
-use crate::draft::{apply_in_place, Changes};
-use crate::error::CondenseError;
-use crate::parse::held::ViewCache;
-use crate::tokens::{count_each_within, Cancel};
+use context_condense::draft::{apply_in_place, Changes};
+use context_condense::error::CondenseError;
+use context_condense::parse::held::ViewCache;
+use context_condense::tokens::{count_each_within, Cancel};
 
 /// Token counts of the conversation's messages: one per message for the first `each.len()`, less
 /// those changed since they were counted (`stale`, whose entries are 0 and out of `total`). What
@@ -152,16 +151,16 @@ pub struct Conversation {
     counts: Arc<Mutex<Counts>>,
     views: Arc<Mutex<ViewCache>>,
     encoding: Encoding,
-    abort: Arc<AtomicBool>,
-    run: Option<Run>,
+    /// What stops the run started over the messages (the last one), for `close`.
+    run: Option<Stop>,
     /// The changes of the result waiting to be adopted (the last successful run JavaScript
     /// kept, `keepResult`), until `adopt` applies them or the messages change.
     result: Arc<Mutex<Option<Changes>>>,
     /// The changes the run in progress (or the last one) made, until JavaScript keeps them: a run
     /// that fails or is stopped after the engine finished leaves the waiting result as it was.
     made: Arc<Mutex<Option<Changes>>>,
-    /// The strings the last push left out, arriving in parts.
-    incoming: crate::escape::Incoming,
+    /// Messages coming in from JavaScript (the strings the last push left out arrive in parts).
+    intake: Intake,
     /// Set by `close` (or `stopCount` before it): a count running off the JavaScript thread stops.
     closed: Arc<AtomicBool>,
 }
@@ -177,11 +176,10 @@ impl Conversation {
             counts: Arc::new(Mutex::new(Counts::default())),
             views: Arc::new(Mutex::new(ViewCache::new())),
             encoding: encoding(encoding_name)?,
-            abort: Arc::new(AtomicBool::new(false)),
             run: None,
             result: Arc::new(Mutex::new(None)),
             made: Arc::new(Mutex::new(None)),
-            incoming: Default::default(),
+            intake: Intake::default(),
             closed: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -206,18 +204,16 @@ impl Conversation {
         self.messages.len() as u32
     }
 
-    /// Adds messages at the end, as `Session.push` does (the strings it answers are sent in
-    /// parts: `textPart`, then `setText`). Nothing is counted here.
+    /// Adds messages at the end, as `History.push` does, through the same intake (the strings it
+    /// answers are sent in parts: `textPart`, then `setText`). Nothing is counted here.
     #[napi(ts_args_type = "chunk: object[], longUnits?: number | undefined | null", ts_return_type = "string[]")]
     pub fn push(&mut self, chunk: JsMessages, long_units: Option<u32>) -> Result<LongStrings> {
-        let (chunk, deferred, strings) = chunk.convert(long_units).map_err(unreadable)?;
-        let n = chunk.len();
-        let base = self.messages.len();
-        let messages = self.messages_mut()?;
-        crate::memory::reserve_modestly(messages, n);
-        messages.extend(chunk);
+        let chunk = Intake::read(&chunk, long_units)?;
+        // As `messages_mut`: a result waiting for `adopt` no longer fits (fields borrowed apart).
+        self.forget_results();
+        let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| coded(ErrorCode::InvalidState, BUSY))?;
+        let (n, strings) = self.intake.add(messages, chunk);
         self.views().pushed(n);
-        self.incoming.expect(deferred, base);
         Ok(strings)
     }
 
@@ -225,19 +221,16 @@ impl Conversation {
     /// part, the whole string's length.
     #[napi]
     pub fn text_part(&mut self, part: Utf16String, whole: Option<u32>) {
-        self.incoming.part(&part, whole.map(|n| n as usize));
+        self.intake.text_part(&part, whole);
     }
 
     /// Puts the string sent since the last `setText` in place of string `j` the last `push` left out.
     #[napi]
     pub fn set_text(&mut self, j: u32) -> Result<()> {
-        // As `messages_mut`: a result waiting for `adopt` no longer fits (fields borrowed apart).
+        // As `messages_mut` (fields borrowed apart).
         self.forget_results();
         let messages = Arc::get_mut(&mut self.messages).ok_or_else(|| coded(ErrorCode::InvalidState, BUSY))?;
-        let i = self
-            .incoming
-            .put_into(messages, j as usize)
-            .map_err(|e| coded(ErrorCode::Internal, format!("setText: {e}")))?;
+        let i = self.intake.set_text(messages, j)?;
         self.views().changed(i);
         self.counts().changed(i);
         Ok(())
@@ -330,15 +323,20 @@ impl Conversation {
         AsyncTask::new(AnalyzeTask { messages: self.messages.clone(), encoding: self.encoding })
     }
 
-    /// Starts a condensation of the messages held (options as `Session` takes them; the
-    /// encoding is the conversation's). `with_summarizer` says whether JavaScript answers
-    /// summary requests.
-    #[napi(ts_args_type = "options: Record<string, unknown>, withSummarizer: boolean")]
-    pub fn start(&mut self, options: Value, with_summarizer: bool) -> Result<()> {
-        if self.run.as_ref().is_some() && Arc::strong_count(&self.messages) > 1 {
+    /// Starts `run` (a condensation, its options checked when it was made; their encoding must
+    /// be the conversation's) over the messages held. `with_summarizer` says whether JavaScript
+    /// answers summary requests. The run's events, replies and abort are the run's; `close` stops
+    /// it too.
+    #[napi]
+    pub fn start(&mut self, run: &mut Run, with_summarizer: bool) -> Result<()> {
+        // A closed conversation holds nothing: a run over it would condense an empty history.
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(coded(ErrorCode::InvalidState, "start: the conversation is closed"));
+        }
+        if self.run.is_some() && Arc::strong_count(&self.messages) > 1 {
             return Err(coded(ErrorCode::InvalidState, BUSY));
         }
-        let options = guarded(|| Options::from_value(&options))?;
+        let options = run.options();
         if options.encoding != self.encoding {
             return Err(coded(
                 ErrorCode::InvalidOptions,
@@ -349,40 +347,10 @@ impl Conversation {
                 ),
             ));
         }
-        self.abort = Arc::new(AtomicBool::new(false));
         *lock(&self.made) = None;
         let held = Held { counts: self.counts.clone(), views: self.views.clone(), encoding: self.encoding };
-        let spec = RunSpec {
-            options,
-            rejected: None,
-            with_summarizer,
-            keep: Some(self.made.clone()),
-            held: Some(Box::new(held)),
-        };
-        self.run = Some(spawn_run(self.messages.clone(), spec, self.abort.clone())?);
+        self.run = Some(run.start_held(self.messages.clone(), with_summarizer, self.made.clone(), Box::new(held))?);
         Ok(())
-    }
-
-    #[napi(ts_return_type = "Promise<RawEvent>")]
-    pub fn next(&self) -> Result<AsyncTask<NextTask>> {
-        next_event(self.run.as_ref(), &self.abort, "no condense was started on this conversation")
-    }
-
-    #[napi(ts_return_type = "string | null")]
-    pub fn read_part(&self, max_bytes: u32) -> Option<JsText> {
-        read_part(self.run.as_ref(), max_bytes)
-    }
-
-    #[napi(
-        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
-    )]
-    pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
-        reply_run(self.run.as_ref(), results, texts, "no condense was started on this conversation")
-    }
-
-    #[napi]
-    pub fn abort(&self) {
-        abort_run(&self.abort, self.run.as_ref());
     }
 
     /// Makes the changes of the run that just succeeded the result waiting to be adopted
@@ -459,8 +427,9 @@ impl Conversation {
     #[napi]
     pub fn close(&mut self) {
         self.closed.store(true, Ordering::Relaxed);
-        abort_run(&self.abort, self.run.as_ref());
-        drop_parts(self.run.as_ref());
+        if let Some(run) = &self.run {
+            run.stop();
+        }
         *self.counts() = Counts::default();
         self.views().clear();
         self.forget_results();

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::manager::ManagerRules;
 use super::*;
-use crate::error::CondenseError;
+use context_condense::error::CondenseError;
 
 /// The loop guard's state of every task a manager condenses for: at most 256 tasks, those whose
 /// state holds nothing (no failure in a row, no cool-down) let go first, then the least recently
@@ -16,7 +16,7 @@ use crate::error::CondenseError;
 #[napi]
 #[derive(Default)]
 pub struct ManagerGuards {
-    guards: crate::manager::Guards,
+    guards: context_condense::manager::Guards,
 }
 
 #[napi]
@@ -68,7 +68,7 @@ fn count(v: f64, at: &str) -> std::result::Result<u64, CondenseError> {
         .map_err(|_| CondenseError::InvalidOptions(format!("{at}: expected a whole number >= 0, got {v}")))
 }
 
-fn attempt_error(e: crate::manager::AttemptError) -> CondenseError {
+fn attempt_error(e: context_condense::manager::AttemptError) -> CondenseError {
     CondenseError::Internal(e.to_string())
 }
 
@@ -77,7 +77,7 @@ fn attempt_error(e: crate::manager::AttemptError) -> CondenseError {
 /// `min-gain`, `truncated`, `give-up`) carries the call's `attempts`.
 #[napi]
 pub struct ManagerAttempt {
-    attempt: crate::manager::Attempt,
+    attempt: context_condense::manager::Attempt,
 }
 
 #[napi]
@@ -87,12 +87,14 @@ impl ManagerAttempt {
     #[napi(constructor)]
     pub fn new(rules: &ManagerRules, decision: CourseObject, task_id: String, has_summarize: bool) -> Result<Self> {
         guarded(|| {
-            let course = crate::manager::Course {
+            let course = context_condense::manager::Course {
                 prev_context_tokens: count(decision.prev_context_tokens, "decision.prevContextTokens")?,
                 min_gain_tokens: count(decision.min_gain_tokens, "decision.minGainTokens")?,
                 overflow: decision.overflow,
             };
-            Ok(ManagerAttempt { attempt: crate::manager::Attempt::new(&rules.config, course, &task_id, has_summarize) })
+            Ok(ManagerAttempt {
+                attempt: context_condense::manager::Attempt::new(&rules.config, course, &task_id, has_summarize),
+            })
         })
     }
 
@@ -137,7 +139,7 @@ impl ManagerAttempt {
 }
 
 impl ManagerAttempt {
-    fn to_js(&self, step: crate::manager::Step) -> Value {
+    fn to_js(&self, step: context_condense::manager::Step) -> Value {
         let last = step.is_last();
         let mut v = serde_json::to_value(step).unwrap_or(Value::Null);
         if let (true, Value::Object(m)) = (last, &mut v) {

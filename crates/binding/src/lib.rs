@@ -1,21 +1,25 @@
-//! The Node-API binding, and nothing else: converts values at the boundary, runs heavy work
-//! off the JavaScript thread, turns errors into JavaScript errors and panics into errors too
-//! (`catch_unwind` on every export and inside every task). The public API is `lib/index.js`,
-//! which calls these functions; they are not meant to be used directly.
+//! The Node-API binding, and nothing else: the addon `npm run build` makes (a cdylib over the
+//! engine crate, `context_condense`, which knows nothing of Node). Converts values at the boundary,
+//! runs heavy work off the JavaScript thread, turns errors into JavaScript errors and panics into
+//! errors too (`catch_unwind` on every export and inside every task). Never holds a condensing
+//! rule. The public API is `lib/index.js`, which calls these functions through
+//! `lib/internal/native.js`; they are not meant to be used directly.
 //!
-//! By concern: `attempt` (one manager call's course and the loop guard's state per task), `codec` (values across the boundary), `conversation` (a history held between
-//! calls), `exports` (the small stateless functions), `manager` (the manager's decisions), `run`
-//! (an engine run on its own thread, as a session and a conversation start one), `session` (a
-//! condensation in steps), `tasks` (work run off the JavaScript thread), `text` (strings in the
-//! engine's escaped form and back), `trim` (giving memory back when the engine goes idle).
+//! By concern: `attempt` (one manager call's course and the loop guard's state per task), `codec`
+//! (values across the boundary), `conversation` (a history held between calls), `exports` (the
+//! small stateless functions), `history` (a history pushed to be asked about once, and the one
+//! intake of messages from JavaScript), `manager` (the manager's decisions), `run` (one condensing:
+//! the engine on its own thread over a history or a conversation's messages), `tasks` (work run
+//! off the JavaScript thread), `text` (strings in the engine's escaped form and back), `trim`
+//! (giving memory back when the engine goes idle).
 
 mod attempt;
 mod codec;
 mod conversation;
 mod exports;
+mod history;
 mod manager;
 mod run;
-mod session;
 mod tasks;
 mod text;
 mod trim;
@@ -24,10 +28,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use napi::bindgen_prelude::*;
 
-use crate::condense::parse_encoding;
-use crate::error::CondenseError;
-pub use crate::error::ErrorCode;
-use crate::tokens::Encoding;
+use context_condense::condense::parse_encoding;
+use context_condense::error::CondenseError;
+pub use context_condense::error::ErrorCode;
+use context_condense::tokens::Encoding;
 
 /// What an export returns: its value, or an error whose status is its [`ErrorCode`] (napi-rs
 /// throws it with that as the JavaScript error's `code`; lib/internal/errors.js copies it to
@@ -57,9 +61,10 @@ fn rejection(env: &Env, e: Error) -> napi::Error {
     }
 }
 
-/// A message as the engine holds it. (Exported functions spell out `crate::json::Value`: the
-/// type generator writes `any` for a type named `Value`.)
-type Message = crate::json::Value;
+/// A message as the engine holds it. (An export that takes any JSON value takes a serde_json
+/// `Value`, with its TypeScript type written out: the type generator writes `any` for a type named
+/// `Value`.)
+type Message = context_condense::json::Value;
 
 fn to_napi(e: CondenseError) -> Error {
     coded(e.code(), e.to_string())

@@ -5,10 +5,10 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use super::*;
-use crate::error::CondenseError;
+use context_condense::error::CondenseError;
 
-fn manager_config(config: &Value) -> std::result::Result<crate::manager::ManagerConfig, CondenseError> {
-    crate::manager::read_config(config).map_err(|problems| {
+fn manager_config(config: &Value) -> std::result::Result<context_condense::manager::ManagerConfig, CondenseError> {
+    context_condense::manager::read_config(config).map_err(|problems| {
         CondenseError::InvalidOptions(problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))
     })
 }
@@ -20,7 +20,7 @@ fn manager_config(config: &Value) -> std::result::Result<crate::manager::Manager
     ts_return_type = "Array<{ path: string; code: string; message: string }>"
 )]
 pub fn manager_validate_config(config: Value) -> Result<Value> {
-    guarded(|| Ok(serde_json::to_value(crate::manager::validate_config(&config)).unwrap_or(Value::Null)))
+    guarded(|| Ok(serde_json::to_value(context_condense::manager::validate_config(&config)).unwrap_or(Value::Null)))
 }
 
 /// The config with defaults filled in and Roo's earlier keys mapped; throws with every problem.
@@ -45,13 +45,13 @@ pub struct SituationObject {
 impl SituationObject {
     /// The situation checked; errors name its fields under `at` (what the caller called the
     /// object: `situation` for `decide`, `context` for `condenseIfNeeded`).
-    fn read(self, at: &str) -> std::result::Result<crate::manager::Situation, CondenseError> {
-        let count = |name: &str, v: Option<f64>| crate::condense::token_count(v, &format!("{at}.{name}"));
+    fn read(self, at: &str) -> std::result::Result<context_condense::manager::Situation, CondenseError> {
+        let count = |name: &str, v: Option<f64>| context_condense::condense::token_count(v, &format!("{at}.{name}"));
         let required = |name: &str, v: Option<f64>| {
             count(name, v)?
                 .ok_or_else(|| CondenseError::InvalidOptions(format!("{at}.{name}: missing (a whole number >= 0)")))
         };
-        Ok(crate::manager::Situation {
+        Ok(context_condense::manager::Situation {
             total_tokens: required("totalTokens", self.total_tokens)?,
             last_message_tokens: count("lastMessageTokens", self.last_message_tokens)?.unwrap_or(0),
             context_window: required("contextWindow", self.context_window)?,
@@ -89,8 +89,8 @@ pub struct ThresholdObject {
     pub warning: Option<String>,
 }
 
-impl From<crate::manager::Decision> for DecisionObject {
-    fn from(d: crate::manager::Decision) -> Self {
+impl From<context_condense::manager::Decision> for DecisionObject {
+    fn from(d: context_condense::manager::Decision) -> Self {
         DecisionObject {
             condense: d.condense,
             reason: d.reason,
@@ -100,9 +100,9 @@ impl From<crate::manager::Decision> for DecisionObject {
             threshold: ThresholdObject {
                 percent: d.threshold.percent,
                 source: match d.threshold.source {
-                    crate::manager::Source::Global => "global",
-                    crate::manager::Source::Provider => "provider",
-                    crate::manager::Source::Profile => "profile",
+                    context_condense::manager::Source::Global => "global",
+                    context_condense::manager::Source::Provider => "provider",
+                    context_condense::manager::Source::Profile => "profile",
                 },
                 warning: d.threshold.warning,
             },
@@ -117,7 +117,7 @@ impl From<crate::manager::Decision> for DecisionObject {
 /// refused): its thresholds, trigger and loop guard answer without reading the config again.
 #[napi]
 pub struct ManagerRules {
-    pub(super) config: crate::manager::ManagerConfig,
+    pub(super) config: context_condense::manager::ManagerConfig,
 }
 
 #[napi]
@@ -138,7 +138,7 @@ impl ManagerRules {
     pub fn threshold(&self, provider: Option<String>, profile_id: Option<String>) -> Result<Value> {
         guarded(|| {
             let provider = provider.unwrap_or_else(|| self.config.provider.clone());
-            let t = crate::manager::effective_threshold(&self.config, &provider, profile_id.as_deref());
+            let t = context_condense::manager::effective_threshold(&self.config, &provider, profile_id.as_deref());
             Ok(serde_json::to_value(t).unwrap_or(Value::Null))
         })
     }
@@ -149,7 +149,7 @@ impl ManagerRules {
     pub fn decide(&self, situation: SituationObject, at: Option<String>) -> Result<DecisionObject> {
         guarded(|| {
             let s = situation.read(at.as_deref().unwrap_or("situation"))?;
-            Ok(DecisionObject::from(crate::manager::should_condense(&self.config, &s)))
+            Ok(DecisionObject::from(context_condense::manager::should_condense(&self.config, &s)))
         })
     }
 }
@@ -157,5 +157,7 @@ impl ManagerRules {
 /// The JSON Schema of the manager config, for settings UIs.
 #[napi(catch_unwind, ts_return_type = "Record<string, unknown>")]
 pub fn manager_config_schema() -> Result<Value> {
-    guarded(|| Ok(serde_json::to_value(schemars::schema_for!(crate::manager::ManagerConfig)).unwrap_or(Value::Null)))
+    guarded(|| {
+        Ok(serde_json::to_value(schemars::schema_for!(context_condense::manager::ManagerConfig)).unwrap_or(Value::Null))
+    })
 }

@@ -1,7 +1,8 @@
-//! An engine run on its own thread, as a session and a conversation both start one: the run's
-//! channels, the summarizer that hands summary requests to JavaScript and waits for the answers,
-//! the events JavaScript reads in parts, and abort. It never holds a history between calls (a
-//! conversation does, and tells a run what it knows through `HeldMessages`).
+//! One condensing (`Run`): its options checked when it is made, the engine on its own thread over
+//! a history handed to it (`History`) or a held conversation's messages, the summarizer that hands
+//! summary requests to JavaScript and waits for the answers, the events JavaScript reads in parts,
+//! and abort. It never holds a history between calls (a conversation does, and tells a run what it
+//! knows through `HeldMessages`) and never answers a query about one (a `History` does).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,14 +13,16 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use super::codec::*;
+use super::history::History;
+use super::tasks::EstimateTask;
 use super::text::JsText;
 use super::trim::*;
 use super::*;
-use crate::condense::{condense, condense_known, Known, Options};
-use crate::draft::Changes;
-use crate::error::CondenseError;
-use crate::llm::{SummarizeRequest, Summarizer, SummaryReply};
-use crate::parse::held::ViewCache;
+use context_condense::condense::{condense, condense_known, Known, Options};
+use context_condense::draft::Changes;
+use context_condense::error::CondenseError;
+use context_condense::llm::{SummarizeRequest, Summarizer, SummaryReply};
+use context_condense::parse::held::ViewCache;
 
 /// What the engine thread tells JavaScript.
 /// Both carry JSON text made on the engine thread, so the JavaScript thread only creates a string.
@@ -60,14 +63,15 @@ impl Summarizer for ChannelSummarizer {
                 r
             }
             Ok(Answer::Aborted) => failed("aborted"),
-            // The session was dropped by JavaScript: nobody will answer.
-            Err(_) => failed("the session was closed"),
+            // The run was dropped by JavaScript: nobody will answer.
+            Err(_) => failed("the run was dropped"),
         }
     }
 }
 
 /// An engine run on its own thread, and the channels JavaScript talks to it through.
-pub struct Run {
+#[derive(Clone)]
+pub struct Engine {
     events: Arc<Mutex<Receiver<Event>>>,
     replies: Sender<Answer>,
     /// What JavaScript is reading in parts: a batch of summary requests, or the changed texts.
@@ -75,16 +79,16 @@ pub struct Run {
 }
 
 /// What a run is asked to do.
-pub struct RunSpec {
-    pub options: Options,
+struct RunSpec {
+    options: Options,
     /// A history the boundary refused: the run answers with this refusal.
-    pub rejected: Option<String>,
+    rejected: Option<String>,
     /// Whether JavaScript answers summary requests.
-    pub with_summarizer: bool,
+    with_summarizer: bool,
     /// Where a successful run leaves its changes (a conversation applies them to what it holds).
-    pub keep: Option<Arc<Mutex<Option<Changes>>>>,
+    keep: Option<Arc<Mutex<Option<Changes>>>>,
     /// What the conversation running it knows of its messages.
-    pub held: Option<Box<dyn HeldMessages>>,
+    held: Option<Box<dyn HeldMessages>>,
 }
 
 /// What a conversation knows of the messages a run works on (their counts and semantic view),
@@ -100,7 +104,7 @@ pub trait HeldMessages: Send {
 }
 
 /// Starts the engine on its own thread over `messages`.
-pub fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBool>) -> Result<Run> {
+fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBool>) -> Result<Engine> {
     let (event_tx, event_rx) = channel::<Event>();
     let (reply_tx, reply_rx) = channel::<Answer>();
     let RunSpec { options, rejected, with_summarizer, keep, held } = spec;
@@ -111,7 +115,7 @@ pub fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBo
         let result = catch_unwind(AssertUnwindSafe(|| {
             panic_probe("task");
             if let Some(problem) = rejected {
-                let o = crate::condense::refuse(&options, problem);
+                let o = context_condense::condense::refuse(&options, problem);
                 return Ok((Packed::new(o.changes.texts.clone()), json_text(&outcome_summary(&o))?));
             }
             let mut channel = ChannelSummarizer { events: event_tx, replies: reply_rx, abort: abort.clone() };
@@ -148,7 +152,7 @@ pub fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBo
         run_ended();
     });
     match spawned {
-        Ok(_) => Ok(Run { events: Arc::new(Mutex::new(event_rx)), replies: reply_tx, parts: Default::default() }),
+        Ok(_) => Ok(Engine { events: Arc::new(Mutex::new(event_rx)), replies: reply_tx, parts: Default::default() }),
         Err(e) => {
             RUNNING.fetch_sub(1, Ordering::AcqRel);
             Err(coded(ErrorCode::Internal, format!("could not start the engine thread: {e}")))
@@ -157,20 +161,10 @@ pub fn spawn_run(messages: Arc<Vec<Message>>, spec: RunSpec, abort: Arc<AtomicBo
 }
 
 /// Stops a run: the engine checks the flag between steps, and a wait for summaries ends at once.
-pub fn abort_run(abort: &AtomicBool, run: Option<&Run>) {
+fn abort_run(abort: &AtomicBool, run: Option<&Engine>) {
     abort.store(true, Ordering::Relaxed);
     if let Some(r) = run {
         let _ = r.replies.send(Answer::Aborted);
-    }
-}
-
-/// Waits, off the JavaScript thread, for the run's next event.
-pub fn next_event(run: Option<&Run>, abort: &Arc<AtomicBool>, not_started: &str) -> Result<AsyncTask<NextTask>> {
-    match run {
-        Some(r) => {
-            Ok(AsyncTask::new(NextTask { events: r.events.clone(), abort: abort.clone(), parts: r.parts.clone() }))
-        }
-        None => Err(coded(ErrorCode::InvalidState, not_started)),
     }
 }
 
@@ -179,7 +173,7 @@ fn lock_parts(parts: &Mutex<Option<Parts>>) -> std::sync::MutexGuard<'_, Option<
 }
 
 /// The next part of what the run's last event left to read (see [`Parts`]), or `None` once read.
-pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<JsText> {
+fn read_part(run: Option<&Engine>, max_bytes: u32) -> Option<JsText> {
     let mut slot = lock_parts(&run?.parts);
     let parts = slot.as_mut()?;
     let part = parts.next(max_bytes);
@@ -197,7 +191,7 @@ pub fn read_part(run: Option<&Run>, max_bytes: u32) -> Option<JsText> {
 }
 
 /// Lets go of whatever of a run's texts is still unread.
-pub fn drop_parts(run: Option<&Run>) {
+fn drop_parts(run: Option<&Engine>) {
     if let Some(run) = run {
         *lock_parts(&run.parts) = None;
     }
@@ -205,10 +199,7 @@ pub fn drop_parts(run: Option<&Run>) {
 
 /// Hands the run JavaScript's answers to a batch of summary requests; each reply's text is the
 /// matching entry of `texts`, escaped (without `texts`, the reply's own, read as UTF-8).
-pub fn reply_run(run: Option<&Run>, results: Value, texts: Option<Vec<Utf16String>>, not_started: &str) -> Result<()> {
-    let Some(run) = run else {
-        return Err(coded(ErrorCode::InvalidState, not_started));
-    };
+fn reply_run(run: &Engine, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
     let Value::Array(items) = results else {
         return Err(coded(ErrorCode::Internal, "reply: expected an array"));
     };
@@ -222,8 +213,8 @@ pub fn reply_run(run: Option<&Run>, results: Value, texts: Option<Vec<Utf16Strin
                     serde_json::from_value::<SummaryReply>(item.get("reply").cloned().unwrap_or(Value::Null))
                         .map_err(|e| format!("the summarize callback's answer could not be read: {e}"))?;
                 reply.text = match text {
-                    Some(t) => crate::escape::escape_utf16(&t),
-                    None => crate::escape::double_esc(&reply.text),
+                    Some(t) => context_condense::escape::escape_utf16(&t),
+                    None => context_condense::escape::double_esc(&reply.text),
                 };
                 Ok(reply)
             } else {
@@ -234,6 +225,165 @@ pub fn reply_run(run: Option<&Run>, results: Value, texts: Option<Vec<Utf16Strin
     // The engine may have stopped waiting (aborted): nothing to do then.
     let _ = run.replies.send(Answer::Replies(answers));
     Ok(())
+}
+
+/// What the run's handle says when asked for what only a started run has.
+const NOT_STARTED: &str = "this run was not started";
+
+/// One condensing, in steps, so no step holds the JavaScript thread long: the options are checked
+/// when the run is made, `start` runs the engine on its own thread over a history's messages (a
+/// held conversation starts it over its own, `Conversation.start`), and `next` waits (off the
+/// JavaScript thread) for what the engine needs next: a batch of summaries, which JavaScript
+/// answers with `reply`, or its result. `abort` stops it, also while it waits for summaries. A run
+/// starts once.
+#[napi]
+pub struct Run {
+    options: Options,
+    abort: Arc<AtomicBool>,
+    engine: Option<Engine>,
+}
+
+/// What stops a run started over a held conversation's messages, for the conversation to stop it
+/// when it is closed.
+pub struct Stop {
+    abort: Arc<AtomicBool>,
+    engine: Engine,
+}
+
+impl Stop {
+    /// Stops the run and lets go of whatever of its texts is still unread.
+    pub fn stop(&self) {
+        abort_run(&self.abort, Some(&self.engine));
+        drop_parts(Some(&self.engine));
+    }
+}
+
+impl Run {
+    /// The run's options, checked.
+    pub(super) fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Starts the engine over messages a conversation holds: a successful run leaves its changes
+    /// in `keep`, and `held` tells it what the conversation knows of them. Answers what stops it.
+    pub(super) fn start_held(
+        &mut self,
+        messages: Arc<Vec<Message>>,
+        with_summarizer: bool,
+        keep: Arc<Mutex<Option<Changes>>>,
+        held: Box<dyn HeldMessages>,
+    ) -> Result<Stop> {
+        let spec = RunSpec {
+            options: self.options.clone(),
+            rejected: None,
+            with_summarizer,
+            keep: Some(keep),
+            held: Some(held),
+        };
+        let engine = self.spawn(messages, spec)?;
+        Ok(Stop { abort: self.abort.clone(), engine })
+    }
+
+    /// Starts the engine with `spec` over `messages`, once.
+    fn spawn(&mut self, messages: Arc<Vec<Message>>, spec: RunSpec) -> Result<Engine> {
+        self.unstarted()?;
+        let engine = spawn_run(messages, spec, self.abort.clone())?;
+        self.engine = Some(engine.clone());
+        Ok(engine)
+    }
+
+    /// Refuses to start a run twice.
+    fn unstarted(&self) -> Result<()> {
+        match self.engine {
+            Some(_) => Err(coded(ErrorCode::InvalidState, "this run was already started")),
+            None => Ok(()),
+        }
+    }
+
+    fn started(&self) -> Result<&Engine> {
+        self.engine.as_ref().ok_or_else(|| coded(ErrorCode::InvalidState, NOT_STARTED))
+    }
+}
+
+#[napi]
+impl Run {
+    #[napi(constructor, ts_args_type = "options: Record<string, unknown>")]
+    pub fn new(options: Value) -> Result<Run> {
+        let options = guarded(|| Options::from_value(&options))?;
+        Ok(Run { options, abort: Arc::new(AtomicBool::new(false)), engine: None })
+    }
+
+    /// Starts the engine on its own thread over the messages pushed into `history`, which it takes
+    /// over (a history marked as rejected is answered with that refusal); `with_summarizer` says
+    /// whether JavaScript will answer summary requests.
+    #[napi]
+    pub fn start(&mut self, history: &mut History, with_summarizer: bool) -> Result<()> {
+        // Checked before the history is taken over, so a refused start leaves it as it was.
+        self.unstarted()?;
+        let (messages, rejected) = history.hand_over("start")?;
+        let spec = RunSpec { options: self.options.clone(), rejected, with_summarizer, keep: None, held: None };
+        self.spawn(Arc::new(messages), spec).map(|_| ())
+    }
+
+    /// Estimates what the run's provider would do over the messages pushed into `history` (a run
+    /// with a stand-in model, see `manager::estimate`), off the JavaScript thread; the history is
+    /// spent, the run stays as it was.
+    #[napi(
+        ts_args_type = "history: History, pricing: import('./lib/index').Pricing | undefined | null, withModel: boolean",
+        ts_return_type = "Promise<import('./lib/manager').Estimate>"
+    )]
+    pub fn estimate(
+        &self,
+        history: &mut History,
+        pricing: Option<Value>,
+        with_model: bool,
+    ) -> Result<AsyncTask<EstimateTask>> {
+        let pricing = match pricing {
+            None | Some(Value::Null) => None,
+            Some(p) => Some(guarded(|| {
+                let pricing = context_condense::config::parse_config::<context_condense::cost::Pricing>(&p, "pricing")?;
+                context_condense::cost::check_pricing(&pricing, "pricing")
+                    .map_err(|e| context_condense::error::CondenseError::InvalidOptions(e.to_string()))?;
+                Ok(pricing)
+            })?),
+        };
+        let (messages, _) = history.hand_over("estimate")?;
+        Ok(AsyncTask::new(EstimateTask { messages, options: self.options.clone(), pricing, with_model }))
+    }
+
+    /// Waits, off the JavaScript thread, for what the engine needs next.
+    #[napi(ts_return_type = "Promise<RawEvent>")]
+    pub fn next(&self) -> Result<AsyncTask<NextTask>> {
+        let engine = self.started()?;
+        Ok(AsyncTask::new(NextTask {
+            events: engine.events.clone(),
+            abort: self.abort.clone(),
+            parts: engine.parts.clone(),
+        }))
+    }
+
+    /// The next part of what the last event left to read (a batch of summary requests, or
+    /// the changed texts), or null once read.
+    #[napi(ts_return_type = "string | null")]
+    pub fn read_part(&self, max_bytes: u32) -> Option<JsText> {
+        read_part(self.engine.as_ref(), max_bytes)
+    }
+
+    /// Answers the batch of summaries the engine asked for: one `{ ok: true, reply }` or
+    /// `{ ok: false, error }` per request, in order, each reply's text in `texts` when given (as
+    /// UTF-16: it is escaped here, so a lone surrogate in it comes back exactly).
+    #[napi(
+        ts_args_type = "results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null"
+    )]
+    pub fn reply(&self, results: Value, texts: Option<Vec<Utf16String>>) -> Result<()> {
+        reply_run(self.started()?, results, texts)
+    }
+
+    /// Stops the run: the engine checks between steps, and a wait for summaries ends at once.
+    #[napi]
+    pub fn abort(&self) {
+        abort_run(&self.abort, self.engine.as_ref());
+    }
 }
 
 /// The next event of an engine run, as JavaScript receives it.

@@ -1,17 +1,18 @@
-//! Work run off the JavaScript thread for a session: the manager's estimate and `analyze`.
+//! Work run off the JavaScript thread for a history: the manager's estimate, the working set and
+//! `analyze`.
 
 use napi_derive::napi;
 use serde_json::Value;
 
 use super::codec::*;
 use super::*;
-use crate::condense::Options;
-use crate::tokens::Encoding;
+use context_condense::condense::Options;
+use context_condense::tokens::Encoding;
 
 pub struct EstimateTask {
     pub(super) messages: Vec<Message>,
     pub(super) options: Options,
-    pub(super) pricing: Option<crate::cost::Pricing>,
+    pub(super) pricing: Option<context_condense::cost::Pricing>,
     pub(super) with_model: bool,
 }
 
@@ -22,7 +23,7 @@ impl Task for EstimateTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
-            let e = crate::manager::estimate(
+            let e = context_condense::manager::estimate(
                 &self.messages,
                 &self.options,
                 self.pricing.as_ref(),
@@ -53,7 +54,8 @@ impl Task for WorkingSetTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
-            crate::working_set::of_history(&self.messages, &self.config, self.with_text, self.encoding).map(Value::from)
+            context_condense::working_set::of_history(&self.messages, &self.config, self.with_text, self.encoding)
+                .map(Value::from)
         }))
     }
 
@@ -75,7 +77,8 @@ impl Task for AnalyzeTask {
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(guarded(|| {
-            Ok(serde_json::to_value(crate::analyze::analyze(&self.messages, self.encoding)).unwrap_or(Value::Null))
+            Ok(serde_json::to_value(context_condense::analyze::analyze(&self.messages, self.encoding))
+                .unwrap_or(Value::Null))
         }))
     }
 

@@ -8,17 +8,17 @@ use serde_json::{json, Value};
 
 use super::text::{value_to_js, JsText};
 use super::Message;
-use crate::condense::Outcome;
-use crate::draft::Item;
-use crate::error::CondenseError;
-use crate::llm::SummarizeRequest;
-use crate::model::{Slot, TextRef};
+use context_condense::condense::Outcome;
+use context_condense::draft::Item;
+use context_condense::error::CondenseError;
+use context_condense::llm::SummarizeRequest;
+use context_condense::model::{Slot, TextRef};
 
 /// A value as JSON text, for results that may hold more values than one Node-API conversion
 /// takes (about a million): JavaScript parses the text instead. Its strings are unescaped (a lone
 /// surrogate written as JSON's `\uD8xx`), so what `JSON.parse` gives is the host's text.
 pub(super) fn json_text<T: serde::Serialize>(value: &T) -> std::result::Result<String, CondenseError> {
-    crate::escape::unescaped_json(value)
+    context_condense::escape::unescaped_json(value)
         .map_err(|e| CondenseError::Internal(format!("could not write the result: {e}")))
 }
 
@@ -89,7 +89,7 @@ impl Packed {
                 Slot::ResultPart(j, k) => (j as u32 + 1, k as u32 + 1, 0),
             };
             p.codes.extend([at.msg as u32, block, part, field]);
-            end += crate::escape::utf16_len(&t) as u32;
+            end += context_condense::escape::utf16_len(&t) as u32;
             p.ends.push(end);
             p.text.push_str(&t);
             p.byte_ends.push(p.text.len());
@@ -153,7 +153,7 @@ impl Parts {
                         out.push('\n');
                     }
                     // A Value always serializes: its keys are strings, its numbers finite.
-                    out.push_str(&crate::escape::unescaped_json(&m).unwrap_or_default());
+                    out.push_str(&context_condense::escape::unescaped_json(&m).unwrap_or_default());
                 }
                 (!out.is_empty()).then_some(out)
             }
@@ -208,7 +208,7 @@ pub(super) struct OutcomeSummary<'a> {
     error: &'a Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error_code: Option<&'static str>,
-    metrics: &'a crate::report::Metrics,
+    metrics: &'a context_condense::report::Metrics,
     report: &'a str,
     /// New tool inputs: `[message, block, input]`.
     inputs: Vec<(usize, usize, &'a Message)>,
@@ -216,7 +216,7 @@ pub(super) struct OutcomeSummary<'a> {
     layout: Option<Vec<LayoutItem<'a>>>,
     /// Every act and each result message's origin, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    provenance: Option<&'a crate::condense::Provenance>,
+    provenance: Option<&'a context_condense::condense::Provenance>,
 }
 
 #[derive(serde::Serialize)]
@@ -246,21 +246,5 @@ pub(super) fn outcome_summary(o: &Outcome) -> OutcomeSummary<'_> {
                 })
                 .collect()
         }),
-    }
-}
-
-/// The engine's messages cross as serde_json's values do (through them: the conversion moves
-/// each string, it does not copy it).
-impl ToNapiValue for crate::json::Value {
-    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
-        // SAFETY: called by napi with a live env, exactly as for a serde_json value.
-        unsafe { serde_json::Value::to_napi_value(env, val.into()) }
-    }
-}
-
-impl FromNapiValue for crate::json::Value {
-    unsafe fn from_napi_value(env: napi::sys::napi_env, napi_val: napi::sys::napi_value) -> Result<Self> {
-        // SAFETY: called by napi with a live env and value, exactly as for a serde_json value.
-        unsafe { serde_json::Value::from_napi_value(env, napi_val) }.map(Self::from)
     }
 }

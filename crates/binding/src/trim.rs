@@ -84,10 +84,10 @@ fn trim_on_helper() {
 }
 
 /// Frees a history the engine held, then gives the memory back: a large one on a helper thread
-/// a little at a time (see [`crate::memory::free_gently`]), so that neither the caller (the
+/// a little at a time (see [`context_condense::memory::free_gently`]), so that neither the caller (the
 /// JavaScript thread) nor its allocations wait for it; a small one here, given back once the
 /// engine stays idle.
-pub(super) fn free_history(messages: std::sync::Arc<Vec<crate::json::Value>>) {
+pub(super) fn free_history(messages: std::sync::Arc<Vec<context_condense::json::Value>>) {
     if messages.len() < LARGE_HISTORY {
         drop(messages);
         let_go();
@@ -102,15 +102,15 @@ pub(super) fn free_history(messages: std::sync::Arc<Vec<crate::json::Value>>) {
 
 /// Frees a large history a little at a time on this thread, if nothing else holds it, and gives
 /// the memory back.
-pub(super) fn free_large(messages: std::sync::Arc<Vec<crate::json::Value>>) {
+pub(super) fn free_large(messages: std::sync::Arc<Vec<context_condense::json::Value>>) {
     if let Ok(values) = std::sync::Arc::try_unwrap(messages) {
-        crate::memory::free_gently(values);
+        context_condense::memory::free_gently(values);
         trim_now();
     }
 }
 
 pub(super) fn trim_now() {
-    crate::memory::give_back_freed();
+    context_condense::memory::give_back_freed();
 }
 
 /// Bytes of parts read since freed memory was last given back (see [`read_out`]).

@@ -1,5 +1,5 @@
 //! JavaScript values across the boundary, their strings in the engine's escaped form
-//! (`crate::escape`: a lone surrogate, which Node-API's UTF-8 conversion turns into U+FFFD, as
+//! (`context_condense::escape`: a lone surrogate, which Node-API's UTF-8 conversion turns into U+FFFD, as
 //! U+FDD0 U+E800+n). In: a handle's `push` converts its messages itself ([`JsMessages`]): each
 //! string and key read as UTF-8 and, when that holds U+FFFD, read again as UTF-16 and escaped;
 //! for the asynchronous intake a string longer than a part is not read at all but left for
@@ -12,7 +12,7 @@ use napi::bindgen_prelude::*;
 use napi::{check_status, sys};
 
 use super::Message;
-use crate::escape::{double_esc, escape_utf16, has_esc, has_replacement, utf16_units, Deferred, Step};
+use context_condense::escape::{double_esc, escape_utf16, has_esc, has_replacement, utf16_units, Deferred, Step};
 
 /// A text from the engine as a JavaScript string: unescaped (made from UTF-16 when it holds an
 /// escape, from UTF-8 otherwise).
@@ -240,7 +240,7 @@ impl Converting {
             check_status!(sys::napi_get_property_names(env, v, &mut names))?;
             let mut len = 0u32;
             check_status!(sys::napi_get_array_length(env, names, &mut len))?;
-            let mut entries: Vec<(crate::json::Str, Message)> = Vec::with_capacity(len as usize);
+            let mut entries: Vec<(context_condense::json::Str, Message)> = Vec::with_capacity(len as usize);
             for i in 0..len {
                 let mut key = std::ptr::null_mut();
                 check_status!(sys::napi_get_element(env, names, i, &mut key))?;
