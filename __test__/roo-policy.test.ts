@@ -207,7 +207,7 @@ describe('a Roo task through the entry with the policy, against the manager with
       stored = [...stored, ...reply]
     }
     expect(summary, 'the policy summarized within the task').toBeDefined()
-    const texts = (summary?.content as Array<{ type: string; text: string }>).map((b) => b.text)
+    const texts = ((summary as ApiMessage).content as Array<{ type: string; text: string }>).map((b) => b.text)
     expect(texts[0].startsWith(`## Conversation Summary\n${SUMMARY}`)).toBe(true)
     expect(texts).toContain(
       `<system-reminder>\n## Active Workflows\nThe following directives must be maintained across all future condensings:\n${command}\n</system-reminder>`,
