@@ -36,9 +36,9 @@ interface Tally {
  * result whole (the text of its latest read or write verbatim), those only outlined, and the tokens. */
 async function tally(messages: ApiMessage[], config: SmartConfig, summarize?: () => Promise<string>): Promise<Tally & { summaries: string[] }> {
   const preset = smartPreset(config.preset ?? 'balanced')
-  // A Smart config's working set may give its budget as null (the default); workingSet() takes it left out.
+  // A preset's working set as it is: its budget may be null (the default), as workingSet() takes it.
   const { turns, budgetTokens } = preset.workingSet ?? smartPreset('balanced').workingSet ?? {}
-  const files = workingSet(messages, { turns, budgetTokens: budgetTokens ?? undefined, text: true })
+  const files = workingSet(messages, { turns, budgetTokens, text: true })
   const snapshot = structuredClone(messages)
   const result = await condense(messages, { provider: 'smart', config, summarize })
   if (result.messages.length === messages.length) assertInvariants(messages, snapshot, result)
@@ -123,6 +123,13 @@ describe('workingSet', () => {
       expect(tight.every((f) => f.keep !== 'full')).toBe(true)
       for (const f of tight.filter((x) => x.keep === 'outline')) expect(f.outline).toMatch(/^⟨ Outline of '/)
     }
+  })
+
+  it('reads a null budget as a Smart config does: the default one', async () => {
+    const h = generateHistory({ seed: 1, format: 'xml', targetTokens: 20_000 }) as ApiMessage[]
+    expect(workingSet(h, { budgetTokens: null, text: true })).toEqual(workingSet(h, { text: true }))
+    expect(await workingSetAsync(h, { budgetTokens: null })).toEqual(await workingSetAsync(h))
+    expect(() => workingSet(h, { budgetTokens: Number.NaN })).toThrow(/options\.budgetTokens/)
   })
 
   it('refuses bad options, naming them', async () => {

@@ -116,7 +116,10 @@ function workingSetArgs(messages, options, name) {
   const config = {}
   // Checked here, where the place can be named: the engine's conversion refuses NaN and
   // Infinity without saying where, and would take a BigInt as a number.
-  for (const k of ['turns', 'budgetTokens']) if (opts[k] !== undefined) config[k] = wholeNumber(opts[k], `${name}: options.${k}`, 0)
+  for (const k of ['turns', 'budgetTokens']) {
+    // A null budget is the default one (a third of the messages), as in a Smart config's workingSet.
+    if (opts[k] !== undefined && !(k === 'budgetTokens' && opts[k] === null)) config[k] = wholeNumber(opts[k], `${name}: options.${k}`, 0)
+  }
   return { config, text: opts.text === true, encoding }
 }
 

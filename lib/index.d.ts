@@ -202,8 +202,8 @@ export interface WorkingSetFile {
 }
 
 export interface WorkingSetOptions extends WorkingSetConfig {
-  /** Tokens of the files kept whole (see `WorkingSetConfig`); absent: a third of the messages given. */
-  budgetTokens?: number
+  /** Tokens of the files kept whole (see `WorkingSetConfig`); absent or null: a third of the messages given. */
+  budgetTokens?: number | null
   /** Also return each file's base text and outline. @default false */
   text?: boolean
   encoding?: Encoding
