@@ -1,5 +1,5 @@
-// The check that a refactor changed no output: condenses every real history (../shared, when it is
-// there) and six generated ones (60k to 1M tokens, both tool formats) with every provider and preset
+// The check that a refactor changed no output: condenses every real history (CONTEXT_CONDENSE_FIXTURES
+// or ../shared, when it is there) and six generated ones (60k to 1M tokens, both tool formats) with every provider and preset
 // (Native with a deterministic stand-in summarizer), and writes one digest per pair of the
 // condensed messages, summary and token count. Run it on main and on the change, then diff:
 //   node scripts/output-digest.mjs . before.json   (on main)
@@ -15,7 +15,11 @@ const require = createRequire(path.join(repo, 'package.json'))
 const cc = require(path.join(repo, 'lib/index.js'))
 const { generateHistory } = await import(pathToFileURL(path.join(repo, 'fixtures/generate.mjs')).href)
 const histories = []
-const real = path.join(repo, '..', 'shared', 'fixtures', 'roo-pr8743')
+// The real histories where the suites and the benchmarks look: CONTEXT_CONDENSE_FIXTURES, else
+// ../shared beside the repository given.
+const real = process.env.CONTEXT_CONDENSE_FIXTURES
+  ? path.resolve(process.env.CONTEXT_CONDENSE_FIXTURES)
+  : path.join(repo, '..', 'shared', 'fixtures', 'roo-pr8743')
 for (const d of existsSync(real) ? readdirSync(real) : []) {
   const f = path.join(real, d, 'api_conversation_history.json')
   if (existsSync(f)) histories.push([d, JSON.parse(readFileSync(f, 'utf8'))])
