@@ -140,6 +140,41 @@ export declare class ManagerRules {
   decide(situation: SituationObject, at?: string | undefined | null): DecisionObject
 }
 
+/** One prompt cache as a sequence of requests leaves it. */
+export declare class PromptCache {
+  /**
+   * A cache with nothing in it: `kind` "anthropic" or "openai", its prices (`Pricing`), the
+   * system prompt's tokens, Anthropic's lookback in content blocks (undefined: any entry) and
+   * an entry's time to live in milliseconds (undefined: for ever).
+   */
+  constructor(kind: string, pricing: CachePrices, systemTokens: number, lookbackBlocks?: number | undefined | null, ttlMs?: number | undefined | null)
+  /** Prices later requests at `pricing` (what is cached stays). */
+  setPricing(pricing: CachePrices): void
+  /** How many messages the previous request sent. */
+  get sent(): number
+  /**
+   * What a request costs that shares its first `same` messages with the previous request and
+   * sends `tail` (tokens and shape of each other message) after them, at `at` milliseconds
+   * (optional); records nothing.
+   */
+  peek(same: number, tail: Float64Array, at?: number | undefined | null): CacheRow
+  /** Prices a request as `peek` does and records what it leaves in the cache. */
+  request(same: number, tail: Float64Array, at?: number | undefined | null): CacheRow
+  /** What a request sharing nothing with the cache costs: `input` tokens of prompt, `output` of answer. */
+  freshRequestCost(input: number, output: number): FreshRequestCost
+  /** Extra price per million tokens of sending cached tokens again instead of reading them. */
+  get rewritePremium(): number
+  /** Whether a prompt of `tokens` ending at a breakpoint is written to the cache. */
+  writesPrefix(tokens: number): boolean
+  /** The least `tokens` sent `times` times can cost at this cache's prices. */
+  leastCost(tokens: number, times: number): number
+  /**
+   * One request's share of sending each message once: its `appended` tokens written, and the
+   * system prompt written on the `first` request, else read.
+   */
+  sendOnceCost(appended: number, first: boolean): number
+}
+
 /**
  * A condensation in steps, so no step holds the JavaScript thread long: the options are checked
  * when the session is made, the messages arrive in chunks (`push`), `start` runs the engine on
@@ -238,6 +273,34 @@ export declare class Session {
 }
 
 /**
+ * A request's breakpoints (as message counts): the system prompt (0) and the last two user
+ * messages; `user[i]` is 1 when message `i` is a user message.
+ */
+export declare function cacheBreakpoints(user: Uint8Array): Array<number>
+
+/**
+ * A price list of a prompt-cache model, in dollars per million tokens (a price left out is 0;
+ * other keys, `accounting` among them, are not read: the model splits its token counts itself).
+ */
+export interface CachePrices {
+  inputPrice?: number
+  outputPrice?: number
+  cacheWritesPrice?: number
+  cacheReadsPrice?: number
+}
+
+/** What a request reads, writes and sends uncached, and its cost in dollars. */
+export interface CacheRow {
+  tokens: number
+  cachedRead: number
+  cacheWrite: number
+  uncached: number
+  cost: number
+  firstChanged: number
+  cachedMessages: number
+}
+
+/**
  * Empties the engine's token-count cache; when no engine run is going on, the memory it held
  * goes back to the system at once (on a helper thread).
  */
@@ -315,6 +378,13 @@ export interface ErrorCodeInfo {
  */
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
+/** What a request sharing nothing with the cache costs: its input, its output, and what it writes. */
+export interface FreshRequestCost {
+  inputCost: number
+  outputCost: number
+  cacheWrite: number
+}
+
 /**
  * One entry of a price list as JavaScript was given it: `price` when the value is a number, else
  * `shown`, how JavaScript names the value in an error (`string "3"`, `null`).
@@ -361,6 +431,17 @@ export interface PriceList {
   outputPrice: number
   cacheWritesPrice: number
   cacheReadsPrice: number
+}
+
+export declare function promptCacheConstants(): PromptCacheConstants
+
+/** The model's defaults and limits, for the facade to name. */
+export interface PromptCacheConstants {
+  defaultTtlMs: number
+  defaultLookbackBlocks: number
+  anthropicMinCacheTokens: number
+  openaiMinCacheTokens: number
+  openaiCacheStep: number
 }
 
 /**

@@ -428,10 +428,7 @@ async function runCacheAware(o) {
       profileId: context.profileId,
     }
   }
-  const peek = (candidate) => {
-    const { _prefix, _entries, ...r } = state.cache.peek(candidate, tokensOf)
-    return r
-  }
+  const peek = (candidate) => state.cache.peek(candidate, tokensOf)
   const decision = o.decide(situation())
   const promptTokens = tokens
   const trigger = Math.min(Math.floor((decision.threshold.percent / 100) * context.contextWindow), decision.allowedTokens)

@@ -3,13 +3,15 @@
 //! (`catch_unwind` on every export and inside every task). The public API is `lib/index.js`,
 //! which calls these functions; they are not meant to be used directly.
 //!
-//! By concern: `attempt` (one manager call's course and the loop guard's state per task), `codec` (values across the boundary), `conversation` (a history held between
+//! By concern: `attempt` (one manager call's course and the loop guard's state per task),
+//! `cache_model` (the prompt-cache model, `PromptCache`), `codec` (values across the boundary), `conversation` (a history held between
 //! calls), `exports` (the small stateless functions), `manager` (the manager's decisions), `run`
 //! (an engine run on its own thread, as a session and a conversation start one), `session` (a
 //! condensation in steps), `tasks` (work run off the JavaScript thread), `text` (strings in the
 //! engine's escaped form and back), `trim` (giving memory back when the engine goes idle).
 
 mod attempt;
+mod cache_model;
 mod codec;
 mod conversation;
 mod exports;
