@@ -68,10 +68,8 @@ describe('the engine prompt-cache model refuses hostile values clearly', () => {
     const args: unknown[] = ['anthropic', PRICES, 2000, 20, 300_000]
     const places = ['kind', 'pricing', 'systemTokens', 'lookbackBlocks', 'ttlMs']
     for (let i = 0; i < args.length; i++)
-      for (const [, bad] of [...HOSTILE, ['2^32', 2 ** 32]] as Array<[string, unknown]>) {
-        // 2^32 tokens, or a time to live of 2^32 ms, is a fine number: only the lookback is bounded;
-        // an empty object is a price list whose prices are all 0 (a price left out is 0).
-        if (bad === 2 ** 32 && places[i] !== 'lookbackBlocks') continue
+      for (const [, bad] of HOSTILE) {
+        // An empty object is a price list whose prices are all 0 (a price left out is 0).
         if (places[i] === 'pricing' && typeof bad === 'object') continue
         const given = args.slice()
         given[i] = bad
@@ -81,6 +79,9 @@ describe('the engine prompt-cache model refuses hostile values clearly', () => {
     refused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: '3' }, 2000), 'pricing')
     refused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: 10n }, 2000), 'pricing')
     refused(() => new native.PromptCache('anthropic', PRICES, 2000, 1.5), 'lookbackBlocks')
+    refused(() => new native.PromptCache('anthropic', PRICES, 2000, 2 ** 53), 'lookbackBlocks')
+    // Any whole number of blocks up to 2^53 - 1 is a lookback (past every history: any entry).
+    expect(new native.PromptCache('anthropic', PRICES, 2000, 2 ** 53 - 1).request(0, TAIL)).toMatchObject({ cacheWrite: 3000 })
     expect(new native.PromptCache('openai', PRICES, 2 ** 31).sent).toBe(0)
     expect(new native.PromptCache('openai', {}, 0).freshRequestCost(2000, 100)).toEqual({ inputCost: 0, outputCost: 0, cacheWrite: 0 })
   })

@@ -118,7 +118,7 @@ pub struct PromptCache {
     kind: Kind,
     pricing: Pricing,
     system_tokens: f64,
-    lookback_blocks: Option<u32>,
+    lookback_blocks: Option<f64>,
     ttl_ms: Option<f64>,
     /// What the previous request sent.
     prev: Vec<Msg>,
@@ -139,7 +139,7 @@ impl PromptCache {
         kind: Kind,
         pricing: Pricing,
         system_tokens: f64,
-        lookback_blocks: Option<u32>,
+        lookback_blocks: Option<f64>,
         ttl_ms: Option<f64>,
     ) -> Self {
         PromptCache {
@@ -243,7 +243,6 @@ impl PromptCache {
                         for i in 0..n {
                             blocks.push(blocks[i] + msg(i).block_count());
                         }
-                        let lookback = f64::from(lookback);
                         alive
                             .iter()
                             .copied()
@@ -438,7 +437,7 @@ mod tests {
     #[test]
     fn a_lookback_finds_only_entries_within_its_blocks_of_a_breakpoint() {
         let h: Vec<Msg> = (0..40).map(|i| Msg { tokens: 500.0, user: i % 2 == 0, blocks: 2 }).collect();
-        let run = |lookback: Option<u32>| {
+        let run = |lookback: Option<f64>| {
             let mut cache = PromptCache::new(Kind::Anthropic, ANTHROPIC, 2000.0, lookback, None);
             for k in 1..=40 {
                 send(&mut cache, &h[..k], None);
@@ -451,10 +450,10 @@ mod tests {
         assert_eq!(run(None).cached_read, 3500.0);
         // 20 blocks before the breakpoints (through messages 39 and 41): the entry through message 3
         // is 72 blocks before the nearer one, so only the system prompt's entry is found.
-        assert_eq!(run(Some(20)).cached_read, 2000.0);
+        assert_eq!(run(Some(20.0)).cached_read, 2000.0);
         // With a lookback wide enough, found again (72 blocks back to its end).
-        assert_eq!(run(Some(72)).cached_read, 3500.0);
-        assert_eq!(run(Some(71)).cached_read, 2000.0);
+        assert_eq!(run(Some(72.0)).cached_read, 3500.0);
+        assert_eq!(run(Some(71.0)).cached_read, 2000.0);
     }
 
     #[test]
@@ -462,7 +461,7 @@ mod tests {
         // Blocks given as 0 (a string content) count one each: the entry through message 1 is 18
         // blocks before the breakpoint through message 19.
         let h: Vec<Msg> = (0..20).map(|i| Msg { tokens: 500.0, user: i % 2 == 0, blocks: 0 }).collect();
-        let mut cache = PromptCache::new(Kind::Anthropic, ANTHROPIC, 2000.0, Some(18), None);
+        let mut cache = PromptCache::new(Kind::Anthropic, ANTHROPIC, 2000.0, Some(18.0), None);
         send(&mut cache, &h[..1], None);
         let mut next = h[..1].to_vec();
         next.push(assistant(1.0));
@@ -470,7 +469,7 @@ mod tests {
         next.push(user(500.0));
         let r = cache.request(1, &next[1..], None).expect("a request");
         assert_eq!(r.cached_read, 2500.0);
-        let mut tight = PromptCache::new(Kind::Anthropic, ANTHROPIC, 2000.0, Some(17), None);
+        let mut tight = PromptCache::new(Kind::Anthropic, ANTHROPIC, 2000.0, Some(17.0), None);
         send(&mut tight, &h[..1], None);
         assert_eq!(tight.request(1, &next[1..], None).expect("a request").cached_read, 2000.0);
     }

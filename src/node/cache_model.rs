@@ -12,6 +12,8 @@ use crate::cache_model::{self, Msg};
 use crate::cost;
 
 const AT: &str = "PromptCache";
+/// The largest whole number JavaScript holds exactly (2^53 - 1).
+const MAX_WHOLE: f64 = 9_007_199_254_740_991.0;
 /// What a request's messages cross as.
 const PAIRS: &str = "a Float64Array of (tokens, shape) pairs";
 
@@ -188,7 +190,7 @@ impl PromptCache {
         let p = pricing(pricing_given)?;
         let system = amount(system_tokens, "systemTokens")?;
         let lookback = match lookback_blocks {
-            Some(v) => Some(whole(v, "lookbackBlocks", f64::from(u32::MAX))? as u32),
+            Some(v) => Some(whole(v, "lookbackBlocks", MAX_WHOLE)?),
             None => None,
         };
         let ttl = match ttl_ms {
@@ -253,7 +255,7 @@ impl PromptCache {
     /// The least `tokens` sent `times` times can cost at this cache's prices.
     #[napi]
     pub fn least_cost(&self, tokens: f64, times: f64) -> Result<f64> {
-        Ok(self.cache.pricing().least_cost(amount(tokens, "tokens")?, whole(times, "times", 9_007_199_254_740_991.0)?))
+        Ok(self.cache.pricing().least_cost(amount(tokens, "tokens")?, whole(times, "times", MAX_WHOLE)?))
     }
 
     /// One request's share of sending each message once: its `appended` tokens written, and the
