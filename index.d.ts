@@ -140,6 +140,57 @@ export declare class ManagerRules {
   decide(situation: SituationObject, at?: string | undefined | null): DecisionObject
 }
 
+/**
+ * One call under the cache-aware policy: `account`, the shadow's turn, `start`, then each step's
+ * outcome (`proposed`, `shadowPriced`, `decided`, `pricedNow`, `taken`) until `{ action: "done" }`,
+ * then `finish`.
+ */
+export declare class PolicyCall {
+  constructor(settings: PolicySettings)
+  /** Brings the task up to this call (see `TaskState::account`). */
+  account(task: PolicyTask, systemTokens: number, systemText: string | undefined | null, assistants: number): AccountObject
+  /** The previous request's price in the policy's cache model and in the shadow's. */
+  billed(task: PolicyTask, own: number, shadow: number): void
+  /** The tokens appended since the previous request. */
+  appended(task: PolicyTask, tokens: number): void
+  /**
+   * Roo's default at this call: the message from which its summary keeps the last ones, when
+   * it summarizes now (`condense`: the manager's decision for its history of `length` messages).
+   */
+  shadowSummaryDue(task: PolicyTask, condense: boolean, length: number): number | null
+  /** Roo's default summarized `input` tokens; answers the stand-in summary's tokens. */
+  shadowSummarized(task: PolicyTask, input: number): number
+  /**
+   * The call's first step: the system prompt's tokens, each message's, and the manager's
+   * decision for the history.
+   */
+  start(task: PolicyTask, systemTokens: number, messages: Float64Array, given: CallStart): import('./lib/manager').PolicyCallStep
+  /** The candidates of the roles the last `propose` step named, in its order. */
+  proposed(task: PolicyTask, candidates: Array<CandidateObject>): import('./lib/manager').PolicyCallStep
+  /** The shadow's next request costs `cost`. */
+  shadowPriced(task: PolicyTask, cost: number): import('./lib/manager').PolicyCallStep
+  /** Whether the manager's config condenses the history as it is now. */
+  decided(task: PolicyTask, condense: boolean): import('./lib/manager').PolicyCallStep
+  /** The next request's cost as the history is, and (when asked) as Roo's summary would leave it. */
+  pricedNow(now: number, roo?: Priced | undefined | null): import('./lib/manager').PolicyCallStep
+  /** The host took the candidate: the history's message tokens now. */
+  taken(task: PolicyTask, messages: Float64Array | unknown): import('./lib/manager').PolicyCallStep
+  /**
+   * The call is over: its figures, steps and report (`lastReport`: the report of the manager's
+   * own config's answer, said when no step was taken).
+   */
+  finish(task: PolicyTask, lastReport?: string | undefined | null): PolicyOutcome
+}
+
+/** What the rule keeps of one task between calls. */
+export declare class PolicyTask {
+  constructor()
+  /** Requests so far less one (-1 before the first call). */
+  get turn(): number
+  /** The summaries Roo's default has made on the task. */
+  get shadowSummaries(): number
+}
+
 /** One prompt cache as a sequence of requests leaves it. */
 export declare class PromptCache {
   /**
@@ -272,6 +323,13 @@ export declare class Session {
   analyze(encodingName?: string | undefined | null): Promise<import('./lib/index').Analysis>
 }
 
+/** The call's account of its task. */
+export interface AccountObject {
+  fresh: boolean
+  remake: boolean
+  bill: boolean
+}
+
 /**
  * A request's breakpoints (as message counts): the system prompt (0) and the last two user
  * messages; `user[i]` is 1 when message `i` is a user message.
@@ -298,6 +356,34 @@ export interface CacheRow {
   cost: number
   firstChanged: number
   cachedMessages: number
+}
+
+/**
+ * What the manager's decision says about a call (the fields of `ManagerRules.decide`'s answer
+ * read here) and the call's context.
+ */
+export interface CallStart {
+  thresholdPercent: number
+  allowedTokens: number
+  contextWindow: number
+  expectedTurns?: number
+  /** The manager's config condenses before the allowed size. */
+  autoCondense: boolean
+  force: boolean
+}
+
+/** What the host found when it asked a role. */
+export interface CandidateObject {
+  condensed: boolean
+  provider?: string
+  report: string
+  tokensAfter?: number
+  firstChanged?: number
+  removedTokens?: number
+  ifTakenCost?: number
+  ifTakenTokens?: number
+  ifTakenCachedRead?: number
+  nowCost?: number
 }
 
 /**
@@ -423,6 +509,54 @@ export interface PackedChanges {
   codes: Uint32Array
   ends: Uint32Array
   text: string
+}
+
+export declare function policyConstants(): PolicyConstants
+
+/** The policy's constants and defaults, for its option reader and the role configs. */
+export interface PolicyConstants {
+  defaultWorkingSetTurns: number
+  defaultSummaryTokens: number
+  minRemaining: number
+  atTriggerKeep: number
+}
+
+/** The call's figures (`ManagedResult.policy`'s numbers) and, once it is over, what it did. */
+export interface PolicyOutcome {
+  promptTokens: number
+  triggerTokens: number
+  batchTokens: number
+  growthTokens: number
+  remainingTurns: number
+  turn: number
+  billed: number
+  rooDefaultBilled: number
+  condensed: boolean
+  provider?: string
+  report: string
+  newContextTokens: number
+  steps: import('./lib/manager').PolicyStep[]
+}
+
+/**
+ * The configs of the roles the policy asks besides the manager's own config, from the manager's
+ * checked config (`ManagerRules.config()`).
+ */
+export declare function policyRoleConfigs(config: Record<string, unknown>, strict: boolean, workingSetTurns: number): Record<string, Record<string, unknown>>
+
+/** The policy's settings (read by lib/internal/cache-aware.js `readPolicy`). */
+export interface PolicySettings {
+  name: string
+  cache: string
+  pricing: CachePrices
+  workingSetTurns: number
+  summaryTokens: number
+}
+
+/** What the prompt-cache model says a request costs (and its tokens). */
+export interface Priced {
+  tokens: number
+  cost: number
 }
 
 /** A price list of a prompt-cache model, in dollars per million tokens. */

@@ -112,6 +112,23 @@ pub fn breakpoints(user: impl DoubleEndedIterator<Item = bool> + ExactSizeIterat
     out
 }
 
+/// What a request that shares no prefix with anything cached costs: `input` tokens of prompt and
+/// `output` of answer, sent with the breakpoints a host puts on every request. Anthropic: its
+/// prompt ends with a user message, so all of it is written (when it is long enough to be cached);
+/// OpenAI: plain input. The summary request of a condensing is one.
+pub fn fresh_request_cost(kind: Kind, pricing: &Pricing, input: f64, output: f64) -> FreshCost {
+    let written = if kind == Kind::Anthropic && input >= ANTHROPIC_MIN_CACHE_TOKENS { input } else { 0.0 };
+    let usage = Usage {
+        input_tokens: Some(input - written),
+        output_tokens: Some(0.0),
+        cache_write_tokens: Some(written),
+        cache_read_tokens: None,
+    };
+    let input_cost = cost::usage_cost(&usage, pricing);
+    let output_cost = cost::usage_cost(&Usage { output_tokens: Some(output), ..Usage::default() }, pricing);
+    FreshCost { input_cost, output_cost, cache_write: written }
+}
+
 /// One cache as a sequence of requests leaves it.
 #[derive(Debug, Clone)]
 pub struct PromptCache {
@@ -310,21 +327,9 @@ impl PromptCache {
         self.kind == Kind::Anthropic && tokens >= ANTHROPIC_MIN_CACHE_TOKENS
     }
 
-    /// What a request that shares no prefix with anything cached costs: `input` tokens of prompt
-    /// and `output` of answer, sent with the breakpoints a host puts on every request. Anthropic:
-    /// its prompt ends with a user message, so all of it is written (when it is long enough to be
-    /// cached); OpenAI: plain input. The summary request of a condensing is one.
+    /// What a request that shares no prefix with anything cached costs ([`fresh_request_cost`]).
     pub fn fresh_request_cost(&self, input: f64, output: f64) -> FreshCost {
-        let written = if self.writes_prefix(input) { input } else { 0.0 };
-        let usage = Usage {
-            input_tokens: Some(input - written),
-            output_tokens: Some(0.0),
-            cache_write_tokens: Some(written),
-            cache_read_tokens: None,
-        };
-        let input_cost = cost::usage_cost(&usage, &self.pricing);
-        let output_cost = cost::usage_cost(&Usage { output_tokens: Some(output), ..Usage::default() }, &self.pricing);
-        FreshCost { input_cost, output_cost, cache_write: written }
+        fresh_request_cost(self.kind, &self.pricing, input, output)
     }
 
     /// Extra price per million tokens of sending cached tokens again (written, or uncached) instead

@@ -61,7 +61,11 @@ pub struct CachePrices {
 
 /// The price list, each price checked.
 fn pricing(given: Either<CachePrices, Unknown<'_>>) -> Result<cost::Pricing> {
-    let given = typed(given, "pricing", "an object of prices")?;
+    read_prices(typed(given, "pricing", "an object of prices")?)
+}
+
+/// A price list read, each price checked (a price left out is 0).
+pub(super) fn read_prices(given: CachePrices) -> Result<cost::Pricing> {
     let p = cost::Pricing {
         input_price: given.input_price.unwrap_or(0.0),
         output_price: given.output_price.unwrap_or(0.0),

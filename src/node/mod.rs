@@ -5,7 +5,8 @@
 //!
 //! By concern: `attempt` (one manager call's course and the loop guard's state per task),
 //! `cache_model` (the prompt-cache model, `PromptCache`), `codec` (values across the boundary), `conversation` (a history held between
-//! calls), `exports` (the small stateless functions), `manager` (the manager's decisions), `run`
+//! calls), `exports` (the small stateless functions), `manager` (the manager's decisions), `policy` (the cache-aware policy's calls and
+//! per-task state), `run`
 //! (an engine run on its own thread, as a session and a conversation start one), `session` (a
 //! condensation in steps), `tasks` (work run off the JavaScript thread), `text` (strings in the
 //! engine's escaped form and back), `trim` (giving memory back when the engine goes idle).
@@ -16,6 +17,7 @@ mod codec;
 mod conversation;
 mod exports;
 mod manager;
+mod policy;
 mod run;
 mod session;
 mod tasks;
