@@ -1187,6 +1187,57 @@ mod tests {
     }
 
     #[test]
+    fn its_own_summary_after_twice_the_default_cycle_when_it_pays_and_is_affordable() {
+        // Turn 200, 1,000 tokens a turn: the default's cycle from the system prompt to the trigger
+        // is 80 turns; 60 messages (70,000 tokens) under the trigger, tried there already.
+        let own = |last_summary_turn: f64, shadow_summaries: f64, shadow_bill: f64| TaskState {
+            turn: 200.0,
+            appended_tokens: 201_000.0,
+            last_try: 70_000.0,
+            last_summary_turn,
+            shadow_summaries,
+            shadow_bill,
+            bill: 1.0,
+            ..TaskState::default()
+        };
+        // Its price: the call (39,000 tokens written, 2,000 answered: 0.17625) and the next request
+        // (10,000 read, 23,000 written: 0.08925); it saves 37,000 tokens read over 160 turns.
+        let mut state = own(0.0, 2.0, 2.0);
+        let mut c = call(&state, 60, None);
+        assert_eq!(c.start(&mut state), Step::PriceShadow);
+        assert_eq!(
+            c.shadow_priced(&mut state, 0.0),
+            Ok(Step::Propose { roles: vec!["ownSummary".into()], force: true, priced: false })
+        );
+        let summary =
+            Candidate { provider: Some("native".into()), removed_tokens: 39_000.0, ..condensed(33_000.0, 0.0, 0.0) };
+        assert_eq!(c.proposed(&mut state, vec![summary]), Ok(Step::Take { index: 0, role: "ownSummary".into() }));
+        assert_eq!(c.taken(&mut state, vec![1000.0; 22]), Ok(Step::Decide));
+        assert!(c.steps()[0].why.starts_with("200 turns since the last summary (the default's cycle here: 80)"));
+        assert_eq!(
+            (state.summaries, state.last_summary_turn, state.after_summary, state.last_try),
+            (1.0, 200.0, Some(33_000.0), 33_000.0)
+        );
+        assert_eq!(
+            c.decided(&mut state, false),
+            Ok(Step::Propose { roles: vec!["summary".into()], force: false, priced: false })
+        );
+        assert_eq!(c.proposed(&mut state, vec![Candidate::default()]), Ok(Step::Done));
+        let done = c.finish(&mut state, None).expect("the end");
+        assert!(done.condensed);
+        assert!((state.bill - 1.17625).abs() < 1e-12, "{}", state.bill);
+        // Not affordable against Roo's default's bill (1.2655 against 1.02): none.
+        let mut state = own(0.0, 2.0, 1.0);
+        let mut c = call(&state, 60, None);
+        assert_eq!(c.start(&mut state), Step::PriceShadow);
+        assert_eq!(c.shadow_priced(&mut state, 0.0), Ok(Step::Decide));
+        // Under twice the default's cycle since the last one, or at half Roo's default's count: none.
+        for mut state in [own(100.0, 2.0, 2.0), own(0.0, 1.0, 2.0)] {
+            assert_eq!(call(&state, 60, None).start(&mut state), Step::Decide);
+        }
+    }
+
+    #[test]
     fn a_new_system_prompt_remakes_the_cache_and_leaves_the_request_unbilled() {
         let mut state = TaskState::default();
         assert_eq!(state.account(10_000.0, None, 4.0), Account { fresh: true, remake: true, bill: true });
