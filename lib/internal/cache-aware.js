@@ -182,11 +182,15 @@ function beginsWith(messages, prefix) {
   return true
 }
 
-/** Each message's tokens, as the engine reads a history. */
+/** Each message's tokens, as the engine reads a history, and their sum. */
 function tokensArray(messages, counter) {
   const out = new Float64Array(messages.length)
-  for (let i = 0; i < messages.length; i++) out[i] = counter.of(messages[i])
-  return out
+  let sum = 0
+  for (let i = 0; i < messages.length; i++) {
+    out[i] = counter.of(messages[i])
+    sum += out[i]
+  }
+  return { each: out, sum }
 }
 
 /** The manager's situation for a history of `tokens` (the system prompt's and its messages'). */
@@ -301,7 +305,8 @@ async function runCacheAware(o) {
   const tokensOf = (m) => counter.of(m)
 
   let current = o.messages
-  let tokens = sys + counter.total(current)
+  let counted = tokensArray(current, counter)
+  let tokens = sys + counted.sum
   const situation = () => situationOf(current, tokens, context, counter)
   const decision = o.decide(situation())
   let cost = 0
@@ -351,7 +356,7 @@ async function runCacheAware(o) {
     return c
   }
 
-  let step = call.start(task, sys, tokensArray(current, counter), {
+  let step = call.start(task, sys, counted.each, {
     thresholdPercent: decision.threshold.percent,
     allowedTokens: decision.allowedTokens,
     contextWindow: context.contextWindow,
@@ -381,11 +386,12 @@ async function runCacheAware(o) {
     } else if (step.action === 'take') {
       const r = results[step.index]
       current = r.messages
-      tokens = sys + counter.total(current)
+      counted = tokensArray(current, counter)
+      tokens = sys + counted.sum
       if (r.summary) summary = r.summary
       if (r.metrics) metrics = r.metrics
       const role = step.role
-      step = call.taken(task, tokensArray(current, counter))
+      step = call.taken(task, counted.each)
       if (role !== 'summary' && o.onTaken) o.onTaken(role, r)
     } else break
   }
