@@ -60,6 +60,9 @@ describe('the engine cache-aware rule refuses hostile values clearly', () => {
       refused(() => native.policyRoleConfigs({ provider: 'native' }, false, bad), 'workingSetTurns')
     }
     refused(() => native.policyRoleConfigs({ provider: 'native' }, false, 1.5), 'workingSetTurns')
+    refused(() => native.policyRoleConfigs({ provider: 'native' }, false, 2 ** 53), 'workingSetTurns')
+    refused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: 2 ** 53 }), 'workingSetTurns')
+    refused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: 1.5 }), 'workingSetTurns')
     refused(() => native.policyRoleConfigs('native', false, 10), 'config')
     const roles = native.policyRoleConfigs({ provider: 'native', providers: {} }, true, 10)
     expect(Object.keys(roles)).toEqual(['lossless', 'smart', 'smartAtTrigger', 'ownSummary'])

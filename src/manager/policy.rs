@@ -766,7 +766,7 @@ impl PolicyCall {
         let m = self.tokens;
         let keep = (2.0 * self.settings.working_set_turns) as usize;
         let held = self.messages.len();
-        if since >= 2.0 * roo_cycle && m < f.trigger && held > keep + 2 && state.under_half() {
+        if since >= 2.0 * roo_cycle && m < f.trigger && held > keep.saturating_add(2) && state.under_half() {
             let input: f64 = self.messages[1..held - keep].iter().sum();
             let after = sys
                 + self.messages[0]

@@ -35,6 +35,15 @@ fn amount(v: f64, name: &str) -> Result<f64> {
     }
 }
 
+/// The working set's turns: a whole number from 0 to 2^32 - 1.
+fn turns(v: f64) -> Result<f64> {
+    if v.is_finite() && v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&v) {
+        Ok(v)
+    } else {
+        Err(refused(format!("workingSetTurns: expected a whole number of turns, got {}", cost::js_number(v))))
+    }
+}
+
 fn step_error(e: policy::PolicyError) -> Error {
     coded(ErrorCode::Internal, format!("{AT}: {e}"))
 }
@@ -183,7 +192,7 @@ impl PolicyCall {
                 name: settings.name,
                 kind,
                 pricing,
-                working_set_turns: amount(settings.working_set_turns, "workingSetTurns")?,
+                working_set_turns: turns(settings.working_set_turns)?,
                 summary_tokens: amount(settings.summary_tokens, "summaryTokens")?,
             },
             call: None,
@@ -377,12 +386,5 @@ pub fn policy_role_configs(config: Value, strict: bool, working_set_turns: f64) 
     if !config.is_object() {
         return Err(refused("config: expected the manager's checked config, an object".into()));
     }
-    let turns = amount(working_set_turns, "workingSetTurns")?;
-    if turns.fract() != 0.0 || turns > f64::from(u32::MAX) {
-        return Err(refused(format!(
-            "workingSetTurns: expected a whole number of turns, got {}",
-            cost::js_number(turns)
-        )));
-    }
-    Ok(policy::role_configs(&config, strict, turns as u32))
+    Ok(policy::role_configs(&config, strict, turns(working_set_turns)? as u32))
 }
