@@ -207,6 +207,92 @@ export declare class ManagerRules {
 }
 
 /**
+ * One call under the cache-aware policy: `account`, the shadow's turn, `start`, then each step's
+ * outcome (`proposed`, `shadowPriced`, `decided`, `pricedNow`, `taken`) until `{ action: "done" }`,
+ * then `finish`.
+ */
+export declare class PolicyCall {
+  constructor(settings: PolicySettings)
+  /** Brings the task up to this call (see `TaskState::account`). */
+  account(task: PolicyTask, systemTokens: number, systemText: string | undefined | null, assistants: number): AccountObject
+  /** The previous request's price in the policy's cache model and in the shadow's. */
+  billed(task: PolicyTask, own: number, shadow: number): void
+  /** The tokens appended since the previous request. */
+  appended(task: PolicyTask, tokens: number): void
+  /**
+   * Roo's default at this call: the message from which its summary keeps the last ones, when
+   * it summarizes now (`condense`: the manager's decision for its history of `length` messages).
+   */
+  shadowSummaryDue(task: PolicyTask, condense: boolean, length: number): number | null
+  /** Roo's default summarized `input` tokens; answers the stand-in summary's tokens. */
+  shadowSummarized(task: PolicyTask, input: number): number
+  /**
+   * The call's first step: the system prompt's tokens, each message's, and the manager's
+   * decision for the history.
+   */
+  start(task: PolicyTask, systemTokens: number, messages: Float64Array, given: CallStart): import('./lib/manager').PolicyCallStep
+  /** The candidates of the roles the last `propose` step named, in its order. */
+  proposed(task: PolicyTask, candidates: Array<CandidateObject>): import('./lib/manager').PolicyCallStep
+  /** The shadow's next request costs `cost`. */
+  shadowPriced(task: PolicyTask, cost: number): import('./lib/manager').PolicyCallStep
+  /** Whether the manager's config condenses the history as it is now. */
+  decided(task: PolicyTask, condense: boolean): import('./lib/manager').PolicyCallStep
+  /** The next request's cost as the history is, and (when asked) as Roo's summary would leave it. */
+  pricedNow(now: number, roo?: Priced | undefined | null): import('./lib/manager').PolicyCallStep
+  /** The host took the candidate: the history's message tokens now. */
+  taken(task: PolicyTask, messages: Float64Array | unknown): import('./lib/manager').PolicyCallStep
+  /**
+   * The call is over: its figures, steps and report (`lastReport`: the report of the manager's
+   * own config's answer, said when no step was taken).
+   */
+  finish(task: PolicyTask, lastReport?: string | undefined | null): PolicyOutcome
+}
+
+/** What the rule keeps of one task between calls. */
+export declare class PolicyTask {
+  constructor()
+  /** Requests so far less one (-1 before the first call). */
+  get turn(): number
+  /** The summaries Roo's default has made on the task. */
+  get shadowSummaries(): number
+}
+
+/** One prompt cache as a sequence of requests leaves it. */
+export declare class PromptCache {
+  /**
+   * A cache with nothing in it: `kind` "anthropic" or "openai", its prices (`Pricing`), the
+   * system prompt's tokens, Anthropic's lookback in content blocks (undefined: any entry) and
+   * an entry's time to live in milliseconds (undefined: for ever).
+   */
+  constructor(kind: string, pricing: CachePrices, systemTokens: number, lookbackBlocks?: number | undefined | null, ttlMs?: number | undefined | null)
+  /** Prices later requests at `pricing` (what is cached stays). */
+  setPricing(pricing: CachePrices): void
+  /** How many messages the previous request sent. */
+  get sent(): number
+  /**
+   * What a request costs that shares its first `same` messages with the previous request and
+   * sends `tail` (tokens and shape of each other message) after them, at `at` milliseconds
+   * (optional); records nothing.
+   */
+  peek(same: number, tail: Float64Array, at?: number | undefined | null): CacheRow
+  /** Prices a request as `peek` does and records what it leaves in the cache. */
+  request(same: number, tail: Float64Array, at?: number | undefined | null): CacheRow
+  /** What a request sharing nothing with the cache costs: `input` tokens of prompt, `output` of answer. */
+  freshRequestCost(input: number, output: number): FreshRequestCost
+  /** Extra price per million tokens of sending cached tokens again instead of reading them. */
+  get rewritePremium(): number
+  /** Whether a prompt of `tokens` ending at a breakpoint is written to the cache. */
+  writesPrefix(tokens: number): boolean
+  /** The least `tokens` sent `times` times can cost at this cache's prices. */
+  leastCost(tokens: number, times: number): number
+  /**
+   * One request's share of sending each message once: its `appended` tokens written, and the
+   * system prompt written on the `first` request, else read.
+   */
+  sendOnceCost(appended: number, first: boolean): number
+}
+
+/**
  * One condensing, in steps, so no step holds the JavaScript thread long: the options are checked
  * when the run is made, `start` runs the engine on its own thread over a history's messages (a
  * held conversation starts it over its own, `Conversation.start`), and `next` waits (off the
@@ -243,6 +329,69 @@ export declare class Run {
   reply(results: Array<{ ok: boolean; reply?: Record<string, unknown>; error?: string }>, texts?: Array<string> | undefined | null): void
   /** Stops the run: the engine checks between steps, and a wait for summaries ends at once. */
   abort(): void
+}
+
+/** The call's account of its task. */
+export interface AccountObject {
+  fresh: boolean
+  remake: boolean
+  bill: boolean
+}
+
+/**
+ * A request's breakpoints (as message counts): the system prompt (0) and the last two user
+ * messages; `user[i]` is 1 when message `i` is a user message.
+ */
+export declare function cacheBreakpoints(user: Uint8Array): Array<number>
+
+/**
+ * A price list of a prompt-cache model, in dollars per million tokens (a price left out is 0;
+ * other keys, `accounting` among them, are not read: the model splits its token counts itself).
+ */
+export interface CachePrices {
+  inputPrice?: number
+  outputPrice?: number
+  cacheWritesPrice?: number
+  cacheReadsPrice?: number
+}
+
+/** What a request reads, writes and sends uncached, and its cost in dollars. */
+export interface CacheRow {
+  tokens: number
+  cachedRead: number
+  cacheWrite: number
+  uncached: number
+  cost: number
+  firstChanged: number
+  cachedMessages: number
+}
+
+/**
+ * What the manager's decision says about a call (the fields of `ManagerRules.decide`'s answer
+ * read here) and the call's context.
+ */
+export interface CallStart {
+  thresholdPercent: number
+  allowedTokens: number
+  contextWindow: number
+  expectedTurns?: number
+  /** The manager's config condenses before the allowed size. */
+  autoCondense: boolean
+  force: boolean
+}
+
+/** What the host found when it asked a role. */
+export interface CandidateObject {
+  condensed: boolean
+  provider?: string
+  report: string
+  tokensAfter?: number
+  firstChanged?: number
+  removedTokens?: number
+  ifTakenCost?: number
+  ifTakenTokens?: number
+  ifTakenCachedRead?: number
+  nowCost?: number
 }
 
 /**
@@ -323,6 +472,13 @@ export interface ErrorCodeInfo {
  */
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
+/** What a request sharing nothing with the cache costs: its input, its output, and what it writes. */
+export interface FreshRequestCost {
+  inputCost: number
+  outputCost: number
+  cacheWrite: number
+}
+
 /**
  * One entry of a price list as JavaScript was given it: `price` when the value is a number, else
  * `shown`, how JavaScript names the value in an error (`string "3"`, `null`).
@@ -363,12 +519,71 @@ export interface PackedChanges {
   text: string
 }
 
+export declare function policyConstants(): PolicyConstants
+
+/** The policy's constants and defaults, for its option reader and the role configs. */
+export interface PolicyConstants {
+  defaultWorkingSetTurns: number
+  defaultSummaryTokens: number
+  minRemaining: number
+  atTriggerKeep: number
+}
+
+/** The call's figures (`ManagedResult.policy`'s numbers) and, once it is over, what it did. */
+export interface PolicyOutcome {
+  promptTokens: number
+  triggerTokens: number
+  batchTokens: number
+  growthTokens: number
+  remainingTurns: number
+  turn: number
+  billed: number
+  rooDefaultBilled: number
+  condensed: boolean
+  provider?: string
+  report: string
+  newContextTokens: number
+  steps: import('./lib/manager').PolicyStep[]
+}
+
+/**
+ * The configs of the roles the policy asks besides the manager's own config, from the manager's
+ * checked config (`ManagerRules.config()`).
+ */
+export declare function policyRoleConfigs(config: Record<string, unknown>, strict: boolean, workingSetTurns: number): Record<string, Record<string, unknown>>
+
+/** The policy's settings (read by lib/internal/cache-aware.js `readPolicy`). */
+export interface PolicySettings {
+  name: string
+  cache: string
+  pricing: CachePrices
+  workingSetTurns: number
+  summaryTokens: number
+}
+
+/** What the prompt-cache model says a request costs (and its tokens). */
+export interface Priced {
+  tokens: number
+  cost: number
+}
+
 /** A price list of a prompt-cache model, in dollars per million tokens. */
 export interface PriceList {
   inputPrice: number
   outputPrice: number
   cacheWritesPrice: number
   cacheReadsPrice: number
+}
+
+export declare function promptCacheConstants(): PromptCacheConstants
+
+/** The model's defaults and limits, for the facade to name. */
+export interface PromptCacheConstants {
+  defaultTtlMs: number
+  defaultLookbackBlocks: number
+  anthropicMinCacheTokens: number
+  openaiMinCacheTokens: number
+  openaiCacheStep: number
 }
 
 /**

@@ -124,7 +124,7 @@ export interface Estimate {
 
 /** `new CondensationManager({ policy })`: "default" condenses at the threshold with the config's
  * provider; the cache-aware policies also condense before it where that pays, priced by a
- * prompt-cache model (lib/internal/cache-aware.js, docs/replay.md). */
+ * prompt-cache model (the engine's rule, src/manager/policy.rs; docs/replay.md). */
 export type ManagerPolicyName = 'default' | 'cache-aware' | 'cache-aware-strict'
 
 export interface CacheAwarePolicy {
@@ -208,6 +208,20 @@ export type ManagerStep =
   | { action: 'min-gain'; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'truncated'; provider: string; newContextTokens: number; error: string; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'give-up'; error: string; report: string; attempts: ManagerAttemptRecord[] }
+
+/**
+ * What the engine's cache-aware rule (the binding's `PolicyCall`) tells the manager to do next:
+ * ask roles of the history as it is (priced: with the next request's cost with and without each
+ * candidate), price the shadow's next request, say whether the manager's config condenses now,
+ * price the next request as it is and as Roo's summary would leave it, take a candidate, or end.
+ */
+export type PolicyCallStep =
+  | { action: 'propose'; roles: Array<PolicyStep['role']>; force: boolean; priced: boolean }
+  | { action: 'price-shadow' }
+  | { action: 'decide' }
+  | { action: 'price-now'; roo: { keepStart: number; standIn: number } | null }
+  | { action: 'take'; index: number; role: PolicyStep['role'] }
+  | { action: 'done' }
 
 export interface ManagedResult {
   messages: ApiMessage[]

@@ -7,7 +7,8 @@
 // state per task (`ManagerGuards`). This file runs what each step names: the four built-ins
 // through `condense`, providers written in JavaScript (their output checked valid), the sliding
 // window (Roo Code's `truncateConversation`), token counts off the JavaScript thread, telemetry.
-// With `policy: 'cache-aware'` (lib/internal/cache-aware.js) each call runs that policy's rule
+// With `policy: 'cache-aware'` (the engine's rule, src/manager/policy.rs, run by
+// lib/internal/cache-aware.js) each call runs that policy's rule
 // instead, asking role managers made from this config (Lossless, Smart without model calls, an
 // own summary) and this config itself. It never mutates the caller's messages.
 'use strict'
@@ -455,7 +456,7 @@ class CondensationManager {
     }
   }
 
-  /** One call under the cache-aware policy: its rule (lib/internal/cache-aware.js) with the task's state. */
+  /** One call under the cache-aware policy: the engine's rule (run by lib/internal/cache-aware.js) with the task's state. */
   async _condenseWithPolicy(messages, context) {
     const taskId = typeof context.taskId === 'string' ? context.taskId : ''
     return this._policyTasks.run(taskId, (state) =>

@@ -56,6 +56,35 @@ impl Pricing {
     }
 }
 
+impl Pricing {
+    /// Extra price per million tokens of sending cached tokens again instead of reading them:
+    /// written again (Anthropic) or sent uncached (OpenAI), less the read price.
+    pub fn rewrite_premium(&self, cache: CacheModel) -> f64 {
+        match cache {
+            CacheModel::Anthropic => self.cache_writes_price - self.cache_reads_price,
+            CacheModel::Openai => self.input_price - self.cache_reads_price,
+        }
+    }
+
+    /// The least `tokens` sent `times` times can cost: uncached each time, or written once and
+    /// then read (the replay's floor of a policy's bill).
+    pub fn least_cost(&self, tokens: f64, times: f64) -> f64 {
+        let each = if times == 0.0 {
+            0.0
+        } else {
+            (self.input_price * times).min(self.cache_writes_price + self.cache_reads_price * (times - 1.0))
+        };
+        (tokens * each) / 1_000_000.0
+    }
+
+    /// One request's share of sending each message once: its `appended` tokens written to the
+    /// cache, and the system prompt's `system` tokens written on the `first` request, else read.
+    pub fn send_once_cost(&self, appended: f64, system: f64, first: bool) -> f64 {
+        let system_price = if first { self.cache_writes_price } else { self.cache_reads_price };
+        (appended * self.cache_writes_price + system * system_price) / 1_000_000.0
+    }
+}
+
 /// The token counts of one model call, as a reply or a host's usage report gives them; a count
 /// left out is 0.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -398,5 +427,20 @@ mod tests {
         ] {
             assert_eq!(js_number(n), js, "{n}");
         }
+    }
+
+    #[test]
+    fn the_least_a_token_can_cost_and_sending_each_message_once() {
+        let p = CacheModel::Anthropic.default_pricing();
+        // Sent once: uncached (3) beats written (3.75); twice: written then read (4.05) beats 6.
+        assert_eq!(p.least_cost(1e6, 1.0), 3.0);
+        assert!((p.least_cost(1e6, 2.0) - 4.05).abs() < 1e-12);
+        assert_eq!(p.least_cost(1e6, 0.0), 0.0);
+        // The first request writes the system prompt, later ones read it.
+        assert!((p.send_once_cost(1e6, 1e6, true) - 7.5).abs() < 1e-12);
+        assert!((p.send_once_cost(1e6, 1e6, false) - 4.05).abs() < 1e-12);
+        assert!((p.rewrite_premium(CacheModel::Anthropic) - 3.45).abs() < 1e-12);
+        let o = CacheModel::Openai.default_pricing();
+        assert!((o.rewrite_premium(CacheModel::Openai) - 1.25).abs() < 1e-12);
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod analyze;
 pub mod bounds;
+pub mod cache_model;
 pub mod catalogue;
 pub mod condense;
 pub mod config;

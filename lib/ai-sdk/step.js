@@ -176,8 +176,9 @@ function withEphemeral(providerOptions) {
 
 /**
  * What a step hands the SDK with Anthropic's cache breakpoints where the cache-aware policy's
- * model puts them (lib/internal/prompt-cache.js `CacheModel.breakpoints`: the system prompt and the last
- * two user messages of the engine's form, a tool message being one): copies of those messages with
+ * model puts them (src/cache_model.rs `breakpoints`, through lib/internal/prompt-cache.js: the system
+ * prompt and the last two user messages of the engine's form, a tool message being one): copies of
+ * those messages with
  * `providerOptions.anthropic.cacheControl`, and the system prompt as a system message with it when
  * the host gave it. The run keeps the messages without them (what it holds stays the same objects).
  */

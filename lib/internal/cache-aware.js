@@ -1,76 +1,37 @@
 // The manager's cache-aware policy (`new CondensationManager({ policy: 'cache-aware' })`): where
 // the default condenses only at the threshold, this one also condenses before it, in batches and
-// only where the reads saved beat re-writing the host's prompt cache, and summarizes on its own
-// at most half as often as the default would. Each request reads the cached prefix at a fraction
-// of the input price (a tenth with Anthropic, half with OpenAI); a change at message k makes every
-// later request read a smaller context, but the next request writes (or sends uncached) everything
-// from k again. Per call it:
-// - works in batches: it asks again only once the context has grown by the batch that minimises
-//   re-writes plus reads per turn (B = sqrt(2 x premium x growth x rewritten / read price), where
-//   `rewritten` is what the last condensing made the next request write again);
-// - asks for two candidates, Lossless and Smart without model calls (old tool output, tool
-//   parameters and environment details suppressed; the working set's turns, the last
-//   `2 x workingSetTurns` messages, kept whole; what the user typed and errors kept), and takes the
-//   one whose reads saved until the trigger (at most the expected remaining turns) exceed, by the
-//   most, what it costs now: the next request priced by the cache model (lib/internal/prompt-cache.js) with
-//   and without it, so a change after the last cached breakpoint costs nothing and one near the
-//   start re-writes it all; Lossless wins a tie;
-// - summarizes (Native, keeping the working set's turns whole) at most half as often as the
-//   default would at this growth and while it has made fewer than half the summaries of its
-//   shadow of the default (below), and then only when the reads the summary saves until the next
-//   one may run exceed its price (its call, priced by what it leaves, and the re-write after it);
-// - at the trigger, of Lossless, Smart (keeping the working set's turns whole, else the last
-//   `AT_TRIGGER_KEEP` messages) that leave room under the trigger for a turn's growth, and Roo's
-//   summary (while it has made fewer than half as many as Roo's default), takes the one that
-//   costs least per turn until the context is back at the trigger (its price now plus the reads of
-//   that cycle); when the summary wins or nothing leaves room, what the manager's config does
-//   (Native by default, the sliding window past the allowed size);
-// - keeps a shadow of Roo's default on the same task (its history, a summary at the trigger,
-//   priced by a cache model of its own) and takes a step it need not take (a batch candidate, a
-//   summary of its own) only when, were the task to end with this request, its bill would stay
-//   within `1 + RISK` times the shadow's: on a task too short to pay a step back, it costs what
-//   Roo's default costs.
-// Remaining turns: `expectedTurns` when given, else as many as have elapsed (a task seen at turn t
-// is taken to be half done), at least `MIN_REMAINING`.
+// only where the reads saved beat re-writing the host's prompt cache, and summarizes on its own at
+// most half as often as the default would. The rule, its constants and what it keeps per task are
+// the engine's (src/manager/policy.rs, whose doc says what it does; `PolicyTask` and `PolicyCall`
+// in crates/binding/src/policy.rs). This module reads the policy's options and runs each step the engine
+// names: the roles' condensings (through the manager, lib/manager.js), the prompt-cache model's
+// prices (lib/internal/prompt-cache.js) and the manager's decisions; it keeps per task
+// (`context.taskId`) what only JavaScript can hold: the messages whose identity the cache models
+// align requests by (what the last call handed back, Roo's default's history on the same task).
 //
 // `cache-aware-strict` is the same without the Lossless operations that turn a newer copy into a
 // reference to an older one (repeated file reads, identical tool results): no message ever
 // points at another. (With them, nothing is lost either: when a run, or a later one, shortens
 // the older copy, a reference in a message it kept gets the bytes back.)
 //
-// Between calls it keeps per task (`context.taskId`) what the rule needs: the cache model fed
-// with what each request sent and the bill so far, the shadow, the turn count, the tokens
-// appended, and when it last tried, re-wrote and summarized. This module reads options and runs the rule; the manager (lib/manager.js)
-// runs each role's condensing. Never changes the caller's messages.
+// Never changes the caller's messages.
 'use strict'
 
 const native = require('./native.js')
 const { describe, wholeNumber: checkWhole } = require('./values.js')
 const { checkKnownKeys } = require('./checks.js')
-const { PROVIDER } = require('./registry.js')
 const { countTokensAsync } = require('./tokens.js')
 const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
 
 const POLICY_NAMES = Object.freeze(['default', 'cache-aware', 'cache-aware-strict'])
 const POLICY_KEYS = ['name', 'cache', 'pricing', 'expectedTurns', 'workingSetTurns', 'summaryTokens', 'lookbackBlocks']
-/** Turns still to come at least, when the task's length is not known. */
-const MIN_REMAINING = 10
-/** Messages Smart keeps whole at the trigger, where the alternative is a summary keeping the last 3. */
-const AT_TRIGGER_KEEP = 6
-const DEFAULT_WORKING_SET_TURNS = 10
-/**
- * The most a step it need not take may leave a task billed above Roo's default, as a fraction of
- * Roo's bill, were the task to end right after it: the tolerance the policy promises per task.
- */
-const RISK = 0.02
-
-/**
- * What `usage` ({ inputTokens, cacheWriteTokens, cacheReadTokens }) costs in dollars at `pricing`,
- * by the engine's price table (src/cost.rs `usage_cost`): this module does no price arithmetic.
- */
-const costOf = (usage, pricing) => native.usageCost(usage, pricing)
-/** What a summary is taken to weigh before one has been made. */
-const DEFAULT_SUMMARY_TOKENS = 2000
+// The rule's constants and the defaults of its settings are the engine's (src/manager/policy.rs).
+const {
+  defaultWorkingSetTurns: DEFAULT_WORKING_SET_TURNS,
+  defaultSummaryTokens: DEFAULT_SUMMARY_TOKENS,
+  minRemaining: MIN_REMAINING,
+  atTriggerKeep: AT_TRIGGER_KEEP,
+} = native.policyConstants()
 
 const AT = 'CondensationManager: options.policy'
 
@@ -131,90 +92,31 @@ function describePolicy(p) {
   return out
 }
 
-/** The Lossless operations: all, or (strict) only those that point an older copy at a newer one. */
-const operations = (strict) => ({ deduplicateFileReads: !strict, consolidateToolResults: !strict, removeObsoleteState: true })
-
-/** Smart without model calls: old tool output suppressed, the last `keep` messages kept whole. */
-function suppressOld(keep, strict) {
-  return {
-    losslessPrelude: { enabled: true, operations: operations(strict) },
-    passes: [
-      {
-        id: 'suppress-old-output',
-        name: 'Suppress old tool output',
-        mode: 'individual',
-        selection: { type: 'preserve_recent', keepRecentCount: keep },
-        individualConfig: { defaults: { toolResults: 'suppress', toolParameters: 'suppress', environmentDetails: 'suppress' } },
-      },
-    ],
-  }
-}
-
 /**
  * The configs of the roles the rule asks besides the manager's own config (which is the role
- * "summary"): the manager's config with another provider and no fallback of their own, so its
- * threshold, triggers, minimum gain and loop guard apply to them too.
+ * "summary"): the engine's (src/manager/policy.rs `role_configs`: the manager's config with
+ * another provider and no fallback of its own; Lossless, Smart without model calls keeping the
+ * working set's turns, Smart keeping fewer at the trigger, its own Native summary).
  */
 function roleConfigs(config, p) {
-  const keep = 2 * p.workingSetTurns
-  const providers = config.providers ?? {}
-  const role = (provider, own) => ({ ...config, provider, providers: { ...providers, [provider]: own }, fallback: false })
-  return {
-    // The batch candidates' roles are named after their providers.
-    [PROVIDER.lossless]: role(PROVIDER.lossless, operations(p.strict)),
-    [PROVIDER.smart]: role(PROVIDER.smart, suppressOld(keep, p.strict)),
-    smartAtTrigger: role(PROVIDER.smart, suppressOld(AT_TRIGGER_KEEP, p.strict)),
-    ownSummary: role(PROVIDER.native, { ...(providers[PROVIDER.native] ?? {}), keepLast: keep }),
-  }
+  return native.policyRoleConfigs(config, p.strict, p.workingSetTurns)
 }
 
-/** What the rule keeps per task between calls. */
+/**
+ * What a task keeps between calls: the engine's state of the rule (`PolicyTask`), and what only
+ * JavaScript can hold, the messages whose identity the prompt-cache models align requests by.
+ */
 function newTaskState() {
   return {
+    task: new native.PolicyTask(),
     /** The cache model, fed with what each request sent; remade when the system prompt changes. */
     cache: undefined,
-    systemTokens: undefined,
-    systemPrompt: undefined,
     /** What the last call handed back (the request the host then sent, unless it changed it). */
     returned: undefined,
-    /** Requests so far less one (the turn of the current call, from 0). */
-    turn: -1,
-    appendedTokens: 0,
-    lastTry: 0,
-    rewritten: 0,
-    lastSummaryTurn: 0,
-    afterSummary: undefined,
-    /** Summaries this policy has made (its own and the manager's config's). */
-    summaries: 0,
-    /** What the requests sent so far and this policy's summaries are billed, by the cache model. */
-    bill: 0,
-    /** Roo's default on the same task (`newShadow`), priced by a cache model of its own. */
-    shadow: undefined,
+    /** Roo's default on the same task: its history (a stand-in for each summary), priced by a cache model of its own. */
+    shadowMessages: [],
+    shadowCache: undefined,
   }
-}
-
-/**
- * Roo's default on the same task, priced as the policy prices itself: the host's history as it
- * was first seen, each turn's appended messages, and a summary at the trigger (the first message,
- * a summary of `summaryTokens` tokens, the last `ROO_KEEP_LAST` messages). Roo's sliding window
- * past the allowed size is not modelled: it only ever makes Roo's bill smaller by dropping
- * messages, and the shadow only bounds what this policy spends.
- */
-function newShadow(cache) {
-  return { cache, messages: [], bill: 0, summaries: 0 }
-}
-
-/** Messages Roo's summary keeps after the first (Native's `N_MESSAGES_TO_KEEP`). */
-const ROO_KEEP_LAST = 3
-
-/**
- * What a summary call that reads `input` tokens costs, priced as a host sends it (nothing of it
- * cached, `CacheModel.freshRequestCost`), with an answer of `summaryTokens` tokens (at most half of
- * what it summarizes). The same price for this policy's summaries and for the shadow's.
- */
-function summaryBill(cache, input, summaryTokens) {
-  const { inputCost, outputCost } = cache.freshRequestCost(input, Math.max(1, Math.min(summaryTokens, Math.floor(input / 2))))
-  return inputCost + outputCost
 }
 
 /** Per-task states, the least recently used dropped past `max`; calls for one task run one after another. */
@@ -280,35 +182,54 @@ function beginsWith(messages, prefix) {
   return true
 }
 
+/** Each message's tokens, as the engine reads a history, and their sum. */
+function tokensArray(messages, counter) {
+  const out = new Float64Array(messages.length)
+  let sum = 0
+  for (let i = 0; i < messages.length; i++) {
+    out[i] = counter.of(messages[i])
+    sum += out[i]
+  }
+  return { each: out, sum }
+}
+
+/** The manager's situation for a history of `tokens` (the system prompt's and its messages'). */
+function situationOf(messages, tokens, context, counter) {
+  const n = messages.length
+  const last = n > 0 ? counter.of(messages[n - 1]) : 0
+  return {
+    totalTokens: tokens - last,
+    lastMessageTokens: last,
+    contextWindow: context.contextWindow,
+    maxTokens: context.maxTokens,
+    profileId: context.profileId,
+  }
+}
+
 /**
- * Brings the task's state up to this call: the request the host sent last (what the manager handed
- * back when this history begins with it, else this history up to its last assistant message, the
- * reply to that request) goes into the cache model, the turn advances, and what was appended since
- * is added to the growth. A task first seen mid-way counts its assistant messages as its turns.
+ * Brings the task up to this call (the engine's `account` says whether it is new and whether the
+ * system prompt changed): the request the host sent last (what the manager handed back when this
+ * history begins with it, else this history up to its last assistant message, the reply to that
+ * request) is priced in the policy's cache model and the shadow's, and what was appended since is
+ * told to the engine and appended to the shadow's history.
  */
-function account(state, messages, system, policy, pricing, counter) {
-  const fresh = state.turn < 0
-  let changed = false
-  if (state.cache === undefined || state.systemTokens !== system.tokens || (system.text !== undefined && state.systemPrompt !== system.text)) {
-    // Nothing cached is valid under another system prompt: a new model, fed from this call on.
-    changed = state.cache !== undefined
+function account(call, state, messages, system, policy, pricing, counter) {
+  const task = state.task
+  const assistants = messages.reduce((n, m) => n + (m && m.role === 'assistant' ? 1 : 0), 0)
+  const a = call.account(task, system.tokens, system.text ?? null, assistants)
+  if (a.remake) {
+    // Nothing cached is valid under another system prompt: new models, fed from this call on.
     state.cache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks)
-    const shadow = state.shadow
-    state.shadow = newShadow(new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks))
-    if (shadow) Object.assign(state.shadow, { messages: shadow.messages, bill: shadow.bill, summaries: shadow.summaries })
-    state.systemTokens = system.tokens
-    state.systemPrompt = system.text
+    state.shadowCache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks)
   }
   state.cache.pricing = pricing
-  state.shadow.cache.pricing = pricing
+  state.shadowCache.pricing = pricing
   let previous
   let appendedFrom = 0
-  if (fresh) {
-    state.turn = messages.reduce((n, m) => n + (m && m.role === 'assistant' ? 1 : 0), 0)
+  if (a.fresh) {
     const reply = lastIndexOfRole(messages, 'assistant')
     if (reply >= 0) previous = messages.slice(0, reply)
   } else {
-    state.turn++
     if (state.returned && beginsWith(messages, state.returned)) previous = state.returned
     else {
       const reply = lastIndexOfRole(messages, 'assistant')
@@ -316,62 +237,47 @@ function account(state, messages, system, policy, pricing, counter) {
     }
     appendedFrom = previous ? previous.length : firstChanged(state.returned ?? [], messages)
   }
-  // The previous request went out under the old system prompt when it changed: nothing of it is cached now.
   const tokensOf = (m) => counter.of(m)
-  const shadow = state.shadow
-  if (previous && !changed) {
-    state.bill += state.cache.request(previous, tokensOf).cost
+  if (previous && a.bill) {
     // Roo's default sent its own history last time (the same as this one's on the first call).
-    shadow.bill += shadow.cache.request(fresh ? previous : shadow.messages, tokensOf).cost
+    const own = state.cache.request(previous, tokensOf).cost
+    call.billed(task, own, state.shadowCache.request(a.fresh ? previous : state.shadowMessages, tokensOf).cost)
   }
-  if (fresh) shadow.messages = messages.slice()
-  else for (let i = appendedFrom; i < messages.length; i++) shadow.messages.push(messages[i])
-  for (let i = appendedFrom; i < messages.length; i++) state.appendedTokens += counter.of(messages[i])
+  if (a.fresh) state.shadowMessages = messages.slice()
+  else for (let i = appendedFrom; i < messages.length; i++) state.shadowMessages.push(messages[i])
+  let appended = 0
+  for (let i = appendedFrom; i < messages.length; i++) appended += counter.of(messages[i])
+  call.appended(task, appended)
 }
 
 /**
- * Roo's default at this call: a summary when its history has reached the trigger (by the manager's
- * own decision, `decide`), billed to the shadow and put in its history.
+ * Roo's default at this call: when the manager's decision says its history has reached the
+ * trigger, the engine bills its summary and JavaScript puts the stand-in in its history.
  */
-function shadowTurn(shadow, system, context, policy, counter, decide) {
-  const m = shadow.messages
-  const n = m.length
-  const last = n > 0 ? counter.of(m[n - 1]) : 0
-  const total = system + counter.total(m)
-  const d = decide({
-    totalTokens: total - last,
-    lastMessageTokens: last,
-    contextWindow: context.contextWindow,
-    maxTokens: context.maxTokens,
-    profileId: context.profileId,
-  })
-  if (!d.condense) return
-  const roo = rooSummary(m, counter, policy.summaryTokens, shadow.summaries + 1)
-  if (!roo) return
-  shadow.bill += summaryBill(shadow.cache, roo.input, policy.summaryTokens)
-  shadow.summaries++
-  shadow.messages = roo.messages
+function shadowTurn(call, state, system, context, counter, decide) {
+  const m = state.shadowMessages
+  const d = decide(situationOf(m, system + counter.total(m), context, counter))
+  const keepStart = call.shadowSummaryDue(state.task, d.condense, m.length)
+  if (keepStart === null || keepStart === undefined) return
+  const tokens = call.shadowSummarized(state.task, counter.total(m.slice(1, keepStart)))
+  state.shadowMessages = rooSummary(m, keepStart, tokens, counter, state.task.shadowSummaries)
 }
 
 /**
- * What Roo's summary would leave of `messages`: the first message, a stand-in for the summary
- * (a message of its own, counted as `summaryTokens`, at most half of what it summarizes), the
- * last `ROO_KEEP_LAST`; and `input`, the tokens it summarizes. Undefined when there is too little
- * to summarize.
+ * What Roo's summary leaves of `messages` (the engine says where it keeps them from and the
+ * summary's size): the first message, a stand-in for the summary (a message of its own, counted
+ * as `tokens`), the messages from `keepStart` on.
  */
-function rooSummary(messages, counter, summaryTokens, k) {
-  const keepStart = messages.length - ROO_KEEP_LAST
-  if (keepStart <= 2) return undefined
-  const input = counter.total(messages.slice(1, keepStart))
+function rooSummary(messages, keepStart, tokens, counter, k) {
   const summary = { role: 'user', content: `Roo's summary ${k} (a stand-in for pricing, never sent)` }
-  counter.known.set(summary, Math.max(1, Math.min(summaryTokens, Math.floor(input / 2))))
-  return { messages: [messages[0], summary, ...messages.slice(keepStart)], input }
+  counter.known.set(summary, tokens)
+  return [messages[0], summary, ...messages.slice(keepStart)]
 }
 
-const dollars = (x) => `$${x.toFixed(4)}`
-
 /**
- * One call under the cache-aware policy.
+ * One call under the cache-aware policy: the engine's rule (src/manager/policy.rs `PolicyCall`)
+ * names each step, and this runs it: the roles' condensings, the prompt-cache model's prices, the
+ * manager's decisions and the token counts.
  * @param {object} o
  * @param {object} o.policy the checked policy (readPolicy)
  * @param {object} o.pricing the prices in use
@@ -392,66 +298,29 @@ async function runCacheAware(o) {
   // Every count below is a look-up: what is new is counted here, off the JavaScript thread.
   await counter.prepare(o.messages)
   if (state.returned) await counter.prepare(state.returned)
-  account(state, o.messages, system, p, pricing, counter)
-  shadowTurn(state.shadow, sys, context, p, counter, o.decide)
-  const turn = state.turn
+  const call = new native.PolicyCall({ name: p.name, cache: p.cache, pricing, workingSetTurns: p.workingSetTurns, summaryTokens: p.summaryTokens })
+  const task = state.task
+  account(call, state, o.messages, system, p, pricing, counter)
+  shadowTurn(call, state, sys, context, counter, o.decide)
   const tokensOf = (m) => counter.of(m)
-  let shadowNext
-  /**
-   * What Roo's default is billed once this call's request is sent (the shadow's request peeked on
-   * first use: most calls weigh no step they need not take).
-   */
-  const shadowBill = () => {
-    if (shadowNext === undefined) shadowNext = state.shadow.cache.peek(state.shadow.messages, tokensOf).cost
-    return state.shadow.bill + shadowNext
-  }
-  /** Summaries this policy took on this call, priced (added to its bill at the end). */
-  let spent = 0
-  /**
-   * Whether a step it need not take leaves the task, were it to end with this request (whose
-   * cost with the step is `next`), billed at most `1 + RISK` times what Roo's default is billed.
-   */
-  const affordable = (next) => state.bill + spent + next <= (1 + RISK) * shadowBill()
-  /** Whether one more summary it chooses leaves it at most half as many as Roo's default has made. */
-  const underHalf = () => state.summaries + 1 <= Math.floor(state.shadow.summaries / 2)
 
   let current = o.messages
-  let tokens = sys + counter.total(current)
-  const situation = () => {
-    const n = current.length
-    const last = n > 0 ? tokensOf(current[n - 1]) : 0
-    return {
-      totalTokens: tokens - last,
-      lastMessageTokens: last,
-      contextWindow: context.contextWindow,
-      maxTokens: context.maxTokens,
-      profileId: context.profileId,
-    }
-  }
-  const peek = (candidate) => {
-    const { _prefix, _entries, ...r } = state.cache.peek(candidate, tokensOf)
-    return r
-  }
+  let counted = tokensArray(current, counter)
+  let tokens = sys + counted.sum
+  const situation = () => situationOf(current, tokens, context, counter)
   const decision = o.decide(situation())
-  const promptTokens = tokens
-  const trigger = Math.min(Math.floor((decision.threshold.percent / 100) * context.contextWindow), decision.allowedTokens)
-  const growth = Math.max(1, state.appendedTokens / (turn + 1))
-  const remaining = expectedTurns !== undefined ? Math.max(1, expectedTurns - turn) : Math.max(MIN_REMAINING, turn)
-  const premium = state.cache.rewritePremium()
-  const rewritten = Math.max(state.rewritten, growth)
-  const batch = Math.min(trigger / 2, Math.sqrt((2 * premium * growth * rewritten) / pricing.cacheReadsPrice))
-
-  const steps = []
-  const attempts = []
   let cost = 0
   let summary = ''
   let metrics
   let last
+  const attempts = []
+  /** The results of the last proposal, in its order, and what the next request costs as the history is. */
+  let results = []
+  let nowCost
 
-  /** Asks a role and hands back its candidate, with what the next request would cost with and without it. */
-  async function propose(role, force) {
+  /** Asks a role and hands the engine what it found (priced when the step asks). */
+  async function propose(role, force, priced) {
     const held = current
-    const before = tokens
     const r = await o.ask(role, held, {
       ...situation(),
       taskId: context.taskId,
@@ -463,212 +332,100 @@ async function runCacheAware(o) {
     cost += r.cost ?? 0
     for (const a of r.attempts ?? []) attempts.push({ role, ...a })
     if (role === 'summary') last = r
-    if (!r.condensed) return { condensed: false, result: r, role }
+    results.push(r)
+    const report = r.condensed ? (r.report ?? '') : (r.error ?? r.report ?? r.skipped ?? 'nothing to condense')
+    if (!r.condensed) return { condensed: false, provider: r.provider ?? r.attempts?.[0]?.provider, report }
     await counter.prepare(r.messages)
-    const after = sys + counter.total(r.messages)
+    const kept = new Set(r.messages)
     const c = {
       condensed: true,
-      result: r,
-      role,
       provider: r.provider,
-      tokensBefore: before,
-      tokensAfter: after,
+      report,
+      tokensAfter: sys + counter.total(r.messages),
       firstChanged: firstChanged(held, r.messages),
-      get cacheNow() {
-        return peek(held)
-      },
-      get cacheIfTaken() {
-        return peek(r.messages)
-      },
-      take(why) {
-        if (current !== held) throw new Error(`condenseIfNeeded: ${p.name}: a candidate made for a history that has changed since`)
-        if (r.provider === PROVIDER.native) {
-          const kept = new Set(r.messages)
-          spent += summaryBill(
-            state.cache,
-            held.reduce((n, m) => n + (kept.has(m) ? 0 : tokensOf(m)), 0),
-            p.summaryTokens,
-          )
-        }
-        current = r.messages
-        tokens = after
-        steps.push({ role, provider: r.provider, taken: true, tokensBefore: before, tokensAfter: after, firstChanged: c.firstChanged, why })
-        if (r.summary) summary = r.summary
-        if (r.metrics) metrics = r.metrics
-        if (role !== 'summary' && o.onTaken) o.onTaken(role, r)
-      },
+      removedTokens: held.reduce((n, m) => n + (kept.has(m) ? 0 : tokensOf(m)), 0),
+    }
+    if (priced) {
+      const ifTaken = state.cache.peek(r.messages, tokensOf)
+      c.ifTakenCost = ifTaken.cost
+      c.ifTakenTokens = ifTaken.tokens
+      c.ifTakenCachedRead = ifTaken.cachedRead
+      nowCost ??= state.cache.peek(held, tokensOf).cost
+      c.nowCost = nowCost
     }
     return c
   }
-  const notTaken = (c, why) =>
-    steps.push({
-      role: c.role,
-      provider: c.provider ?? c.result.attempts?.[0]?.provider,
-      taken: false,
-      tokensBefore: c.tokensBefore ?? tokens,
-      tokensAfter: c.tokensAfter ?? tokens,
-      why,
-    })
-  const notCondensed = (r) => r.error ?? r.report ?? r.skipped ?? 'nothing to condense'
-  const summarized = () => {
-    state.summaries++
-    state.lastSummaryTurn = turn
-    state.afterSummary = tokens
-    state.lastTry = tokens
-  }
 
-  if (o.autoCondense && !context.force) {
-    // A batch's worth of growth since the last try, under the trigger: the candidate worth most, if any pays.
-    const n = tokens
-    if (n - state.lastTry >= batch && n < trigger) {
-      const horizon = Math.min(remaining, Math.max(1, (trigger - n) / growth))
-      const worth = (c) => {
-        const saved = c.tokensBefore - c.tokensAfter
-        if (saved <= 0) return { v: -Infinity, reads: 0, rewrite: 0 }
-        const reads = costOf({ cacheReadTokens: saved }, pricing) * horizon
-        const rewrite = c.cacheIfTaken.cost - c.cacheNow.cost
-        return { v: reads - rewrite, reads, rewrite }
+  let step = call.start(task, sys, counted.each, {
+    thresholdPercent: decision.threshold.percent,
+    allowedTokens: decision.allowedTokens,
+    contextWindow: context.contextWindow,
+    expectedTurns,
+    autoCondense: o.autoCondense,
+    force: Boolean(context.force),
+  })
+  for (;;) {
+    if (step.action === 'propose') {
+      results = []
+      nowCost = undefined
+      const found = []
+      for (const role of step.roles) found.push(await propose(role, step.force, step.priced))
+      step = call.proposed(task, found)
+    } else if (step.action === 'price-shadow') {
+      step = call.shadowPriced(task, state.shadowCache.peek(state.shadowMessages, tokensOf).cost)
+    } else if (step.action === 'decide') {
+      step = call.decided(task, o.decide(situation()).condense)
+    } else if (step.action === 'price-now') {
+      const now = state.cache.peek(current, tokensOf).cost
+      let roo = null
+      if (step.roo) {
+        const r = state.cache.peek(rooSummary(current, step.roo.keepStart, step.roo.standIn, counter, 0), tokensOf)
+        roo = { tokens: r.tokens, cost: r.cost }
       }
-      const candidates = []
-      let best
-      for (const role of [PROVIDER.lossless, PROVIDER.smart]) {
-        const c = await propose(role, true)
-        if (!c.condensed) {
-          notTaken(c, notCondensed(c.result))
-          continue
-        }
-        const w = worth(c)
-        const why = `saves ${c.tokensBefore - c.tokensAfter} tokens: reads over ${Math.round(horizon)} turns ${dollars(w.reads)} against ${dollars(w.rewrite)} more for the next request`
-        const x = { c, w, why, affordable: affordable(c.cacheIfTaken.cost) }
-        candidates.push(x)
-        if (w.v > 0 && x.affordable && (!best || w.v > best.w.v)) best = x
-      }
-      for (const x of candidates) {
-        if (x === best) continue
-        const reason =
-          x.w.v <= 0
-            ? 'does not pay'
-            : !x.affordable
-              ? `would bill the task more than ${1 + RISK} times what Roo's default is billed (${dollars(shadowBill())}) if it ended now`
-              : `${best.c.role} is worth more`
-        notTaken(x.c, `${x.why}: ${reason}`)
-      }
-      if (best) {
-        const next = best.c.cacheIfTaken
-        state.rewritten = next.tokens - next.cachedRead
-        best.c.take(`${best.why}: worth most`)
-      }
-      state.lastTry = tokens
-    }
-    // A summary of its own: no sooner than twice the default's cycle at this growth after the
-    // last one, while it has made fewer than half the shadow's summaries, and when the reads it
-    // saves until the next may run beat its price.
-    const rooCycle = Math.max(1, (trigger - (state.afterSummary ?? sys)) / growth)
-    const since = turn - state.lastSummaryTurn
-    const m = tokens
-    const keep = 2 * p.workingSetTurns
-    const held = current.length
-    if (since >= 2 * rooCycle && m < trigger && held > keep + 2 && underHalf()) {
-      // What it leaves: the first message, the summary, the working set's turns kept whole.
-      const input = counter.total(current.slice(1, held - keep))
-      const after = sys + tokensOf(current[0]) + Math.min(p.summaryTokens, Math.floor(input / 2)) + counter.total(current.slice(held - keep))
-      // Its price: its call, and the next request writing all after the system prompt again; what
-      // it saves: reading `m - after` fewer tokens on each request until the next may run.
-      const next = costOf({ cacheReadTokens: sys, cacheWriteTokens: after - sys }, pricing)
-      const price = summaryBill(state.cache, input, p.summaryTokens) + next
-      const saves = costOf({ cacheReadTokens: Math.max(0, m - after) }, pricing) * Math.min(remaining, 2 * rooCycle)
-      if (saves > price && affordable(price)) {
-        const c = await propose('ownSummary', true)
-        const why = `${since} turns since the last summary (the default's cycle here: ${Math.round(rooCycle)}); saves ${dollars(saves)} of reads against its price ${dollars(price)}`
-        if (c.condensed) {
-          c.take(why)
-          if (c.provider === PROVIDER.native) summarized()
-        } else notTaken(c, `${why}: ${notCondensed(c.result)}`)
-      }
-    }
-    // At the trigger: of Lossless, Smart (the working set's turns whole, else the last
-    // `AT_TRIGGER_KEEP` messages) that leave room for a turn's growth, and the summary (while it
-    // has made fewer than half the summaries Roo's default has), the one that costs least per turn
-    // until the context is back at the trigger: its price now (the summary call, and what the next
-    // request costs more than without it) plus the reads of each turn of that cycle. One that
-    // leaves little room pays its price over few turns, so the comparison, not a margin, rules it out.
-    if (o.decide(situation()).condense) {
-      const perTurn = (after, price) => {
-        const turns = Math.max(1, Math.min(remaining, (trigger - after) / growth))
-        return (price + costOf({ cacheReadTokens: after + (growth * (turns - 1)) / 2 }, pricing) * turns) / turns
-      }
-      const now = peek(current).cost
-      let summaryCost = Infinity
-      const roo = underHalf() ? rooSummary(current, counter, p.summaryTokens, 0) : undefined
-      if (roo) {
-        const next = peek(roo.messages)
-        summaryCost = perTurn(next.tokens, summaryBill(state.cache, roo.input, p.summaryTokens) + next.cost - now)
-      }
-      const room = []
-      for (const role of [PROVIDER.lossless, PROVIDER.smart, 'smartAtTrigger']) {
-        const c = await propose(role, true)
-        if (!c.condensed) {
-          notTaken(c, `at the trigger: ${notCondensed(c.result)}`)
-          continue
-        }
-        if (c.tokensAfter + growth > trigger) {
-          notTaken(c, `at the trigger: does not leave room under the trigger (${trigger}) for a turn's growth (${Math.round(growth)})`)
-          continue
-        }
-        room.push({ c, cost: perTurn(c.tokensAfter, c.cacheIfTaken.cost - now) })
-      }
-      let best
-      for (const x of room) if (!best || x.cost < best.cost) best = x
-      for (const x of room) {
-        const each = `${dollars(x.cost)} a turn until the trigger`
-        if (x === best && x.cost <= summaryCost) x.c.take(`at the trigger: ${each}, the least`)
-        else notTaken(x.c, `at the trigger: ${each}, ${x === best || x.cost > summaryCost ? `the summary ${dollars(summaryCost)}` : `${best.c.role} less`}`)
-      }
-      if (tokens < trigger) state.lastTry = tokens
-    }
-  }
-  // The manager's own config: at the threshold (or forced), past the allowed size its fallbacks.
-  const c = await propose('summary', Boolean(context.force))
-  if (c.condensed) {
-    c.take(c.result.report)
-    if (c.provider === PROVIDER.native) summarized()
+      step = call.pricedNow(now, roo)
+    } else if (step.action === 'take') {
+      const r = results[step.index]
+      current = r.messages
+      counted = tokensArray(current, counter)
+      tokens = sys + counted.sum
+      if (r.summary) summary = r.summary
+      if (r.metrics) metrics = r.metrics
+      const role = step.role
+      step = call.taken(task, counted.each)
+      if (role !== 'summary' && o.onTaken) o.onTaken(role, r)
+    } else break
   }
   // A copy: hosts append to their own array in place (the next call's history may be this very array).
   state.returned = current.slice()
-  state.bill += spent
+  const done = call.finish(task, last && last.report ? String(last.report) : null)
 
-  const taken = steps.filter((s) => s.taken)
   const result = {
     messages: current,
-    condensed: taken.length > 0,
-    provider: taken.length > 0 ? taken[taken.length - 1].provider : undefined,
-    prevContextTokens: promptTokens,
-    newContextTokens: tokens,
+    condensed: done.condensed,
+    provider: done.provider ?? undefined,
+    prevContextTokens: done.promptTokens,
+    newContextTokens: done.newContextTokens,
     summary,
     cost,
     decision,
     attempts,
     policy: {
       name: p.name,
-      turn,
-      promptTokens,
-      triggerTokens: trigger,
-      batchTokens: batch,
-      growthTokens: growth,
-      remainingTurns: remaining,
-      billed: state.bill,
-      rooDefaultBilled: state.shadow.bill,
-      steps,
+      turn: done.turn,
+      promptTokens: done.promptTokens,
+      triggerTokens: done.triggerTokens,
+      batchTokens: done.batchTokens,
+      growthTokens: done.growthTokens,
+      remainingTurns: done.remainingTurns,
+      billed: done.billed,
+      rooDefaultBilled: done.rooDefaultBilled,
+      steps: done.steps,
     },
   }
   if (metrics) result.metrics = metrics
   if (last && last.error) result.error = last.error
-  if (taken.length === 0) {
-    result.skipped = last && last.skipped ? last.skipped : 'not-worth-it'
-    result.report = `Context not condensed (${p.name}): ${steps.length > 0 ? steps.map((s) => `${s.role}: ${s.why}`).join('; ') : last && last.report ? last.report : 'no batch due, under the threshold'}`
-  } else {
-    result.report = `Context condensed (${p.name}): ${taken.map((s) => `${s.role} (${s.provider}) ${s.tokensBefore} -> ${s.tokensAfter}`).join(', then ')}`
-  }
+  if (!done.condensed) result.skipped = last && last.skipped ? last.skipped : 'not-worth-it'
+  result.report = done.report
   return result
 }
 

@@ -1,15 +1,13 @@
-// Prompt-cache pricing models: what one request costs given what earlier requests left in the
-// provider's cache. Used by the manager's cache-aware policy (lib/internal/cache-aware.js), to price a
-// condensing before taking it, and by the replay (lib/replay/), to price every request. Anthropic: cache breakpoints where Anthropic's API and Roo Code put them (the
-// system prompt and the last two user messages); the longest cached prefix still valid is read at
-// the cache-read price, the rest up to the last breakpoint is written at the cache-write price,
-// anything after it is plain input; an entry is found only within `lookbackBlocks` content blocks
-// before a breakpoint. OpenAI: automatic prefix caching of what the previous request sent, from
-// 1,024 tokens in steps of 128, read at the cache-read price, no write surcharge. Either way an
-// entry unused for longer than its time to live (`ttlMs`, on the clock the requests give) is gone. Pure
-// arithmetic over token counts and message identity; never touches the messages. Beside it: the
-// reader of a price list (the prices and their check are the engine's, src/cost.rs), message
-// identity, and per-message token counts.
+// The prompt-cache model over JavaScript messages: what one request costs given what earlier
+// requests left in the provider's cache. Used by the manager's cache-aware policy
+// (lib/internal/cache-aware.js), to price a condensing before taking it, and by the replay
+// (lib/replay/), to price every request. The model itself is the engine's (src/cache_model.rs:
+// the breakpoints, what is read, written and sent uncached, the lookback, the time to live, the
+// minimums; its prices through src/cost.rs): `CacheModel` here holds the engine's `PromptCache`
+// and hands it, per request, how many leading messages it shares with the previous one and the
+// token count and shape of the others. Beside it: the reader of a price list (the prices and their
+// check are the engine's, src/cost.rs), message identity, and per-message token counts. Never
+// touches the messages.
 'use strict'
 
 const { countTokens, countEachAsync } = require('./tokens.js')
@@ -119,25 +117,38 @@ function firstChanged(before, after) {
   return n
 }
 
+// The model's rules and its defaults are the engine's (src/cache_model.rs): read once.
+const CONSTANTS = native.promptCacheConstants()
 /** Anthropic does not cache a prefix shorter than this (Claude Sonnet's minimum). */
-const ANTHROPIC_MIN_CACHE_TOKENS = 1024
-const OPENAI_MIN_CACHE_TOKENS = 1024
-const OPENAI_CACHE_STEP = 128
+const ANTHROPIC_MIN_CACHE_TOKENS = CONSTANTS.anthropicMinCacheTokens
+/** OpenAI caches a prompt's prefix from this many tokens, in steps of `OPENAI_CACHE_STEP`. */
+const OPENAI_MIN_CACHE_TOKENS = CONSTANTS.openaiMinCacheTokens
+const OPENAI_CACHE_STEP = CONSTANTS.openaiCacheStep
+/** How long an unused cache entry lives by default (5 minutes, src/cache_model.rs `DEFAULT_CACHE_TTL_MS`). */
+const DEFAULT_CACHE_TTL_MS = CONSTANTS.defaultTtlMs
+/** How many content blocks before a breakpoint Anthropic looks for an entry by default (src/cache_model.rs). */
+const DEFAULT_LOOKBACK_BLOCKS = CONSTANTS.defaultLookbackBlocks
 
-/** Content blocks of a message (a string content is one). */
-function blockCount(m) {
-  return m && Array.isArray(m.content) ? Math.max(1, m.content.length) : 1
+/** A message's shape as the engine's model reads it: its content blocks as given (0 for a string
+ * content) times two, plus one for a user message. */
+function shapeOf(m) {
+  if (m === null || typeof m !== 'object') return 0
+  return (Array.isArray(m.content) ? m.content.length : 0) * 2 + (m.role === 'user' ? 1 : 0)
 }
 
-/** How long an unused cache entry lives by default: Anthropic's default time to live (5 minutes;
- * each read or write of an entry starts it again). OpenAI keeps a prefix 5 to 10 minutes after its
- * last use (up to an hour off-peak): 5 minutes is the short end. */
-const DEFAULT_CACHE_TTL_MS = 5 * 60_000
-/** Anthropic looks for a cache entry only this many content blocks before each breakpoint of a
- * request (its documentation: about 20); an entry further back is not found, and is written again. */
-const DEFAULT_LOOKBACK_BLOCKS = 20
-
+/**
+ * The engine's prompt-cache model (src/cache_model.rs, `PromptCache`) over JavaScript messages:
+ * what a request reads from and writes to the cache given what earlier requests left there, and
+ * its cost. This facade says which leading messages a request shares with the previous one
+ * (`sameMessage`) and hands the engine the others as numbers (tokens, shape); the rules (the
+ * breakpoints, the lookback, the time to live, the minimums, the prices) are the engine's.
+ */
 class CacheModel {
+  #native
+  #pricing
+  /** What the previous request sent (the engine holds its numbers; identity is compared here). */
+  #prev = []
+
   /**
    * @param {'anthropic' | 'openai'} kind
    * @param {{ inputPrice: number, cacheWritesPrice: number, cacheReadsPrice: number }} pricing
@@ -149,47 +160,45 @@ class CacheModel {
    */
   constructor(kind, pricing, systemTokens, lookbackBlocks, ttlMs) {
     this.kind = kind
-    /** Anthropic: how many content blocks before a breakpoint it looks for an entry (undefined: any). */
     this.lookbackBlocks = lookbackBlocks
     this.ttlMs = ttlMs
-    this.pricing = pricing
     this.systemTokens = systemTokens
-    /** What the previous request sent, and its prefix sums (prefix[i] = system + messages[0..i)). */
-    this.prev = []
-    this.prefix = [systemTokens]
-    /** When the previous request was sent (undefined: not known). */
-    this.prevAt = undefined
-    /** Anthropic: cached prefixes still valid, as message counts (`end`; 0 = the system prompt
-     * alone), ascending, each with when it was last written or read (`used`; undefined: not known). */
-    this.entries = []
+    this.#native = new native.PromptCache(kind, pricing, systemTokens, lookbackBlocks, ttlMs)
+    this.#pricing = pricing
   }
 
-  /** Whether an entry last used at `used` is still alive at `at`. */
-  _alive(used, at) {
-    return this.ttlMs === undefined || at === undefined || used === undefined || at - used <= this.ttlMs
+  /** The prices requests are priced at; setting them prices later requests (what is cached stays). */
+  get pricing() {
+    return this.#pricing
   }
 
-  /** Common prefix with the previous request, and the prefix sums of `messages`. */
-  _align(messages, tokensOf) {
-    let d = 0
-    const n = Math.min(this.prev.length, messages.length)
-    while (d < n && sameMessage(this.prev[d], messages[d])) d++
-    const prefix = this.prefix.slice(0, d + 1)
-    for (let i = d; i < messages.length; i++) prefix.push(prefix[i] + tokensOf(messages[i]))
-    return { d, prefix }
+  set pricing(p) {
+    if (p === this.#pricing) return
+    this.#native.setPricing(p)
+    this.#pricing = p
   }
 
-  /** The last two user messages' breakpoints (as message counts: the prefix through that message). */
+  /** A request's breakpoints (as message counts: the prefix through that message): the system
+   * prompt (0) and the last two user messages, ascending. */
   static breakpoints(messages) {
-    const out = [0]
-    let found = 0
-    for (let i = messages.length - 1; i >= 0 && found < 2; i--) {
-      if (messages[i] && messages[i].role === 'user') {
-        out.push(i + 1)
-        found++
-      }
+    const user = new Uint8Array(messages.length)
+    for (let i = 0; i < messages.length; i++) user[i] = messages[i] && messages[i].role === 'user' ? 1 : 0
+    return native.cacheBreakpoints(user)
+  }
+
+  /** How many leading messages `messages` shares with the previous request, and the others as
+   * the engine reads them (tokens and shape of each). */
+  #split(messages, tokensOf) {
+    const prev = this.#prev
+    const n = Math.min(prev.length, messages.length)
+    let d = 0
+    while (d < n && sameMessage(prev[d], messages[d])) d++
+    const tail = new Float64Array(2 * (messages.length - d))
+    for (let i = d, k = 0; i < messages.length; i++, k += 2) {
+      tail[k] = tokensOf(messages[i])
+      tail[k + 1] = shapeOf(messages[i])
     }
-    return out.sort((a, b) => a - b)
+    return { d, tail }
   }
 
   /**
@@ -198,79 +207,48 @@ class CacheModel {
    * @returns {{ tokens: number, cachedRead: number, cacheWrite: number, uncached: number, cost: number, firstChanged: number, cachedMessages: number }}
    */
   peek(messages, tokensOf, at) {
-    const { d, prefix } = this._align(messages, tokensOf)
-    const total = prefix[messages.length]
-    const p = this.pricing
-    let cachedRead = 0
-    let cacheWrite = 0
-    let cachedMessages = 0
-    let entries
-    if (this.kind === 'anthropic') {
-      // Entries written through a message that changed since are gone, and so are those unused
-      // for longer than their time to live; the longest left is read.
-      const alive = this.entries.filter((e) => e.end <= d && this._alive(e.used, at))
-      const bps = CacheModel.breakpoints(messages).filter((b) => prefix[b] >= ANTHROPIC_MIN_CACHE_TOKENS)
-      // With a lookback, an entry is found only within that many content blocks before one of
-      // this request's breakpoints (the system prompt's own breakpoint finds its entry).
-      let readable = alive
-      if (this.lookbackBlocks !== undefined && alive.length > 0) {
-        const blocks = [0]
-        for (let i = 0; i < messages.length; i++) blocks.push(blocks[i] + blockCount(messages[i]))
-        readable = alive.filter((e) => e.end === 0 || bps.some((b) => b >= e.end && blocks[b] - blocks[e.end] <= this.lookbackBlocks))
-      }
-      if (readable.length > 0) {
-        cachedMessages = readable[readable.length - 1].end
-        cachedRead = prefix[cachedMessages]
-      }
-      const last = bps.length > 0 ? bps[bps.length - 1] : -1
-      if (last >= 0 && prefix[last] > cachedRead) cacheWrite = prefix[last] - cachedRead
-      // What this request reads or writes lives again from now; the other entries keep their age.
-      const next = new Map(alive.map((e) => [e.end, e.used]))
-      if (readable.length > 0) next.set(cachedMessages, at)
-      for (const b of bps) next.set(b, at)
-      entries = [...next].map(([end, used]) => ({ end, used })).sort((a, b) => a.end - b.end)
-    } else if (this.prevSent && this._alive(this.prevAt, at)) {
-      // The previous request's prompt is cached in steps of 128 tokens (until its time to live
-      // runs out); this one reads the part it shares.
-      const common = Math.min(prefix[d], this.prefix[Math.min(d, this.prev.length)])
-      if (common >= OPENAI_MIN_CACHE_TOKENS) cachedRead = common - (common % OPENAI_CACHE_STEP)
-      cachedMessages = d
-    }
-    const uncached = total - cachedRead - cacheWrite
-    // Priced by the engine, as it prices a summary reply's usage (src/cost.rs usage_cost).
-    const cost = native.usageCost({ inputTokens: uncached, cacheWriteTokens: cacheWrite, cacheReadTokens: cachedRead }, p)
-    return { tokens: total, cachedRead, cacheWrite, uncached, cost, firstChanged: d, cachedMessages, _prefix: prefix, _entries: entries }
+    const { d, tail } = this.#split(messages, tokensOf)
+    return this.#native.peek(d, tail, at)
   }
 
   /** Prices a request sent at `at` (milliseconds, optional) and records what it leaves in the cache. */
   request(messages, tokensOf, at) {
-    const r = this.peek(messages, tokensOf, at)
-    this.prev = messages.slice()
-    this.prefix = r._prefix
-    this.prevSent = true
-    this.prevAt = at
-    if (r._entries) this.entries = r._entries
-    const { _prefix, _entries, ...row } = r
+    const { d, tail } = this.#split(messages, tokensOf)
+    const row = this.#native.request(d, tail, at)
+    this.#prev = messages.slice()
     return row
   }
 
   /**
    * What a request that shares no prefix with anything cached costs: `inputTokens` of prompt and
-   * `outputTokens` of answer, sent with the breakpoints a host puts on every request. Anthropic:
-   * its prompt ends with a user message, so all of it is written to the cache (when it is long
-   * enough to be cached); OpenAI: plain input. The summary request of a condensing is one.
+   * `outputTokens` of answer, sent with the breakpoints a host puts on every request (Anthropic:
+   * written whole when long enough to be cached; OpenAI: plain input). The summary request of a
+   * condensing is one.
+   * @returns {{ inputCost: number, outputCost: number, cacheWrite: number }}
    */
   freshRequestCost(inputTokens, outputTokens) {
-    const written = this.kind === 'anthropic' && inputTokens >= ANTHROPIC_MIN_CACHE_TOKENS ? inputTokens : 0
-    const cost = native.usageCost({ inputTokens: inputTokens - written, cacheWriteTokens: written, outputTokens: 0 }, this.pricing)
-    const outputCost = native.usageCost({ outputTokens }, this.pricing)
-    return { inputCost: cost, outputCost, cacheWrite: written }
+    return this.#native.freshRequestCost(inputTokens, outputTokens)
   }
 
-  /** Extra cost of sending `tokens` tokens uncached-or-written again instead of reading them. */
+  /** Extra price per million tokens of sending cached tokens again (written or uncached) instead of reading them. */
   rewritePremium() {
-    const p = this.pricing
-    return this.kind === 'anthropic' ? p.cacheWritesPrice - p.cacheReadsPrice : p.inputPrice - p.cacheReadsPrice
+    return this.#native.rewritePremium
+  }
+
+  /** Whether a prompt of `tokens` ending at a breakpoint is written to the cache (Anthropic, from its minimum). */
+  writesPrefix(tokens) {
+    return this.#native.writesPrefix(tokens)
+  }
+
+  /** The least `tokens` sent `times` times can cost: uncached each time, or written once and then read. */
+  leastCost(tokens, times) {
+    return this.#native.leastCost(tokens, times)
+  }
+
+  /** One request's share of sending each message once: `appended` tokens written, the system
+   * prompt written on the `first` request, else read. */
+  sendOnceCost(appended, first) {
+    return this.#native.sendOnceCost(appended, first)
   }
 }
 

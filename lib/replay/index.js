@@ -1,8 +1,9 @@
 // `replay(history, options)`: replays a recorded task request by request under a context window,
 // a threshold and a condensing policy, and prices every request with a prompt-cache model. The
 // modules beside it: options.js (checks), messages.js (the requests of a history),
-// policies.js, run.js (the turn loop), summarizer.js, checks.js (end of task); the pricing is
-// lib/internal/prompt-cache.js, which the manager's cache-aware policy uses too.
+// policies.js, run.js (the turn loop), summarizer.js, checks.js (end of task); the pricing is the
+// engine's prompt-cache model (src/cache_model.rs through lib/internal/prompt-cache.js), which the
+// manager's cache-aware policy uses too.
 // Never changes the caller's history or options.
 'use strict'
 

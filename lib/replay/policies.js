@@ -53,7 +53,7 @@ function smartPolicy(preset) {
 }
 
 /**
- * Cache-aware (and strict): the manager's own policy (lib/internal/cache-aware.js says what it does), one
+ * Cache-aware (and strict): the manager's own policy (src/manager/policy.rs says what it does), one
  * manager with `policy` set, told the replay's cache model, prices, working set, summary size and
  * expected length; each turn the replay calls its `condenseIfNeeded` as a host would.
  */

@@ -8,7 +8,7 @@
 
 // Read when a replay runs: lib/manager.js requires lib/index.js, which requires this module.
 const managerModule = require('../manager.js')
-const { CacheModel, TokenCounter, firstChanged, ANTHROPIC_MIN_CACHE_TOKENS } = require('../internal/prompt-cache.js')
+const { CacheModel, TokenCounter, firstChanged } = require('../internal/prompt-cache.js')
 const native = require('../internal/native.js')
 const { REQUEST_SPACING_MS } = require('./messages.js')
 const { makeSummarizer } = require('./summarizer.js')
@@ -54,16 +54,13 @@ async function runReplay(history, turns, policy, settings) {
   /** The least any policy can pay that sends each recorded message and the system prompt, and
    * each request's last message again in the next request (see `floorCost`). */
   let floor = 0
-  const { inputPrice, cacheWritesPrice, cacheReadsPrice } = settings.pricing
-  /** The least a token sent `k` times costs: uncached each time, or written once and then read. */
-  const leastFor = (k) => (k === 0 ? 0 : Math.min(inputPrice * k, cacheWritesPrice + cacheReadsPrice * (k - 1)))
   // What every request sends first, whatever the policy: the system prompt and the task's first message.
   const headTokens = systemTokens + (history.length > 0 ? tokensOf(history[0]) : 0)
   /** Anthropic writes what sits before a request's last breakpoint (its last user message) once
    * the prompt there reaches the cache's minimum, which the head alone does here. */
-  const writesNew = settings.cache === 'anthropic' && headTokens >= ANTHROPIC_MIN_CACHE_TOKENS
+  const writesNew = cache.writesPrefix(headTokens)
   /** Tokens sent afresh that the cache does not have to write: at the cheaper of the two prices. */
-  const fresh = inputPrice <= cacheWritesPrice ? 'inputTokens' : 'cacheWriteTokens'
+  const fresh = settings.pricing.inputPrice <= settings.pricing.cacheWritesPrice ? 'inputTokens' : 'cacheWriteTokens'
   const cacheFloorUsage = { inputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 }
   /** The previous request's last message (a user message), which this request sends again. */
   let carried = 0
@@ -106,10 +103,7 @@ async function runReplay(history, turns, policy, settings) {
     /** Where the threshold puts the trigger: threshold % of the window, or the allowed size if lower. */
     triggerTokens: () => Math.min(Math.floor((settings.threshold / 100) * contextWindow), allowedTokens),
     /** What the request would cost now, and what the cache holds of it (recorded by nothing). */
-    peekCache: (candidate = messages) => {
-      const { _prefix, _entries, ...r } = cache.peek(candidate, tokensOf, sentAt)
-      return r
-    },
+    peekCache: (candidate = messages) => cache.peek(candidate, tokensOf, sentAt),
     decide: (role) => manager(role).decide(situation()),
     /**
      * Asks the role's manager; takes its result when it condensed and `accept` (given the candidate
@@ -218,14 +212,14 @@ async function runReplay(history, turns, policy, settings) {
     carried = last && last.role === 'user' && last !== history[0] ? tokensOf(last) : 0
     t.append.forEach((m, k) => {
       added += tokensOf(m)
-      floor += (tokensOf(m) * leastFor(m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)) / 1e6
+      floor += cache.leastCost(tokensOf(m), m === last && m.role !== 'assistant' && t.index + 1 < turns.length ? 2 : 1)
       // New since the previous request: nothing of it can be read; written when before the last
       // breakpoint, else plain input (the OpenAI model writes nothing).
       if (m !== history[0])
         cacheFloorUsage[writesNew && k <= lastUser ? 'cacheWriteTokens' : settings.cache === 'anthropic' ? fresh : 'inputTokens'] += tokensOf(m)
     })
     previousAt = t.sentAt
-    sendOnce += (added * cacheWritesPrice + systemTokens * (t.index === 0 ? cacheWritesPrice : cacheReadsPrice)) / 1e6
+    sendOnce += cache.sendOnceCost(added, t.index === 0)
     const row = cache.request(messages, tokensOf, sentAt)
     peakContext = Math.max(peakContext, row.tokens)
     perRequest.push({
@@ -260,7 +254,8 @@ async function runReplay(history, turns, policy, settings) {
     summaryCost: tally.inputCost + tally.outputCost,
     billedCost: inputCost + tally.inputCost + tally.outputCost,
     sendOnceCost: sendOnce,
-    floorCost: floor + (systemTokens * leastFor(perRequest.length)) / 1e6,
+    // Priced by the engine (src/cost.rs least_cost, send_once_cost).
+    floorCost: floor + cache.leastCost(systemTokens, perRequest.length),
     // Priced by the engine, as the requests are (src/cost.rs usage_cost).
     cacheFloorCost: native.usageCost(cacheFloorUsage, settings.pricing),
     summaries: tally.calls,

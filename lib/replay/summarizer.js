@@ -2,7 +2,7 @@
 // number of tokens (the same text for the same request, no network), or a real model through the
 // package's OpenAI-compatible client (lib/openai-client.js) when `llmUrl` is given. Either way each
 // call is counted and priced as the host sends it, by the replay's cache model
-// (lib/internal/prompt-cache.js `freshRequestCost`, the engine's price table): its input (the messages it was
+// (`freshRequestCost`, src/cache_model.rs, the engine's price table): its input (the messages it was
 // asked to summarize, counted) shares no prefix with the task's requests (another system prompt),
 // and carries the host's breakpoints, so on Anthropic it is written to the cache; its output is
 // billed at the output price. Never changes the requests it is handed.

@@ -21,6 +21,7 @@ mod attempt;
 mod config;
 mod decide;
 mod estimate;
+pub mod policy;
 #[cfg(test)]
 mod tests;
 

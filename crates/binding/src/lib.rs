@@ -5,20 +5,23 @@
 //! rule. The public API is `lib/index.js`, which calls these functions through
 //! `lib/internal/native.js`; they are not meant to be used directly.
 //!
-//! By concern: `attempt` (one manager call's course and the loop guard's state per task), `codec`
-//! (values across the boundary), `conversation` (a history held between calls), `exports` (the
-//! small stateless functions), `history` (a history pushed to be asked about once, and the one
-//! intake of messages from JavaScript), `manager` (the manager's decisions), `run` (one condensing:
-//! the engine on its own thread over a history or a conversation's messages), `tasks` (work run
-//! off the JavaScript thread), `text` (strings in the engine's escaped form and back), `trim`
-//! (giving memory back when the engine goes idle).
+//! By concern: `attempt` (one manager call's course and the loop guard's state per task),
+//! `cache_model` (the prompt-cache model's state, `PromptCache`), `codec` (values across the
+//! boundary), `conversation` (a history held between calls), `exports` (the small stateless
+//! functions), `history` (a history pushed to be asked about once, and the one intake of messages
+//! from JavaScript), `manager` (the manager's decisions), `policy` (the cache-aware policy's calls
+//! and per-task state), `run` (one condensing: the engine on its own thread over a history or a
+//! conversation's messages), `tasks` (work run off the JavaScript thread), `text` (strings in the
+//! engine's escaped form and back), `trim` (giving memory back when the engine goes idle).
 
 mod attempt;
+mod cache_model;
 mod codec;
 mod conversation;
 mod exports;
 mod history;
 mod manager;
+mod policy;
 mod run;
 mod tasks;
 mod text;
