@@ -10,6 +10,7 @@ const openaiFormat = require('../../lib/openai-format.js')
 const { describe, MAX_TIMER_MS } = require('../../lib/internal/values.js')
 const { MAX_RETRIES } = require('../../lib/internal/summarize.js')
 const htmlReport = require('../../lib/report-html.js')
+const native = require('../../lib/internal/native.js')
 const { version } = require('../../package.json')
 
 /** Exit codes (documented in the usage text and docs/cli.md). */
@@ -27,6 +28,11 @@ const METADATA_FILE = 'task_metadata.json'
 // `context-condense --help` prints them all; `help <command>` and `<command> --help` print the
 // parts of that command.
 const COMMANDS = ['analyze', 'condense', 'report', 'replay', 'preset']
+/** A cache model's write and read prices as factors of its input price, from the engine's price table. */
+const factor = (cache, key, ttl) => {
+  const p = native.resolvePricing(undefined, cache, 'the usage text', ttl)
+  return `${Number((p[key] / p.inputPrice).toFixed(2))}x`
+}
 const TITLE = `context-condense ${version}: condense the conversation history of an LLM coding agent`
 const LINES = {
   analyze: `  context-condense analyze  <history> [options]                  where the tokens are, what each provider saves`,
@@ -67,9 +73,9 @@ const SECTIONS = {
       --system-tokens N   the system prompt's size in tokens (default 10000)
       --summary-tokens N  the stand-in summarizer's summary size (default 2000; --llm-url: a real model)
       --expected-turns N  the task's length in requests, for cache-aware (default: as many as elapsed)
-      --cache C           anthropic (default: breakpoints, write 1.25x, read 0.1x) | openai (prefix, read 0.5x)
+      --cache C           anthropic (default: breakpoints, write ${factor('anthropic', 'cacheWritesPrice')}, read ${factor('anthropic', 'cacheReadsPrice')}) | openai (prefix, read ${factor('openai', 'cacheReadsPrice')})
       --lookback-blocks N anthropic: find a cache entry only within N content blocks before a breakpoint
-      --cache-ttl T       how long a cache entry lives: 5m (default) | 1h (anthropic: writes at 2x the input price)
+      --cache-ttl T       how long a cache entry lives: 5m (default) | 1h (anthropic: writes at ${factor('anthropic', 'cacheWritesPrice', '1h')} the input price)
       --html FILE         also write a page charting each request's cost and where each condensing happened
       --force             overwrite FILE when it exists`,
 }
