@@ -478,18 +478,20 @@ describe('bad options of the other functions: each names its place, with errorCo
   it('workingSet and workingSetAsync: turns and budgetTokens are whole numbers >= 0 (NaN, Infinity, a BigInt, a string refused)', async () => {
     const { workingSet, workingSetAsync } = await import('../lib/index.js')
     const h = base()
-    for (const key of ['turns', 'budgetTokens'])
-      // A null budget is the default one, as a Smart config reads it (working-set.test.ts).
-      for (const [value, shown] of BAD_NUMBERS)
-        if (!(key === 'budgetTokens' && value === null))
-          for (const [name, call] of [
-            ['workingSet', () => workingSet(h, { [key]: value } as never)],
-            ['workingSetAsync', () => workingSetAsync(h, { [key]: value } as never)],
-          ] as const) {
-            const e = await thrown(call)
-            expect(e.message, `${name} ${key} ${shown}`).toBe(`${name}: options.${key}: expected a whole number >= 0, got ${shown}`)
-            expect(e.errorCode).toBe('invalid-argument')
-          }
+    for (const key of ['turns', 'budgetTokens']) {
+      for (const [value, shown] of BAD_NUMBERS) {
+        // A null budget is the default one, as a Smart config reads it (working-set.test.ts).
+        if (key === 'budgetTokens' && value === null) continue
+        for (const [name, call] of [
+          ['workingSet', () => workingSet(h, { [key]: value } as never)],
+          ['workingSetAsync', () => workingSetAsync(h, { [key]: value } as never)],
+        ] as const) {
+          const e = await thrown(call)
+          expect(e.message, `${name} ${key} ${shown}`).toBe(`${name}: options.${key}: expected a whole number >= 0, got ${shown}`)
+          expect(e.errorCode).toBe('invalid-argument')
+        }
+      }
+    }
     expect(workingSet(h, { turns: 2 ** 31, budgetTokens: 0 })).toEqual(workingSet(h, { turns: 1000, budgetTokens: 0 }))
     expect((await thrown(() => workingSet(h, { text: 'yes' } as never))).message).toBe('workingSet: options.text: expected true or false, got string "yes"')
   })
