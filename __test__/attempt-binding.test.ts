@@ -6,6 +6,8 @@
 // attempt where it was, and that the guards' map takes any task id.
 import { describe, expect, it } from 'vitest'
 
+import { expectRefused } from './helpers.js'
+
 type Step = { action: string; provider?: string; attempts?: unknown[]; [k: string]: unknown }
 type Attempt = {
   start(guards: unknown, nowMs: unknown): Step
@@ -25,51 +27,37 @@ const rules = new native.ManagerRules({ provider: 'lossless', fallback: true })
 const DECISION = { prevContextTokens: 90_000, minGainTokens: 1_000, overflow: false }
 const HOSTILE: unknown[] = [Number.NaN, -1, 2 ** 53, 1.5, Number.POSITIVE_INFINITY, 10n, '10', {}, null]
 
-/** The call throws an Error whose message names `place` (napi's own type errors name the value's kind). */
-function refused(call: () => unknown, place: string) {
-  let error: unknown
-  try {
-    call()
-  } catch (e) {
-    error = e
-  }
-  expect(error, `${place}: not refused`).toBeInstanceOf(Error)
-  const e = error as Error & { code?: string }
-  expect(typeof e.code, `${place}: no code (${e.message})`).toBe('string')
-  if (e.code === 'invalid-options' || e.code === 'internal') expect(e.message, place).toContain(place)
-}
-
 describe("the manager's course refuses hostile values clearly", () => {
   it('in the decision it is built with, and in the task id', () => {
     for (const bad of HOSTILE) {
-      refused(() => new native.ManagerAttempt(rules, { ...DECISION, prevContextTokens: bad }, 't', true), 'prevContextTokens')
-      refused(() => new native.ManagerAttempt(rules, { ...DECISION, minGainTokens: bad }, 't', true), 'minGainTokens')
+      expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, prevContextTokens: bad }, 't', true), 'prevContextTokens', ['invalid-options'])
+      expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, minGainTokens: bad }, 't', true), 'minGainTokens', ['invalid-options'])
     }
-    refused(() => new native.ManagerAttempt(rules, { ...DECISION, overflow: 'yes' }, 't', true), 'overflow')
-    refused(() => new native.ManagerAttempt(rules, DECISION, 7, true), 'taskId')
-    refused(() => new native.ManagerAttempt({}, DECISION, 't', true), 'rules')
+    expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, overflow: 'yes' }, 't', true), 'overflow')
+    expectRefused(() => new native.ManagerAttempt(rules, DECISION, 7, true), 'taskId')
+    expectRefused(() => new native.ManagerAttempt({}, DECISION, 't', true), 'rules')
   })
 
   it('in the outcomes it is handed, leaving the attempt where it was', () => {
     const guards = new native.ManagerGuards()
     const attempt = new native.ManagerAttempt(rules, DECISION, 'task', true)
     // Out of turn: no provider runs before the call starts, and the window is not due.
-    refused(() => attempt.produced(guards, 50_000, 0), 'no provider is running')
-    refused(() => attempt.failed(guards, 'boom', 0), 'no provider is running')
-    refused(() => attempt.windowed(90_000, 45_000), 'the sliding window is not due')
+    expectRefused(() => attempt.produced(guards, 50_000, 0), 'no provider is running', ['internal'])
+    expectRefused(() => attempt.failed(guards, 'boom', 0), 'no provider is running', ['internal'])
+    expectRefused(() => attempt.windowed(90_000, 45_000), 'the sliding window is not due', ['internal'])
     const first = attempt.start(guards, 0)
     expect(first).toMatchObject({ action: 'run', provider: 'lossless' })
-    refused(() => attempt.start(guards, 0), 'the call has started already')
+    expectRefused(() => attempt.start(guards, 0), 'the call has started already', ['internal'])
     for (const bad of HOSTILE) {
       if (typeof bad === 'number' && Number.isSafeInteger(bad)) continue
-      refused(() => attempt.produced(guards, bad, 0), 'tokens')
+      expectRefused(() => attempt.produced(guards, bad, 0), 'tokens', ['invalid-options'])
     }
-    refused(() => attempt.failed(guards, 42, 0), 'error')
+    expectRefused(() => attempt.failed(guards, 42, 0), 'error', ['internal'])
     // Nothing refused moved it: the provider still runs, and its outcome is taken now.
     const done = attempt.produced(guards, 50_000, Number.NaN)
     expect(done.action).toBe('adopt')
     expect(done.attempts).toHaveLength(1)
-    refused(() => attempt.produced(guards, 40_000, 0), 'no provider is running')
+    expectRefused(() => attempt.produced(guards, 40_000, 0), 'no provider is running', ['internal'])
   })
 
   it('a failing run counts for its task in the guards, under any task id', () => {
@@ -81,7 +69,7 @@ describe("the manager's course refuses hostile values clearly", () => {
       expect(guards.has(id)).toBe(true)
     }
     expect(guards.size).toBe(3)
-    refused(() => guards.has(1), 'taskId')
+    expectRefused(() => guards.has(1), 'taskId')
     expect(guards.forget('\u{d800}')).toBe(true)
     expect(guards.forget()).toBe(true)
     expect(guards.size).toBe(0)

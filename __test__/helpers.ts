@@ -98,3 +98,22 @@ export const itProbes = itWhen(
   HAVE_PROBES,
   'the addon was built without the test-only probes feature (npm run build has it; scripts/ci-build.sh leaves it out)',
 )
+
+/**
+ * Expects `call` to throw an Error the binding refused clearly: a code among `codes`, its message
+ * naming `place`; or Node-API's own type refusal (`NumberExpected`, `StringExpected`, …, or `InvalidArg`
+ * for an object of another class), which names the type it expected instead of the place.
+ */
+export function expectRefused(call: () => unknown, place: string, codes: string[] = ['invalid-argument']) {
+  let error: unknown
+  try {
+    call()
+  } catch (e) {
+    error = e
+  }
+  expect(error, `${place}: not refused`).toBeInstanceOf(Error)
+  const e = error as Error & { code?: string }
+  const ours = codes.includes(String(e.code))
+  expect(ours || /^([A-Z][a-z]+Expected|InvalidArg)$/.test(String(e.code)), `${place}: code ${e.code} (${e.message})`).toBe(true)
+  if (ours) expect(e.message, place).toContain(place)
+}

@@ -6,6 +6,8 @@
 // refused call leaves the task's state as it was.
 import { describe, expect, it } from 'vitest'
 
+import { expectRefused } from './helpers.js'
+
 type Step = { action: string; [k: string]: unknown }
 type Call = {
   account(task: unknown, systemTokens: unknown, systemText: unknown, assistants: unknown): { fresh: boolean; remake: boolean; bill: boolean }
@@ -36,34 +38,21 @@ const START = {
 }
 const HOSTILE: unknown[] = [Number.NaN, -1, Number.POSITIVE_INFINITY, 10n, '10', {}]
 
-function refused(call: () => unknown, place: string, code = 'invalid-argument') {
-  let error: unknown
-  try {
-    call()
-  } catch (e) {
-    error = e
-  }
-  expect(error, `${place}: not refused`).toBeInstanceOf(Error)
-  const e = error as Error & { code?: string }
-  expect(e.code === code || /^[A-Z][a-z]+Expected$/.test(String(e.code)), `${place}: code ${e.code} (${e.message})`).toBe(true)
-  if (e.code === code) expect(e.message).toContain(place)
-}
-
 describe('the engine cache-aware rule refuses hostile values clearly', () => {
   it('in its settings and the role configs', () => {
-    refused(() => new native.PolicyCall({ ...SETTINGS, cache: 'gemini' }), 'cache')
+    expectRefused(() => new native.PolicyCall({ ...SETTINGS, cache: 'gemini' }), 'cache')
     for (const bad of HOSTILE) {
       if (typeof bad === 'object') continue
-      refused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: bad }), 'workingSetTurns')
-      refused(() => new native.PolicyCall({ ...SETTINGS, summaryTokens: bad }), 'summaryTokens')
-      refused(() => new native.PolicyCall({ ...SETTINGS, pricing: { ...PRICES, cacheReadsPrice: bad } }), 'pricing')
-      refused(() => native.policyRoleConfigs({ provider: 'native' }, false, bad), 'workingSetTurns')
+      expectRefused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: bad }), 'workingSetTurns')
+      expectRefused(() => new native.PolicyCall({ ...SETTINGS, summaryTokens: bad }), 'summaryTokens')
+      expectRefused(() => new native.PolicyCall({ ...SETTINGS, pricing: { ...PRICES, cacheReadsPrice: bad } }), 'pricing')
+      expectRefused(() => native.policyRoleConfigs({ provider: 'native' }, false, bad), 'workingSetTurns')
     }
-    refused(() => native.policyRoleConfigs({ provider: 'native' }, false, 1.5), 'workingSetTurns')
-    refused(() => native.policyRoleConfigs({ provider: 'native' }, false, 2 ** 53), 'workingSetTurns')
-    refused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: 2 ** 53 }), 'workingSetTurns')
-    refused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: 1.5 }), 'workingSetTurns')
-    refused(() => native.policyRoleConfigs('native', false, 10), 'config')
+    expectRefused(() => native.policyRoleConfigs({ provider: 'native' }, false, 1.5), 'workingSetTurns')
+    expectRefused(() => native.policyRoleConfigs({ provider: 'native' }, false, 2 ** 53), 'workingSetTurns')
+    expectRefused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: 2 ** 53 }), 'workingSetTurns')
+    expectRefused(() => new native.PolicyCall({ ...SETTINGS, workingSetTurns: 1.5 }), 'workingSetTurns')
+    expectRefused(() => native.policyRoleConfigs('native', false, 10), 'config')
     const roles = native.policyRoleConfigs({ provider: 'native', providers: {} }, true, 10)
     expect(Object.keys(roles)).toEqual(['lossless', 'smart', 'smartAtTrigger', 'ownSummary'])
   })
@@ -72,27 +61,27 @@ describe('the engine cache-aware rule refuses hostile values clearly', () => {
     const task = new native.PolicyTask()
     const call = new native.PolicyCall(SETTINGS)
     for (const bad of HOSTILE) {
-      refused(() => call.account(task, bad, null, 0), 'systemTokens')
-      refused(() => call.account(task, 10_000, null, bad), 'assistants')
+      expectRefused(() => call.account(task, bad, null, 0), 'systemTokens')
+      expectRefused(() => call.account(task, 10_000, null, bad), 'assistants')
     }
     expect(task.turn).toBe(-1)
     call.account(task, 10_000, null, 0)
     for (const bad of HOSTILE) {
-      refused(() => call.billed(task, bad, 0), 'own')
-      refused(() => call.appended(task, bad), 'tokens')
-      refused(() => call.start(task, 10_000, MESSAGES, { ...START, contextWindow: bad }), 'contextWindow')
-      refused(() => call.start(task, 10_000, MESSAGES, { ...START, expectedTurns: bad }), 'expectedTurns')
+      expectRefused(() => call.billed(task, bad, 0), 'own')
+      expectRefused(() => call.appended(task, bad), 'tokens')
+      expectRefused(() => call.start(task, 10_000, MESSAGES, { ...START, contextWindow: bad }), 'contextWindow')
+      expectRefused(() => call.start(task, 10_000, MESSAGES, { ...START, expectedTurns: bad }), 'expectedTurns')
     }
-    refused(() => call.start(task, 10_000, [1000, 1000], START), 'messages')
-    refused(() => call.start(task, 10_000, new Float64Array([1000, Number.NaN]), START), 'messages[1]')
+    expectRefused(() => call.start(task, 10_000, [1000, 1000], START), 'messages')
+    expectRefused(() => call.start(task, 10_000, new Float64Array([1000, Number.NaN]), START), 'messages[1]')
     // Out of turn: a decision before the call started, candidates when none were asked for.
-    refused(() => call.decided(task, true), 'not started', 'internal')
+    expectRefused(() => call.decided(task, true), 'not started', ['internal'])
     const step = call.start(task, 10_000, MESSAGES, START)
     expect(step).toEqual({ action: 'propose', roles: ['lossless', 'smart'], force: true, priced: true })
-    refused(() => call.decided(task, true), 'the call is at "propose"', 'internal')
-    refused(() => call.proposed(task, [{ condensed: false, report: 'x' }]), '1 candidates for a proposal of 2 roles', 'internal')
-    refused(() => call.taken(task, new Float64Array([1])), 'the call is at "propose"', 'internal')
-    refused(() => call.finish(task), 'the call is at "propose"', 'internal')
+    expectRefused(() => call.decided(task, true), 'the call is at "propose"', ['internal'])
+    expectRefused(() => call.proposed(task, [{ condensed: false, report: 'x' }]), '1 candidates for a proposal of 2 roles', ['internal'])
+    expectRefused(() => call.taken(task, new Float64Array([1])), 'the call is at "propose"', ['internal'])
+    expectRefused(() => call.finish(task), 'the call is at "propose"', ['internal'])
     // Nothing refused changed the task: the call goes on as it would have.
     const next = call.proposed(task, [
       { condensed: false, report: 'nothing to condense' },

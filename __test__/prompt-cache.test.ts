@@ -5,6 +5,8 @@
 // refused with a coded error naming the place, and leaves the cache as it was.
 import { describe, expect, it } from 'vitest'
 
+import { expectRefused } from './helpers.js'
+
 type Row = { tokens: number; cachedRead: number; cacheWrite: number; uncached: number; cost: number; firstChanged: number; cachedMessages: number }
 type PromptCache = {
   peek(same: unknown, tail: unknown, at?: unknown): Row
@@ -48,21 +50,6 @@ const HOSTILE: Array<[string, unknown]> = [
   ['an object', {}],
 ]
 
-/** Expects `call` to throw a coded error naming `place`. */
-function refused(call: () => unknown, place: string) {
-  let error: unknown
-  try {
-    call()
-  } catch (e) {
-    error = e
-  }
-  expect(error, `${place}: not refused`).toBeInstanceOf(Error)
-  const e = error as Error & { code?: string }
-  // The engine's own checks name the place; Node-API's type refusal names the type it expected.
-  expect(e.code === 'invalid-argument' || /^[A-Z][a-z]+Expected$/.test(String(e.code)), `${place}: code ${e.code}`).toBe(true)
-  if (e.code === 'invalid-argument') expect(e.message).toContain(place)
-}
-
 describe('the engine prompt-cache model refuses hostile values clearly', () => {
   it('in the constructor', () => {
     const args: unknown[] = ['anthropic', PRICES, 2000, 20, 300_000]
@@ -73,13 +60,13 @@ describe('the engine prompt-cache model refuses hostile values clearly', () => {
         if (places[i] === 'pricing' && typeof bad === 'object') continue
         const given = args.slice()
         given[i] = bad
-        refused(() => new native.PromptCache(...given), places[i])
+        expectRefused(() => new native.PromptCache(...given), places[i])
       }
-    refused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: -1 }, 2000), 'pricing.inputPrice')
-    refused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: '3' }, 2000), 'pricing')
-    refused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: 10n }, 2000), 'pricing')
-    refused(() => new native.PromptCache('anthropic', PRICES, 2000, 1.5), 'lookbackBlocks')
-    refused(() => new native.PromptCache('anthropic', PRICES, 2000, 2 ** 53), 'lookbackBlocks')
+    expectRefused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: -1 }, 2000), 'pricing.inputPrice')
+    expectRefused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: '3' }, 2000), 'pricing')
+    expectRefused(() => new native.PromptCache('anthropic', { ...PRICES, inputPrice: 10n }, 2000), 'pricing')
+    expectRefused(() => new native.PromptCache('anthropic', PRICES, 2000, 1.5), 'lookbackBlocks')
+    expectRefused(() => new native.PromptCache('anthropic', PRICES, 2000, 2 ** 53), 'lookbackBlocks')
     // Any whole number of blocks up to 2^53 - 1 is a lookback (past every history: any entry).
     expect(new native.PromptCache('anthropic', PRICES, 2000, 2 ** 53 - 1).request(0, TAIL)).toMatchObject({ cacheWrite: 3000 })
     expect(new native.PromptCache('openai', PRICES, 2 ** 31).sent).toBe(0)
@@ -92,30 +79,30 @@ describe('the engine prompt-cache model refuses hostile values clearly', () => {
     const untouched = new native.PromptCache('anthropic', PRICES, 2000)
     untouched.request(0, TAIL)
     for (const call of ['peek', 'request'] as const) {
-      for (const [, bad] of [...HOSTILE, ['2^31', 2 ** 31]] as Array<[string, unknown]>) refused(() => cache[call](bad, TAIL), 'same')
+      for (const [, bad] of [...HOSTILE, ['2^31', 2 ** 31]] as Array<[string, unknown]>) expectRefused(() => cache[call](bad, TAIL), 'same')
       // More shared messages than the previous request sent.
-      refused(() => cache[call](3, TAIL), 'same')
-      for (const [, bad] of HOSTILE) refused(() => cache[call](0, bad), 'tail')
-      refused(() => cache[call](0, new Float64Array([1000])), 'tail')
-      refused(() => cache[call](0, new Float64Array([Number.NaN, 1])), 'tail[0]')
-      refused(() => cache[call](0, new Float64Array([-1, 1])), 'tail[0]')
-      refused(() => cache[call](0, new Float64Array([1, 0.5])), 'tail[1]')
-      refused(() => cache[call](0, new Float64Array([1, 2 ** 40])), 'tail[1]')
-      refused(() => cache[call](0, TAIL, Number.NaN), 'at')
-      refused(() => cache[call](0, TAIL, 10n), 'at')
+      expectRefused(() => cache[call](3, TAIL), 'same')
+      for (const [, bad] of HOSTILE) expectRefused(() => cache[call](0, bad), 'tail')
+      expectRefused(() => cache[call](0, new Float64Array([1000])), 'tail')
+      expectRefused(() => cache[call](0, new Float64Array([Number.NaN, 1])), 'tail[0]')
+      expectRefused(() => cache[call](0, new Float64Array([-1, 1])), 'tail[0]')
+      expectRefused(() => cache[call](0, new Float64Array([1, 0.5])), 'tail[1]')
+      expectRefused(() => cache[call](0, new Float64Array([1, 2 ** 40])), 'tail[1]')
+      expectRefused(() => cache[call](0, TAIL, Number.NaN), 'at')
+      expectRefused(() => cache[call](0, TAIL, 10n), 'at')
     }
     for (const [, bad] of HOSTILE) {
-      refused(() => cache.freshRequestCost(bad, 1), 'input')
-      refused(() => cache.freshRequestCost(1, bad), 'output')
-      refused(() => cache.leastCost(bad, 1), 'tokens')
-      refused(() => cache.leastCost(1, bad), 'times')
-      refused(() => cache.sendOnceCost(bad, true), 'appended')
-      refused(() => cache.writesPrefix(bad), 'tokens')
-      if (typeof bad !== 'object') refused(() => cache.setPricing(bad), 'pricing')
+      expectRefused(() => cache.freshRequestCost(bad, 1), 'input')
+      expectRefused(() => cache.freshRequestCost(1, bad), 'output')
+      expectRefused(() => cache.leastCost(bad, 1), 'tokens')
+      expectRefused(() => cache.leastCost(1, bad), 'times')
+      expectRefused(() => cache.sendOnceCost(bad, true), 'appended')
+      expectRefused(() => cache.writesPrefix(bad), 'tokens')
+      if (typeof bad !== 'object') expectRefused(() => cache.setPricing(bad), 'pricing')
     }
-    refused(() => cache.setPricing({ ...PRICES, cacheReadsPrice: Number.NaN }), 'pricing.cacheReadsPrice')
-    refused(() => cache.sendOnceCost(1, 'yes'), 'first')
-    refused(() => native.cacheBreakpoints([1, 0]), 'user')
+    expectRefused(() => cache.setPricing({ ...PRICES, cacheReadsPrice: Number.NaN }), 'pricing.cacheReadsPrice')
+    expectRefused(() => cache.sendOnceCost(1, 'yes'), 'first')
+    expectRefused(() => native.cacheBreakpoints([1, 0]), 'user')
     // Nothing refused changed what the cache holds: the next request reads what the first wrote.
     const next = new Float64Array([...TAIL, 700, 1])
     expect(cache.sent).toBe(2)
