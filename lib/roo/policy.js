@@ -137,12 +137,12 @@ async function stored(messages, view, output, o, fresh) {
     if (from.kind === 'summary' && !(i > 0 && origins[i - 1].kind === 'summary' && origins[i - 1].from === from.from)) {
       const s = { ...m, isSummary: true, condenseId: id }
       // Today's Roo is sent from its last summary on, so the summary is written as Roo writes its
-      // own: a user message (the requests begin with it) with the task's active workflows (the
-      // first message's command blocks), the folded file context and the environment details,
-      // which would otherwise no longer be sent.
+      // own, from the whole stored history as Roo's own reads it: a user message (the requests
+      // begin with it) with the task's active workflows (the first message's command blocks), the
+      // folded file context and the environment details, which would otherwise no longer be sent.
       if (fresh) {
         s.role = 'user'
-        s.content = await freshSummaryContent(fresh.summary, view.given, view.given.slice(from.from, from.to), fresh.params, o)
+        s.content = await freshSummaryContent(fresh.summary, messages, view.given.slice(from.from, from.to), fresh.params, o)
       }
       const next = view.effective[from.to]
       if (next && finite(next.ts)) s.ts = next.ts - 1
