@@ -279,6 +279,11 @@ describe('bad input: options', () => {
     ['NaN', { provider: 'truncation', config: { preserveRecentCount: NaN } }, /^condense: options\.config\.preserveRecentCount: NaN is not a JSON number$/],
     ['Infinity tokens', { provider: 'lossless', prevContextTokens: Infinity }, /^condense: options\.prevContextTokens: Infinity is not a JSON number$/],
     ['negative tokens', { provider: 'lossless', prevContextTokens: -5 }, /^invalid options: options\.prevContextTokens: expected a whole number >= 0, got -5$/],
+    ['a NaN allowed size', { provider: 'native', allowedTokens: NaN }, /^condense: options\.allowedTokens: NaN is not a JSON number$/],
+    ['a negative allowed size', { provider: 'native', allowedTokens: -1 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0, got -1$/],
+    ['a fractional allowed size', { provider: 'native', allowedTokens: 2 ** 31 + 0.5 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0, got 2147483648\.5$/],
+    ['an allowed size past 2^53', { provider: 'native', allowedTokens: 2 ** 60 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0/],
+    ['an allowed size as a string', { provider: 'native', allowedTokens: '35008' }, /^invalid options: options\.allowedTokens: invalid type: string/],
     [
       'a percentage out of range',
       { provider: 'smart', config: { preset: 'balanced', targetReductionPercent: 150 } },
@@ -763,6 +768,7 @@ describe('arguments the types rule out: refused where they are read, naming the 
       /^condense: options\.prevContextTokens: a BigInt \(5n\) is not a JSON number/,
     )
     await refused(() => condense(h, { provider: 'native', config: { keepLast: 5n as never } }), /^condense: options\.config\.keepLast: a BigInt/)
+    await refused(() => condense(h, { provider: 'native', allowedTokens: 5n as never }), /^condense: options\.allowedTokens: a BigInt \(5n\)/)
     const m = new CondensationManager()
     await refused(() => m.setConfig({ threshold: 50n as never }), /^CondensationManager: config\.threshold: a BigInt/)
     await refused(() => m.estimateCost(h, { pricing: { inputPrice: Number.NaN } }), /^estimateCost: options\.pricing\.inputPrice: NaN is not a JSON number$/)
@@ -777,7 +783,7 @@ describe('arguments the types rule out: refused where they are read, naming the 
 
   it('null given for an option the types do not let be null is refused, not taken as the option left out', async () => {
     const h = base()
-    for (const key of ['prevContextTokens', 'encoding', 'config'])
+    for (const key of ['prevContextTokens', 'allowedTokens', 'encoding', 'config'])
       await refused(
         () => condense(h, { provider: 'lossless', [key]: null } as never),
         new RegExp(`^invalid options: options\\.${key}: null is not a value`),

@@ -3,7 +3,7 @@
 // included, and keeps a bounded number of tasks' states.
 import { describe, expect, it } from 'vitest'
 
-import { CondensationManager, type ApiMessage } from '../lib/index.js'
+import { CondensationManager, countTokens, slidingWindow, type ApiMessage } from '../lib/index.js'
 import { generateHistory } from '../fixtures/generate.mjs'
 
 const history = generateHistory({ seed: 1, targetTokens: 20_000 }) as ApiMessage[]
@@ -52,5 +52,58 @@ describe('the loop guard of a manager', () => {
     expect(guards.has('hot')).toBe(true)
     const hot = await m.condenseIfNeeded(history, { contextWindow: 1_000_000, force: true, taskId: 'hot' })
     expect(hot.error).toBe('condensing is cooling down for 60 s after attempts that made no progress')
+  })
+})
+
+describe('a summary the sliding window would cut away', () => {
+  // The first message, ten turns of notes, then three large messages: what Native keeps.
+  const big = 'fn parse(input: &str) -> Result<Tree, Error> { todo!() }\n'.repeat(200)
+  const turns: ApiMessage[] = [{ role: 'user', content: '<task>\nFix the parser\n</task>' }]
+  for (let i = 0; i < 10; i++)
+    turns.push({ role: i % 2 === 0 ? 'assistant' : 'user', content: `step ${i}: read src/parse${i}.rs and noted its shape. `.repeat(20) })
+  turns.push({ role: 'assistant', content: `Reading the file.\n${big}` }, { role: 'user', content: `The output:\n${big}` }, { role: 'assistant', content: `Next.\n${big}` })
+  const total = countTokens(turns)
+  const kept = countTokens([turns[0], ...turns.slice(-3)])
+  /** A context whose allowed size (90 % of the window less maxTokens) is `allowed`. */
+  const at = (allowed: number) => ({ contextWindow: 100_000, maxTokens: 90_000 - allowed, totalTokens: total, lastMessageTokens: 0, taskId: 't' })
+
+  it('is not asked: the manager cuts the window at once, and the request is the one the summary would have led to', async () => {
+    let calls = 0
+    const summarize = async () => {
+      calls++
+      return 'Read the parser.'
+    }
+    expect(kept).toBeGreaterThan(total / 2) // the set-up: the kept messages are most of the context
+    const m = new CondensationManager({ config: { provider: 'native' }, summarize })
+    const r = await m.condenseIfNeeded(turns, at(kept))
+    expect(calls).toBe(0)
+    expect(r.provider).toBe('sliding-window')
+    expect(r.attempts[0].error).toBe(`No summary asked: the messages it keeps leave ${kept} tokens, past the allowed size of ${kept}, so the sliding window would cut the summary away`)
+    expect(r.messages).toEqual(slidingWindow(turns, 0.5))
+    expect(turns).toHaveLength(14) // the caller's array untouched
+
+    // Roo's way asks, and its summary is cut away by the window the request still needs.
+    const roo = new CondensationManager({ config: { provider: 'native', providers: { native: { askWhenWindowCuts: true } } }, summarize })
+    const asked = await roo.condenseIfNeeded(turns, at(kept))
+    expect(calls).toBe(1)
+    expect(asked.provider).toBe('native')
+    expect(asked.newContextTokens).toBeGreaterThan(kept)
+    const sent = slidingWindow(asked.messages, 0.5)
+    expect(sent.some((x) => (x as { isSummary?: boolean }).isSummary)).toBe(false)
+  })
+
+  it('is asked when the kept messages leave room under the allowed size', async () => {
+    let calls = 0
+    const m = new CondensationManager({
+      config: { provider: 'native' },
+      summarize: async () => {
+        calls++
+        return 'Read the parser.'
+      },
+    })
+    const r = await m.condenseIfNeeded(turns, at(kept + 200))
+    expect(calls).toBe(1)
+    expect(r.provider).toBe('native')
+    expect(r.newContextTokens).toBeLessThanOrEqual(kept + 200)
   })
 })

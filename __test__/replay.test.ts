@@ -757,16 +757,18 @@ describe('the command line', () => {
 })
 
 describe('the seven real Roo Code histories', () => {
-  // Measured (2026-11-27, docs/replay.md): cache-aware 0.878x roo-default at 48k with 14 summaries
-  // of 23, 0.862x at 64k with 8 of 15, and no history above 1.00x. Asking at the trigger only for a
-  // turn's room (not a batch's) is what lets Smart stand in for summaries here: with a batch's room
-  // it was 0.943x with 20 of 23, and 0.910x with 11 of 15. Guards with a margin, not targets.
+  // Measured (2026-11-27, docs/replay.md): cache-aware 0.79x roo-default at 48k with 3 summaries of
+  // 23, 0.81x at 64k with 3 of 15, and no history above 1.00x. Before Native stopped asking for
+  // summaries the sliding window cuts away it was 0.88x with 14 of 23 and 0.84x with 7 of 15, every
+  // request the same. Asking at the trigger only for a turn's room (not a batch's) is what lets
+  // Smart stand in for summaries here: with a batch's room it was 0.943x with 20 of 23, and 0.910x
+  // with 11 of 15. Guards with a margin, not targets.
   itReal(
-    'at 48k and 64k cache-aware is billed less than roo-default on the sum, never more than 1.02x on a history, with under two thirds its summaries',
+    'at 48k and 64k cache-aware is billed less than roo-default on the sum, never more than 1.02x on a history, with at most half its summaries',
     async () => {
       for (const [contextWindow, bound] of [
-        [48_000, 0.91],
-        [64_000, 0.89],
+        [48_000, 0.84],
+        [64_000, 0.86],
       ] as const) {
         let roo = 0
         let aware = 0
@@ -783,7 +785,7 @@ describe('the seven real Roo Code histories', () => {
           awareSummaries += b.summaries
         }
         expect(aware, `at ${contextWindow}`).toBeLessThanOrEqual(bound * roo)
-        expect(awareSummaries, `at ${contextWindow}`).toBeLessThan((2 / 3) * rooSummaries)
+        expect(awareSummaries, `at ${contextWindow}`).toBeLessThanOrEqual(0.5 * rooSummaries)
       }
     },
     120_000,
@@ -806,7 +808,7 @@ describe('the seven real Roo Code histories', () => {
         }
       }
       expect(summarized).toBeGreaterThanOrEqual(3)
-      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.84x, 7 summaries of 15), with fewer summaries.
+      // Measured (docs/replay.md): cache-aware is billed less than roo-default here (0.81x, 3 summaries of 15), with fewer summaries.
       const roo = sums.get('roo-default')!
       const aware = sums.get('cache-aware')!
       expect(aware.cost).toBeLessThan(0.95 * roo.cost)

@@ -117,6 +117,9 @@ export interface NativeConfig {
   pricing?: Pricing | null
   taskId?: string | null
   maxTokens?: number | null
+  /** Ask for a summary even when the sliding window would cut it away (the messages kept are by
+   * themselves past `allowedTokens`), as Roo Code does. @default false */
+  askWhenWindowCuts?: boolean
 }
 
 export interface ContentTypeOps {
@@ -233,6 +236,10 @@ interface CommonOptions {
   format?: 'openai' | 'anthropic' | 'auto'
   /** The context size the host measured; when given, only changed text is counted. */
   prevContextTokens?: number
+  /** The size past which the host's sliding window cuts the request, counted as
+   * `prevContextTokens` is. Native then asks no summary that cut would remove: when the messages
+   * it keeps are by themselves past it, it answers `window-cuts-summary` without a call. */
+  allowedTokens?: number
   /** `DefaultEncoding` when not given. */
   encoding?: Encoding
   /** Stops a condensation in progress, callbacks included; the call then rejects with an AbortError. */
@@ -382,6 +389,9 @@ export type RefusalCode =
   | 'empty-summary'
   /** The summary would not make the context smaller. */
   | 'context-grew'
+  /** Native asked no summary: the messages it keeps are by themselves past `allowedTokens`, so the
+   * sliding window would cut the summary away. */
+  | 'window-cuts-summary'
 
 export interface CondenseResult<M = ApiMessage> {
   /** The condensed history. Messages nothing changed are the caller's own objects (shared, not

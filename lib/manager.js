@@ -393,6 +393,9 @@ class CondensationManager {
         provider: id,
         config: this._providerOptions(id, decision),
         prevContextTokens: prev,
+        // Native asks no summary the sliding window past this size would cut away (a whole number:
+        // a count of tokens is at or past a fractional size exactly when it is at or past its ceiling).
+        ...(decision ? { allowedTokens: Math.max(0, Math.ceil(decision.allowedTokens)) } : {}),
         summarize,
         summarizeOptions: this.summarizeOptions,
         signal,

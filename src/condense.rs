@@ -35,6 +35,8 @@ struct RawOptions {
     prev_context_tokens: Option<f64>,
     #[serde(default, deserialize_with = "present")]
     encoding: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    allowed_tokens: Option<f64>,
     #[serde(default)]
     provenance: bool,
 }
@@ -66,6 +68,9 @@ pub struct Options {
     pub provider: Configured,
     pub prev_context_tokens: Option<u64>,
     pub encoding: Encoding,
+    /// The size past which the host's sliding window cuts the request, counted as
+    /// `prev_context_tokens` is (Native asks no summary that cut would remove).
+    pub allowed_tokens: Option<u64>,
     /// Hand back every act and where each result message came from (`Outcome::provenance`).
     pub provenance: bool,
 }
@@ -101,13 +106,14 @@ impl Options {
         }
         let raw: RawOptions = parse_config(value, "options")?;
         let prev_context_tokens = token_count(raw.prev_context_tokens, "options.prevContextTokens")?;
+        let allowed_tokens = token_count(raw.allowed_tokens, "options.allowedTokens")?;
         let encoding = parse_encoding(raw.encoding.as_deref(), "options.encoding")?;
         let config = raw.config.unwrap_or(serde_json::Value::Object(Default::default()));
         if !config.is_object() {
             return Err(CondenseError::InvalidOptions("options.config: expected an object".into()));
         }
         let provider = (crate::catalogue::known_provider(&raw.provider)?.config)(&config)?;
-        Ok(Options { provider, prev_context_tokens, encoding, provenance: raw.provenance })
+        Ok(Options { provider, prev_context_tokens, encoding, allowed_tokens, provenance: raw.provenance })
     }
 }
 
@@ -202,6 +208,7 @@ pub fn condense_known(
         summarizer,
         tokens_before: before,
         tokens_now: before,
+        allowed_tokens: options.allowed_tokens,
         working_set: None,
     };
     let mut draft = Draft::new(messages);

@@ -116,6 +116,12 @@ pub enum Refusal {
     EmptySummary,
     #[error("Context size increased during condensing; skipping this attempt")]
     ContextGrew,
+    /// The messages a summary keeps are by themselves past the allowed size: the request stays
+    /// past it whatever the summary says, and the sliding window's cut removes the summary.
+    #[error(
+        "No summary asked: the messages it keeps leave {kept} tokens, past the allowed size of {allowed}, so the sliding window would cut the summary away"
+    )]
+    WindowCutsSummary { kept: u64, allowed: u64 },
 }
 
 impl Refusal {
@@ -129,6 +135,7 @@ impl Refusal {
             Refusal::SummarizeFailed(_) => "summarize-failed",
             Refusal::EmptySummary => "empty-summary",
             Refusal::ContextGrew => "context-grew",
+            Refusal::WindowCutsSummary { .. } => "window-cuts-summary",
         }
     }
 

@@ -252,7 +252,7 @@ const INTERNAL =
  * would grow", "not enough messages", "condensed recently" (condense's RefusalCode, Roo's strings).
  * A call answering one has worked.
  */
-const SEMANTIC_CODES = new Set(['not-enough-messages', 'condensed-recently', 'context-grew', 'empty-summary'])
+const SEMANTIC_CODES = new Set(['not-enough-messages', 'condensed-recently', 'context-grew', 'empty-summary', 'window-cuts-summary'])
 const SEMANTIC_TEXT = /^(Context size increased during condensing|Not enough messages to condense context|Context was condensed recently)/
 const semantic = (v) => v !== null && typeof v === 'object' && (SEMANTIC_CODES.has(v.errorCode) || (typeof v.error === 'string' && SEMANTIC_TEXT.test(v.error)))
 const shown = (e) => (e instanceof Error ? `${e.name}: ${e.message}`.slice(0, 300) : `a thrown ${kindOf(e)}: ${describeValue(e)}`)

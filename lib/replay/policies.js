@@ -9,11 +9,13 @@
 const { PROVIDER, PRESETS } = require('../internal/registry.js')
 const { deepFreeze } = require('../internal/values.js')
 
-/** Roo Code's default: a summary (Native) at the threshold, the sliding window past it. */
+/** Roo Code's default: a summary (Native) at the threshold, the sliding window past it. Roo asks
+ * for the summary even when the messages it keeps are past the allowed size by themselves (the
+ * window then cuts the summary away): so does this model of it, to bill what Roo bills. */
 const rooDefault = {
   name: 'roo-default',
   description: "Roo Code's default: a summary at the threshold, the sliding window when it fails past the allowed size",
-  config: (s) => ({ main: { provider: PROVIDER.native, threshold: s.threshold } }),
+  config: (s) => ({ main: { provider: PROVIDER.native, threshold: s.threshold, providers: { [PROVIDER.native]: { askWhenWindowCuts: true } } } }),
 }
 
 /** Two roles: Lossless (no fallback of its own) and a summary, both at the threshold. */

@@ -31,6 +31,14 @@ pub const GUARDS_KEPT: usize = 256;
 /// What fraction of the messages after the first the sliding window removes.
 pub const WINDOW_FRACTION: f64 = 0.5;
 
+/// How many messages after the first the sliding window removes from `count` messages: the
+/// oldest [`WINDOW_FRACTION`] of the others, rounded down to an even number (Roo Code's rule;
+/// `windowCut` in lib/internal/window.js applies it, with Roo's arithmetic for any fraction).
+pub fn window_removes(count: usize) -> usize {
+    let raw = (count.saturating_sub(1) as f64 * WINDOW_FRACTION).floor() as usize;
+    raw - raw % 2
+}
+
 /// The loop guard's state of every task, by task id (the host's task, "" without one).
 #[derive(Debug, Default)]
 pub struct Guards {

@@ -41,6 +41,9 @@ pub struct PassCx<'a, 's> {
     pub tokens_before: u64,
     /// The context's tokens as the current pass starts (the runner keeps it).
     pub tokens_now: u64,
+    /// The size past which the host's sliding window cuts the request, counted as
+    /// `tokens_before` is, when the caller gave it.
+    pub allowed_tokens: Option<u64>,
     /// The working set of the history, found once per run for every pass that asks with the
     /// same settings (see [`PassCx::working_set`]).
     pub working_set: Option<(WorkingSetConfig, std::rc::Rc<Vec<FileState>>)>,

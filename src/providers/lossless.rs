@@ -100,7 +100,16 @@ pub fn run<'m>(
     encoding: Encoding,
     abort: &AtomicBool,
 ) -> Result<(Draft<'m>, Outcome), CondenseError> {
-    let mut cx = PassCx { view, encoding, abort, summarizer: None, tokens_before: 0, tokens_now: 0, working_set: None };
+    let mut cx = PassCx {
+        view,
+        encoding,
+        abort,
+        summarizer: None,
+        tokens_before: 0,
+        tokens_now: 0,
+        allowed_tokens: None,
+        working_set: None,
+    };
     let mut draft = Draft::new(messages);
     let out = runner::run(&passes(config), &mut cx, &mut draft, &Policy::default()).map_err(|e| match e {
         Stop::Error(e) => e,

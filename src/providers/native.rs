@@ -4,6 +4,13 @@
 //! the messages unchanged when there is too little to summarize, when it condensed recently, when
 //! no callback is given, when the callback fails, or when the result would not be smaller.
 //!
+//! Told the allowed size (`allowedTokens`), it asks no summary the host's sliding window would cut
+//! away: when the messages it keeps (the first, the kept tail, and whatever else the host counts
+//! in `prevContextTokens`, such as the system prompt) are by themselves past that size, the
+//! request stays past it whatever the summary says, the window then cuts it, and its cut removes
+//! the message right after the first, which is where the summary goes. Roo Code asks anyway;
+//! `askWhenWindowCuts` does the same (the replay's model of Roo's default).
+//!
 //! Differences from Roo, on purpose: the kept tail never starts with a tool_result whose tool_use
 //! would be summarized away (the boundary moves back one message so the pair stays whole), and the
 //! engine appends to the summary the files read and modified in the summarized span, taken from
@@ -95,6 +102,9 @@ pub struct NativeConfig {
     pub task_id: Option<String>,
     /// Upper bound asked of the model for the summary.
     pub max_tokens: Option<u32>,
+    /// Ask for a summary even when the sliding window would cut it away (the messages kept are by
+    /// themselves past the allowed size), as Roo Code does. @default false
+    pub ask_when_window_cuts: bool,
 }
 
 impl Default for NativeConfig {
@@ -105,6 +115,7 @@ impl Default for NativeConfig {
             pricing: None,
             task_id: None,
             max_tokens: None,
+            ask_when_window_cuts: false,
         }
     }
 }
@@ -290,16 +301,24 @@ impl Pass for NativePass<'_> {
     }
 
     fn run(&self, cx: &mut PassCx, draft: &mut Draft) -> Result<Ran, Stop> {
-        let b = run(draft, self.config, cx.encoding, cx.summarizer.as_deref_mut()).map_err(Stop::Refused)?;
+        let cut_past = if self.config.ask_when_window_cuts {
+            None
+        } else {
+            cx.allowed_tokens.map(|allowed| (cx.tokens_before, allowed))
+        };
+        let b = run(draft, self.config, cx.encoding, cut_past, cx.summarizer.as_deref_mut()).map_err(Stop::Refused)?;
         Ok(Ran { callback_calls: b.callback_calls, cost: b.cost, summary: Some(b.summary), ..Default::default() })
     }
 }
 
-/// Roo's summarizeConversation on the draft.
+/// Roo's summarizeConversation on the draft. `cut_past`: the context's tokens and the allowed
+/// size past which the host's sliding window cuts the request, when no summary that cut would
+/// remove is to be asked.
 pub fn run<'s>(
     draft: &mut Draft,
     config: &NativeConfig,
     encoding: Encoding,
+    cut_past: Option<(u64, u64)>,
     summarizer: Option<&mut (dyn Summarizer + 's)>,
 ) -> Result<BatchOutcome, Refusal> {
     let current = draft.messages();
@@ -318,6 +337,19 @@ pub fn run<'s>(
     }
     if current[keep_start..].iter().any(|m| is_summary(m)) {
         return Err(Refusal::CondensedRecently);
+    }
+    if let Some((tokens, allowed)) = cut_past {
+        // What stays with an empty summary: all but the messages between the first and the kept
+        // tail. The summary adds at least a token, so at the allowed size the request is past it.
+        let dropped: u64 =
+            current[1..keep_start].iter().map(|m| crate::tokens::count_message(m, encoding) as u64).sum();
+        let kept = tokens.saturating_sub(dropped);
+        // The result: the first message, the summary, the kept tail; the window's cut removes the
+        // summary when it removes anything.
+        let result_len = 2 + (n - keep_start);
+        if kept >= allowed && crate::manager::window_removes(result_len) > 0 {
+            return Err(Refusal::WindowCutsSummary { kept, allowed });
+        }
     }
     drop(current);
     let Some(summarizer) = summarizer else { return Err(Refusal::NoSummarizer) };
