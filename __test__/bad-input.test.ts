@@ -281,7 +281,11 @@ describe('bad input: options', () => {
     ['negative tokens', { provider: 'lossless', prevContextTokens: -5 }, /^invalid options: options\.prevContextTokens: expected a whole number >= 0, got -5$/],
     ['a NaN allowed size', { provider: 'native', allowedTokens: NaN }, /^condense: options\.allowedTokens: NaN is not a JSON number$/],
     ['a negative allowed size', { provider: 'native', allowedTokens: -1 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0, got -1$/],
-    ['a fractional allowed size', { provider: 'native', allowedTokens: 2 ** 31 + 0.5 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0, got 2147483648\.5$/],
+    [
+      'a fractional allowed size',
+      { provider: 'native', allowedTokens: 2 ** 31 + 0.5 },
+      /^invalid options: options\.allowedTokens: expected a whole number >= 0, got 2147483648\.5$/,
+    ],
     ['an allowed size past 2^53', { provider: 'native', allowedTokens: 2 ** 60 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0/],
     ['an allowed size as a string', { provider: 'native', allowedTokens: '35008' }, /^invalid options: options\.allowedTokens: invalid type: string/],
     [

@@ -61,7 +61,11 @@ describe('a summary the sliding window would cut away', () => {
   const turns: ApiMessage[] = [{ role: 'user', content: '<task>\nFix the parser\n</task>' }]
   for (let i = 0; i < 10; i++)
     turns.push({ role: i % 2 === 0 ? 'assistant' : 'user', content: `step ${i}: read src/parse${i}.rs and noted its shape. `.repeat(20) })
-  turns.push({ role: 'assistant', content: `Reading the file.\n${big}` }, { role: 'user', content: `The output:\n${big}` }, { role: 'assistant', content: `Next.\n${big}` })
+  turns.push(
+    { role: 'assistant', content: `Reading the file.\n${big}` },
+    { role: 'user', content: `The output:\n${big}` },
+    { role: 'assistant', content: `Next.\n${big}` },
+  )
   const total = countTokens(turns)
   const kept = countTokens([turns[0], ...turns.slice(-3)])
   /** A context whose allowed size (90 % of the window less maxTokens) is `allowed`. */
@@ -78,7 +82,9 @@ describe('a summary the sliding window would cut away', () => {
     const r = await m.condenseIfNeeded(turns, at(kept))
     expect(calls).toBe(0)
     expect(r.provider).toBe('sliding-window')
-    expect(r.attempts[0].error).toBe(`No summary asked: the messages it keeps leave ${kept} tokens, past the allowed size of ${kept}, so the sliding window would cut the summary away`)
+    expect(r.attempts[0].error).toBe(
+      `No summary asked: the messages it keeps leave ${kept} tokens without it, at or past the allowed size of ${kept}, so the sliding window would cut the summary away`,
+    )
     expect(r.messages).toEqual(slidingWindow(turns, 0.5))
     expect(turns).toHaveLength(14) // the caller's array untouched
 

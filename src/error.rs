@@ -119,7 +119,7 @@ pub enum Refusal {
     /// The messages a summary keeps are by themselves past the allowed size: the request stays
     /// past it whatever the summary says, and the sliding window's cut removes the summary.
     #[error(
-        "No summary asked: the messages it keeps leave {kept} tokens, past the allowed size of {allowed}, so the sliding window would cut the summary away"
+        "No summary asked: the messages it keeps leave {kept} tokens without it, at or past the allowed size of {allowed}, so the sliding window would cut the summary away"
     )]
     WindowCutsSummary { kept: u64, allowed: u64 },
 }
