@@ -426,6 +426,7 @@ export interface CourseObject {
   prevContextTokens: number
   minGainTokens: number
   overflow: boolean
+  allowedTokens: number
 }
 
 /**

@@ -24,7 +24,7 @@ const native = require('../lib/internal/native.js') as {
 }
 
 const rules = new native.ManagerRules({ provider: 'lossless', fallback: true })
-const DECISION = { prevContextTokens: 90_000, minGainTokens: 1_000, overflow: false }
+const DECISION = { prevContextTokens: 90_000, minGainTokens: 1_000, overflow: false, allowedTokens: 100_000 }
 const HOSTILE: unknown[] = [Number.NaN, -1, 2 ** 53, 1.5, Number.POSITIVE_INFINITY, 10n, '10', {}, null]
 
 describe("the manager's course refuses hostile values clearly", () => {
@@ -33,6 +33,10 @@ describe("the manager's course refuses hostile values clearly", () => {
       expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, prevContextTokens: bad }, 't', true), 'prevContextTokens', ['invalid-options'])
       expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, minGainTokens: bad }, 't', true), 'minGainTokens', ['invalid-options'])
     }
+    // The allowed size is any finite number (fractional, or negative when the reserved output exceeds the window).
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 10n, '10', {}, null, undefined])
+      expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, allowedTokens: bad }, 't', true), 'allowedTokens', ['invalid-options'])
+    for (const fine of [-8192, 0.5, 2 ** 53]) expect(new native.ManagerAttempt(rules, { ...DECISION, allowedTokens: fine }, 't', true)).toBeTruthy()
     expectRefused(() => new native.ManagerAttempt(rules, { ...DECISION, overflow: 'yes' }, 't', true), 'overflow')
     expectRefused(() => new native.ManagerAttempt(rules, DECISION, 7, true), 'taskId')
     expectRefused(() => new native.ManagerAttempt({}, DECISION, 't', true), 'rules')

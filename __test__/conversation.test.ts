@@ -259,8 +259,10 @@ describe('the manager keeps a conversation per task', () => {
     try {
       for (let next = 30; next < 60; next += 3) {
         host = [...host, ...source.slice(next, next + 3)]
-        const a = await held.condenseIfNeeded(host, { contextWindow: 20_000, taskId: 'task-1' })
-        const b = await plain.condenseIfNeeded(host, { contextWindow: 20_000, taskId: 'task-1' })
+        // A window Lossless's results fit in: past the allowed size the window would cut them too,
+        // and a cut history crosses again whole.
+        const a = await held.condenseIfNeeded(host, { contextWindow: 100_000, taskId: 'task-1' })
+        const b = await plain.condenseIfNeeded(host, { contextWindow: 100_000, taskId: 'task-1' })
         expect(JSON.stringify(a.messages)).toBe(JSON.stringify(b.messages))
         expect([a.condensed, a.prevContextTokens, a.newContextTokens]).toEqual([b.condensed, b.prevContextTokens, b.newContextTokens])
         if (a.condensed) condensed++

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'vitest'
 
-import { countTokens, expandReferences, validateConversation, type ApiMessage, type CondenseResult } from '../lib/index.js'
+import { countTokens, expandReferences, slidingWindow, validateConversation, type ApiMessage, type CondenseResult } from '../lib/index.js'
 import { FIXTURES, FIXTURES_ENV, fixtureLocation } from './fixture-location.js'
 import { itWhen } from './skip-when.js'
 
@@ -116,4 +116,12 @@ export function expectRefused(call: () => unknown, place: string, codes: string[
   const ours = codes.includes(String(e.code))
   expect(ours || /^([A-Z][a-z]+Expected|InvalidArg)$/.test(String(e.code)), `${place}: code ${e.code} (${e.message})`).toBe(true)
   if (ours) expect(e.message, place).toContain(place)
+}
+
+/** What a host past the allowed size sends: `slidingWindow` cut again until the messages' tokens
+ * are within `allowed` or a cut removes nothing (the manager's `cutUntilFits`). */
+export function fittedWindow(messages: ApiMessage[], allowed: number): ApiMessage[] {
+  let m = messages
+  for (let cut = slidingWindow(m, 0.5); countTokens(m) > allowed && cut.length < m.length; cut = slidingWindow(m, 0.5)) m = cut
+  return m
 }

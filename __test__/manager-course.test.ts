@@ -3,8 +3,9 @@
 // included, and keeps a bounded number of tasks' states.
 import { describe, expect, it } from 'vitest'
 
-import { CondensationManager, countTokens, slidingWindow, type ApiMessage } from '../lib/index.js'
+import { CondensationManager, countTokens, type ApiMessage } from '../lib/index.js'
 import { generateHistory } from '../fixtures/generate.mjs'
+import { fittedWindow } from './helpers.js'
 
 const history = generateHistory({ seed: 1, targetTokens: 20_000 }) as ApiMessage[]
 
@@ -71,7 +72,7 @@ describe('a summary the sliding window would cut away', () => {
   /** A context whose allowed size (90 % of the window less maxTokens) is `allowed`. */
   const at = (allowed: number) => ({ contextWindow: 100_000, maxTokens: 90_000 - allowed, totalTokens: total, lastMessageTokens: 0, taskId: 't' })
 
-  it('is not asked: the manager cuts the window at once, and the request is the one the summary would have led to', async () => {
+  it('is not asked: the manager cuts the window at once, and no request would have carried the summary', async () => {
     let calls = 0
     const summarize = async () => {
       calls++
@@ -85,17 +86,20 @@ describe('a summary the sliding window would cut away', () => {
     expect(r.attempts[0].error).toBe(
       `No summary asked: the messages it keeps leave ${kept} tokens without it, at or past the allowed size of ${kept}, so the sliding window would cut the summary away`,
     )
-    expect(r.messages).toEqual(slidingWindow(turns, 0.5))
+    expect(r.messages).toEqual(fittedWindow(turns, kept))
     expect(turns).toHaveLength(14) // the caller's array untouched
 
-    // Roo's way asks, and its summary is cut away by the window the request still needs.
-    const roo = new CondensationManager({ config: { provider: 'native', providers: { native: { askWhenWindowCuts: true } } }, summarize })
+    // Roo's way asks, hands the summary back past the allowed size, and the host's window cuts it away.
+    const roo = new CondensationManager({
+      config: { provider: 'native', cutUntilFits: false, providers: { native: { askWhenWindowCuts: true } } },
+      summarize,
+    })
     const asked = await roo.condenseIfNeeded(turns, at(kept))
     expect(calls).toBe(1)
     expect(asked.provider).toBe('native')
     expect(asked.newContextTokens).toBeGreaterThan(kept)
-    const sent = slidingWindow(asked.messages, 0.5)
-    expect(sent.some((x) => (x as { isSummary?: boolean }).isSummary)).toBe(false)
+    expect(asked.messages.some((x) => (x as { isSummary?: boolean }).isSummary)).toBe(true)
+    expect(fittedWindow(asked.messages, kept).some((x) => (x as { isSummary?: boolean }).isSummary)).toBe(false)
   })
 
   it('is asked when the kept messages leave room under the allowed size', async () => {
@@ -111,5 +115,52 @@ describe('a summary the sliding window would cut away', () => {
     expect(calls).toBe(1)
     expect(r.provider).toBe('native')
     expect(r.newContextTokens).toBeLessThanOrEqual(kept + 200)
+  })
+})
+
+describe('a request made to fit the allowed size', () => {
+  /** A provider written in JavaScript that drops one message after the first: progress, but not enough. */
+  const dropsOne = {
+    id: 'drops-one',
+    name: 'drops one',
+    description: 'removes the second message',
+    async condense(messages: ApiMessage[]) {
+      return { messages: [messages[0], ...messages.slice(2)] }
+    },
+  }
+  const total = countTokens(history)
+  const context = (allowed: number) => ({ contextWindow: 1_000_000, maxTokens: 900_000 - allowed, totalTokens: total, lastMessageTokens: 0 })
+
+  it("cuts a provider's result still past it with the sliding window, again while it is past and a cut removes something", async () => {
+    const m = new CondensationManager({ config: { provider: 'drops-one' } })
+    m.registerProvider(dropsOne)
+    const allowed = Math.floor(total / 5)
+    const r = await m.condenseIfNeeded(history, context(allowed))
+    expect(r.condensed).toBe(true)
+    expect(r.newContextTokens).toBeLessThanOrEqual(allowed)
+    expect(countTokens(r.messages)).toBe(r.newContextTokens)
+    expect(r.provider).toBe('sliding-window')
+    expect(r.report).toMatch(
+      new RegExp(
+        `^Context condensed by drops-one: ${total} -> \\d+ tokens, then truncated by the sliding window to ${r.newContextTokens} \\(the allowed size is ${allowed}\\)$`,
+      ),
+    )
+    expect(r.attempts.map((a) => a.provider)).toEqual(['drops-one', 'sliding-window'])
+    expect(r.error).toBeUndefined()
+    // What one cut after another leaves: the window applied to the provider's result until it fits.
+    expect(r.messages).toEqual(fittedWindow([history[0], ...history.slice(2)], allowed))
+  })
+
+  it("Roo Code's way (cutUntilFits: false) hands the result back as it is", async () => {
+    const m = new CondensationManager({ config: { provider: 'drops-one', cutUntilFits: false } })
+    m.registerProvider(dropsOne)
+    const r = await m.condenseIfNeeded(history, context(Math.floor(total / 5)))
+    expect(r.provider).toBe('drops-one')
+    expect(r.messages).toHaveLength(history.length - 1)
+  })
+
+  it('refuses a cutUntilFits that is not true or false', () => {
+    for (const bad of ['yes', 1, null])
+      expect(() => new CondensationManager({ config: { cutUntilFits: bad as never } })).toThrow(/config\.cutUntilFits: expected true or false/)
   })
 })

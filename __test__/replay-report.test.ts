@@ -50,6 +50,7 @@ function made(policy: string, billedInputCost: number, requests: number, condens
     peakContext: 10_000,
     requestsOverLimit: 0,
     requestsOverWindow: 0,
+    requestsOverWindowUnavoidable: 0,
     checks: { typed: check, errors: { total: 0, kept: 0, missing: [] }, workingSet: { total: 4, kept: 4, missing: [] } },
     perRequest,
     messages: [],

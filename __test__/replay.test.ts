@@ -530,11 +530,21 @@ describe('replay', () => {
     const r = await replay(h, { ...o, contextWindow: 16_000 })
     expect(r.requestsOverWindow).toBe(1)
     expect(r.requestsOverLimit).toBe(1)
-    // The prompt fits, the answer reserved with it does not: the API refuses it all the same.
-    expect((await replay(h, { ...o, contextWindow: prompt + 1000 })).requestsOverWindow).toBe(1)
+    // The log alone, with the first message, the system prompt and the answer, is larger than the
+    // window: no policy keeping those whole could send it (the bound, the same for every policy).
+    expect(roomy.requestsOverWindowUnavoidable).toBe(0)
+    expect(r.requestsOverWindowUnavoidable).toBe(1)
+    // The prompt fits, the answer reserved with it does not: the API refuses it all the same; without
+    // the assistant's short call it would not fit either.
+    const tight = await replay(h, { ...o, contextWindow: prompt + 1000 })
+    expect(tight).toMatchObject({ requestsOverWindow: 1, requestsOverWindowUnavoidable: 1 })
     // Both fit, past the allowed size (90% of the window less the answer): over the limit only.
     const fits = await replay(h, { ...o, contextWindow: prompt + 2000 })
-    expect(fits).toMatchObject({ requestsOverWindow: 0, requestsOverLimit: 1 })
+    expect(fits).toMatchObject({ requestsOverWindow: 0, requestsOverLimit: 1, requestsOverWindowUnavoidable: 0 })
+    // Without the first message and the log, it would fit: the bound counts what no cut can remove.
+    const edge = prompt + 2000 - countTokens([h[1]])
+    expect((await replay(h, { ...o, contextWindow: edge })).requestsOverWindowUnavoidable).toBe(0)
+    expect((await replay(h, { ...o, contextWindow: edge - 1 })).requestsOverWindowUnavoidable).toBe(1)
   })
 
   it('refuses bad options, naming the option', async () => {

@@ -387,8 +387,9 @@ describe('the stateless path is the model', () => {
   it('a pooled call after a refused one answers what condense answers', async () => {
     const m = new CondensationManager({ config: { provider: 'lossless' } })
     const h = history()
-    await m.condenseIfNeeded(refused(h), { contextWindow: 50_000, taskId: 'model', force: true })
-    const r = await m.condenseIfNeeded(h, { contextWindow: 50_000, taskId: 'model', force: true })
+    // Forced, with room: Lossless's result is taken as it is (past the allowed size the window would cut it).
+    await m.condenseIfNeeded(refused(h), { contextWindow: 1_000_000, taskId: 'model', force: true })
+    const r = await m.condenseIfNeeded(h, { contextWindow: 1_000_000, taskId: 'model', force: true })
     const direct = await condense(h, { provider: 'lossless', prevContextTokens: r.prevContextTokens })
     expect(r.messages).toEqual(direct.messages)
   })

@@ -34,6 +34,7 @@ function add(total, r) {
   total.summaries += r.summaries
   total.over += r.requestsOverLimit
   total.overWindow += r.requestsOverWindow
+  total.unavoidable += r.requestsOverWindowUnavoidable
   total.tasks.push(r.billedCost)
   for (const k of ['typed', 'errors', 'workingSet']) {
     total[k].kept += r.checks[k].kept
@@ -52,6 +53,7 @@ const empty = () => ({
   summaries: 0,
   over: 0,
   overWindow: 0,
+  unavoidable: 0,
   /** Each task's billed cost, in the order the tasks were replayed. */
   tasks: [],
   typed: { kept: 0, total: 0 },
@@ -63,7 +65,7 @@ function printTable(title, totals) {
   const base = totals.get('roo-default')
   const x = (v) => `${(v / base.cost).toFixed(2)}x`
   console.log(
-    `\n${title}\nBounds, not targets (the requests alone, summaries aside; the same for every policy): each message sent once $${base.once.toFixed(2)}; prices alone $${base.floor.toFixed(2)} = ${x(base.floor)}; the cache model's floor $${base.cacheFloor.toFixed(2)} = ${x(base.cacheFloor)} of roo-default's billed cost\n`,
+    `\n${title}\nBounds, not targets (the requests alone, summaries aside; the same for every policy): each message sent once $${base.once.toFixed(2)}; prices alone $${base.floor.toFixed(2)} = ${x(base.floor)}; the cache model's floor $${base.cacheFloor.toFixed(2)} = ${x(base.cacheFloor)} of roo-default's billed cost; requests over the window whatever the policy (the first and last messages alone too large) ${base.unavoidable}\n`,
   )
   console.log(
     '| policy | billed | vs roo-default | worst task | requests | summary input | summary output | summaries | over limit | over window | typed | errors | working set |',

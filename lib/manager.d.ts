@@ -36,6 +36,10 @@ export interface ManagerConfig {
   profileTriggers?: Record<string, Triggers>
   /** Native when a callback exists, then the sliding window. @default true */
   fallback?: boolean
+  /** With `fallback`: past the allowed size, the sliding window cuts until the request fits, a
+   * provider's result still past it included (false: Roo Code's way, one cut, and only when every
+   * provider failed). @default true */
+  cutUntilFits?: boolean
   loopGuard?: { maxAttempts?: number; coolDownMs?: number }
   /** null: none (as left out). */
   condensingProfileId?: string | null
@@ -203,7 +207,7 @@ export interface ManagerAttemptRecord {
  */
 export type ManagerStep =
   | { action: 'run'; provider: string }
-  | { action: 'window'; fracToRemove: number; error: string }
+  | { action: 'window'; fracToRemove: number; error: string; afterResult: boolean }
   | { action: 'adopt'; provider: string; newContextTokens: number; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'min-gain'; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'truncated'; provider: string; newContextTokens: number; error: string; report: string; attempts: ManagerAttemptRecord[] }

@@ -545,20 +545,33 @@ class CondensationManager {
       step = r.error ? attempt.failed(this.guards, r.error, this.now()) : attempt.produced(this.guards, r.tokens, this.now())
     }
     if (step.action === 'window') {
-      const truncated = slidingWindow(messages, step.fracToRemove)
-      const counts = [await lib.countTokensAsync(messages), await lib.countTokensAsync(truncated)]
+      // The window cuts the history, or the result just produced when that is still past the
+      // allowed size (the engine says which, and whether to cut again).
+      let current = messages
+      if (step.afterResult) {
+        if (r.adopt) r.adopt()
+        current = r.messages
+        this._condensed(taskId, context)
+      }
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
-      const t = attempt.windowed(...counts)
+      let before = await lib.countTokensAsync(current)
+      while (step.action === 'window') {
+        const truncated = slidingWindow(current, step.fracToRemove)
+        const after = await lib.countTokensAsync(truncated)
+        step = attempt.windowed(before, after)
+        current = truncated
+        before = after
+      }
       return {
         ...base,
-        messages: truncated,
+        messages: current,
         condensed: true,
-        provider: t.provider,
-        newContextTokens: t.newContextTokens,
+        provider: step.provider,
+        newContextTokens: step.newContextTokens,
         cost,
-        attempts: t.attempts,
-        error: t.error,
-        report: t.report,
+        attempts: step.attempts,
+        ...(step.error ? { error: step.error } : {}),
+        report: step.report,
       }
     }
     const ended = { ...base, cost, attempts: step.attempts }
@@ -566,14 +579,7 @@ class CondensationManager {
     if (step.action === 'give-up') return { ...ended, error: step.error, report: step.report }
     // 'adopt': the provider's result becomes the host's.
     if (r.adopt) r.adopt()
-    if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
-      this.telemetry.captureContextCondensed(
-        taskId,
-        context.isAutomaticTrigger ?? true,
-        Boolean(this.config.providers.native && this.config.providers.native.customPrompt),
-        Boolean(this.config.condensingProfileId),
-      )
-    }
+    this._condensed(taskId, context)
     return {
       ...ended,
       messages: r.messages,
@@ -583,6 +589,18 @@ class CondensationManager {
       summary: r.summary ?? '',
       metrics: r.metrics,
       report: step.report,
+    }
+  }
+
+  /** Tells the host's telemetry that a provider's result was taken. */
+  _condensed(taskId, context) {
+    if (this.telemetry && typeof this.telemetry.captureContextCondensed === 'function') {
+      this.telemetry.captureContextCondensed(
+        taskId,
+        context.isAutomaticTrigger ?? true,
+        Boolean(this.config.providers.native && this.config.providers.native.customPrompt),
+        Boolean(this.config.condensingProfileId),
+      )
     }
   }
 

@@ -155,6 +155,10 @@ export interface ReplayResult {
    * (`maxTokens`) together over `contextWindow`, which the API refuses (counted before the host's
    * sliding window; such a request is also counted in `requestsOverLimit`). */
   requestsOverWindow: number
+  /** A bound on `requestsOverWindow`, the same for every policy: requests whose system prompt, first
+   * message and last message (the one the request answers) with the reserved answer are larger than
+   * the window, which no policy keeping those two messages whole can send within it. */
+  requestsOverWindowUnavoidable: number
   /** Kept verbatim in the final context, of what the recorded task holds. */
   checks: { typed: ReplayCheck; errors: ReplayCheck; workingSet: ReplayCheck }
   perRequest: ReplayRequest[]

@@ -46,8 +46,8 @@ const ratio = (c) => `${c.kept}/${c.total}`
 const share = (c) => (c.total === 0 ? 1 : c.kept / c.total)
 
 /** The cheapest policy, by `billedCost` (every request's input priced by the cache model, and the
- * summary calls' input and output priced as sent), that leaves no more requests over the window than Roo's default (a request
- * over it is one the host had to cut blindly: no policy that does that more often is better) and
+ * summary calls' input and output priced as sent), that leaves no more requests past the allowed size than Roo's default (a request
+ * past it is one the host had to cut blindly: no policy that does that more often is better) and
  * keeps typed text, error lines and the working set at least as well; among those within the window
  * the cheapest when none keeps the checks as well. With the reason, in words, and why each cheaper
  * policy was passed over. */
@@ -68,7 +68,7 @@ function best(results) {
       ? base && winner !== base
         ? 'typed text, error lines and working set kept at least as well'
         : 'the end checks as kept'
-      : 'but no policy keeps the end checks as well as roo-default; this one is only the cheapest of those with no more requests over the window',
+      : 'but no policy keeps the end checks as well as roo-default; this one is only the cheapest of those with no more requests past the allowed size',
   )
   const requests = (n) => `${fmt(n)} ${n === 1 ? 'request' : 'requests'}`
   const passedOver = byCost
@@ -76,7 +76,7 @@ function best(results) {
     .map((r) =>
       within(r)
         ? `${r.policy} (end checks kept less well than roo-default)`
-        : `${r.policy} (${requests(r.requestsOverLimit)} over the window, against roo-default's ${fmt(base.requestsOverLimit)})`,
+        : `${r.policy} (${requests(r.requestsOverLimit)} past the allowed size, against roo-default's ${fmt(base.requestsOverLimit)})`,
     )
   if (passedOver.length > 0) parts.push(`cheaper but passed over: ${passedOver.join(', ')}`)
   return { policy: winner.policy, why: parts.join('; ') }

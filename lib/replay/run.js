@@ -46,6 +46,8 @@ async function runReplay(history, turns, policy, settings) {
   const perRequest = []
   let requestsOverLimit = 0
   let requestsOverWindow = 0
+  /** Requests no policy keeping the first message and the request's last one whole fits in the window. */
+  let requestsOverWindowUnavoidable = 0
   let peakContext = 0
   let turn = 0
   let appendedTokens = 0
@@ -188,6 +190,9 @@ async function runReplay(history, turns, policy, settings) {
     await turnFn(step)
     // What the policy would send: past the window, a host without a last resort fails the request.
     if (promptTokens() + maxTokens > contextWindow) requestsOverWindow++
+    const lastSent = t.append[t.append.length - 1]
+    if (systemTokens + tokensOf(history[0]) + (lastSent && lastSent !== history[0] ? tokensOf(lastSent) : 0) + maxTokens > contextWindow)
+      requestsOverWindowUnavoidable++
     if (promptTokens() > allowedTokens) {
       // The host's last resort, as Roo does: drop half of the oldest (after the first message) until it fits.
       requestsOverLimit++
@@ -198,7 +203,8 @@ async function runReplay(history, turns, policy, settings) {
         if (cut.length === next.length) break
         next = cut
       }
-      take(next, 'host', 'sliding-window', before)
+      // A cut that removed nothing (the policy's manager cut as far as the window goes) is no condensing.
+      if (next !== messages) take(next, 'host', 'sliding-window', before)
     }
     let added = 0
     // The request's last message is sent again in the next request: twice at least.
@@ -267,6 +273,7 @@ async function runReplay(history, turns, policy, settings) {
     peakContext,
     requestsOverLimit,
     requestsOverWindow,
+    requestsOverWindowUnavoidable,
     checks: runChecks(expected, messages),
     messages,
     perRequest,

@@ -22,7 +22,7 @@ import {
 import { childPath, parentPath, validate } from './validate.mjs'
 
 /** Manager settings under "Advanced", in this order. */
-const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallback', 'loopGuard']
+const ADVANCED_KEYS = ['triggers', 'providerTriggers', 'profileTriggers', 'fallback', 'cutUntilFits', 'loopGuard']
 
 const clone = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)))
 

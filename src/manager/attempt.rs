@@ -15,7 +15,11 @@
 //! - when every attempt failed the guard counts a failure, and the call gives up with the joined
 //!   errors, unless the context is past its allowed size and the config falls back: then the
 //!   sliding window cuts half of the messages after the first, its tokens counted as the context
-//!   less what the cut removed.
+//!   less what the cut removed;
+//! - with `cutUntilFits` (the default) and the config falling back, a request is made to fit: a
+//!   result adopted while still past the allowed size is cut by the window too, and the window
+//!   cuts again while the context is past it and a cut still removes something. Without it, as
+//!   Roo Code does, a result is handed back as it is and the window cuts once.
 
 use std::collections::HashMap;
 
@@ -130,8 +134,9 @@ pub enum Step {
     /// Change nothing: the gain is under the minimum (the call is over: the guard counted a failure).
     MinGain { report: String },
     /// Cut the sliding window (`frac_to_remove` of the messages after the first), then hand back
-    /// the tokens of the messages before and after the cut.
-    Window { frac_to_remove: f64, error: String },
+    /// the tokens of the messages before and after the cut. `after_result`: cut the result of the
+    /// provider that just ran (adopt it first: the guard recorded progress), not the history.
+    Window { frac_to_remove: f64, error: String, after_result: bool },
     /// Take the window's cut (the call is over).
     Truncated { provider: String, new_context_tokens: i64, error: String, report: String },
     /// Change nothing (the call is over).
@@ -151,6 +156,8 @@ pub struct Course {
     pub prev_context_tokens: u64,
     pub min_gain_tokens: u64,
     pub overflow: bool,
+    /// The size past which a request does not fit (counted as `prev_context_tokens` is).
+    pub allowed_tokens: f64,
 }
 
 /// Why an outcome cannot be taken.
@@ -193,6 +200,12 @@ pub struct Attempt {
     next: usize,
     has_summarize: bool,
     fallback: bool,
+    /// Cut until the context fits the allowed size (the config's `cutUntilFits`).
+    fit: bool,
+    /// The context's tokens now: the decision's, then a result's, then each cut's.
+    tokens_now: i64,
+    /// The provider whose result the window cuts, with the tokens it left.
+    adopted: Option<(String, i64)>,
     first: String,
     loop_guard: LoopGuard,
     attempts: Vec<AttemptRecord>,
@@ -218,6 +231,9 @@ impl Attempt {
             next: 0,
             has_summarize,
             fallback: config.fallback,
+            fit: config.cut_until_fits,
+            tokens_now: course.prev_context_tokens as i64,
+            adopted: None,
             first: config.provider.clone(),
             loop_guard: config.loop_guard.clone(),
             attempts: Vec::new(),
@@ -292,6 +308,13 @@ impl Attempt {
             skipped: None,
         });
         guards.record(&self.loop_guard, &self.task, true, now_ms);
+        if self.fits_by_cutting(tokens) {
+            // Still past the allowed size: the request would not fit; the window cuts the result.
+            self.phase = Phase::Window;
+            self.tokens_now = tokens;
+            self.adopted = Some((provider, tokens));
+            return Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: true });
+        }
         Ok(Step::Adopt {
             report: format!("Context condensed by {provider}: {prev} -> {tokens} tokens (-{saved})"),
             provider,
@@ -300,28 +323,57 @@ impl Attempt {
     }
 
     /// The sliding window cut the messages from `before` tokens to `after` (counted the same way):
-    /// the context is taken to shrink by the difference.
+    /// the context is taken to shrink by the difference. Answers another cut while the context is
+    /// still past the allowed size, the config cuts until it fits and this cut removed something.
     pub fn windowed(&mut self, before: i64, after: i64) -> Result<Step, AttemptError> {
         if self.phase != Phase::Window {
             return Err(AttemptError::NoWindow(self.phase.name()));
         }
+        let provider = "sliding-window".to_string();
+        let from = self.tokens_now;
+        let tokens = from - (before - after);
+        self.tokens_now = tokens;
+        // One record for the window, however many cuts it made.
+        match self.attempts.last_mut() {
+            Some(last) if last.provider == provider && last.error.is_none() && last.skipped.is_none() => {
+                last.tokens_saved = Some(last.tokens_saved.unwrap_or(0) + (from - tokens));
+            }
+            _ => self.attempts.push(AttemptRecord {
+                provider: provider.clone(),
+                error: None,
+                tokens_saved: Some(from - tokens),
+                skipped: None,
+            }),
+        }
+        if after < before && self.fits_by_cutting(tokens) {
+            return Ok(Step::Window {
+                frac_to_remove: WINDOW_FRACTION,
+                error: self.error.clone(),
+                after_result: false,
+            });
+        }
         self.phase = Phase::Over;
         let prev = self.course.prev_context_tokens as i64;
-        let tokens = prev - (before - after);
-        let provider = "sliding-window".to_string();
-        self.attempts.push(AttemptRecord {
-            provider: provider.clone(),
-            error: None,
-            tokens_saved: Some(prev - tokens),
-            skipped: None,
-        });
         let error = self.error.clone();
-        Ok(Step::Truncated {
-            report: format!("Context truncated by the sliding window: {prev} -> {tokens} tokens, after: {error}"),
-            provider,
-            new_context_tokens: tokens,
-            error,
-        })
+        let mut report = match &self.adopted {
+            Some((p, left)) => format!(
+                "Context condensed by {p}: {prev} -> {left} tokens, then truncated by the sliding window to {tokens} (the allowed size is {})",
+                self.course.allowed_tokens
+            ),
+            None => format!("Context truncated by the sliding window: {prev} -> {tokens} tokens, after: {error}"),
+        };
+        if self.fit && tokens as f64 > self.course.allowed_tokens {
+            report.push_str(&format!(
+                "; still past the allowed size of {}: the window has nothing more to cut",
+                self.course.allowed_tokens
+            ));
+        }
+        Ok(Step::Truncated { report, provider, new_context_tokens: tokens, error })
+    }
+
+    /// Whether a context of `tokens` is past the allowed size where the config cuts until it fits.
+    fn fits_by_cutting(&self, tokens: i64) -> bool {
+        self.fit && self.fallback && tokens as f64 > self.course.allowed_tokens
     }
 
     /// The provider whose outcome is due.
@@ -364,7 +416,7 @@ impl Attempt {
         };
         if self.course.overflow && self.fallback {
             self.phase = Phase::Window;
-            return Step::Window { frac_to_remove: WINDOW_FRACTION, error: self.error.clone() };
+            return Step::Window { frac_to_remove: WINDOW_FRACTION, error: self.error.clone(), after_result: false };
         }
         self.phase = Phase::Over;
         Step::GiveUp { error: self.error.clone(), report: format!("Context not condensed: {}", self.error) }

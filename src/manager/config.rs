@@ -76,6 +76,10 @@ pub struct ManagerConfig {
     pub profile_triggers: BTreeMap<String, Triggers>,
     /// After a failure: Native when a summarize callback exists, then sliding-window truncation. @default true
     pub fallback: bool,
+    /// With `fallback`: past the allowed size, the sliding window cuts until the request fits, a
+    /// provider's result still past it included (false: Roo Code's way, one cut, and only when
+    /// every provider failed). @default true
+    pub cut_until_fits: bool,
     pub loop_guard: LoopGuard,
     /// The API profile whose handler summarizes (Roo's `condensingApiConfigId`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,6 +98,7 @@ impl Default for ManagerConfig {
             provider_triggers: BTreeMap::new(),
             profile_triggers: BTreeMap::new(),
             fallback: true,
+            cut_until_fits: true,
             loop_guard: LoopGuard::default(),
             condensing_profile_id: None,
         }
@@ -184,7 +189,7 @@ pub fn map_legacy(value: &Value) -> Value {
     Value::Object(out)
 }
 
-pub(super) const KEYS: [&str; 11] = [
+pub(super) const KEYS: [&str; 12] = [
     "provider",
     "providers",
     "autoCondense",
@@ -194,6 +199,7 @@ pub(super) const KEYS: [&str; 11] = [
     "providerTriggers",
     "profileTriggers",
     "fallback",
+    "cutUntilFits",
     "loopGuard",
     "condensingProfileId",
 ];
@@ -297,7 +303,7 @@ pub fn validate_config(value: &Value) -> Vec<Problem> {
             problems.push(problem("config.provider", "invalid_type", format!("expected a provider id, got {p}")));
         }
     }
-    for key in ["autoCondense", "fallback"] {
+    for key in ["autoCondense", "fallback", "cutUntilFits"] {
         if let Some(v) = mm.get(key).filter(|v| !v.is_boolean()) {
             problems.push(problem(format!("config.{key}"), "invalid_type", format!("expected true or false, got {v}")));
         }

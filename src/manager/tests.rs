@@ -181,9 +181,10 @@ fn a_guard_state_back_from_javascript_reads_its_epoch_as_a_whole_number() {
     }
 }
 
-/// A course of `prev` tokens with a minimum gain, past the allowed size or not.
+/// A course of `prev` tokens with a minimum gain, past the allowed size (by a token) or not.
 fn course(prev: u64, min_gain: u64, overflow: bool) -> Course {
-    Course { prev_context_tokens: prev, min_gain_tokens: min_gain, overflow }
+    let allowed_tokens = if overflow { prev as f64 - 1.0 } else { prev as f64 };
+    Course { prev_context_tokens: prev, min_gain_tokens: min_gain, overflow, allowed_tokens }
 }
 
 fn run(provider: &str) -> Step {
@@ -334,7 +335,7 @@ fn the_sliding_window_is_the_last_resort_past_the_allowed_size_when_the_config_f
     let _ = a.start(&mut g, 0);
     assert_eq!(
         a.failed(&mut g, "no gain", 0),
-        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: "lossless: no gain".into() })
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: "lossless: no gain".into(), after_result: false })
     );
     // The context shrinks by what the cut removed, counted the same way before and after.
     assert_eq!(
@@ -361,7 +362,10 @@ fn the_sliding_window_is_the_last_resort_past_the_allowed_size_when_the_config_f
     assert_eq!(g.state("hot"), cooling);
     let mut a = Attempt::new(&c, course(1000, 0, true), "hot", true);
     let why = "condensing is cooling down for 5 s after attempts that made no progress";
-    assert_eq!(a.start(&mut g, 0), Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: why.into() }));
+    assert_eq!(
+        a.start(&mut g, 0),
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: why.into(), after_result: false })
+    );
 }
 
 #[test]
@@ -394,4 +398,82 @@ fn outcomes_are_taken_only_while_a_provider_runs() {
     let _ = a.start(&mut g, 0);
     assert_eq!(a.start(&mut g, 0), Err(AttemptError::Started("running")));
     assert_eq!(a.windowed(1, 0), Err(AttemptError::NoWindow("running")));
+}
+
+#[test]
+fn a_request_is_made_to_fit_a_result_still_past_the_allowed_size_is_cut_and_the_window_cuts_again() {
+    let c = config(json!({ "provider": "smart" }));
+    let mut g = Guards::default();
+    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 400.5 };
+    let mut a = Attempt::new(&c, past, "t", false);
+    assert_eq!(a.start(&mut g, 0), Ok(run("smart")));
+    // Smart leaves 700: progress (the guard resets), but past 400.5; the window cuts its result.
+    assert_eq!(
+        a.produced(&mut g, 700, 0),
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: true })
+    );
+    assert_eq!(g.state("t").attempts_without_progress, 0);
+    // 700 -> 500: still past, and the cut removed something: another cut.
+    assert_eq!(
+        a.windowed(900, 700),
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: false })
+    );
+    // 500 -> 401 is still past by half a token: one more; 401 -> 400 fits.
+    assert!(matches!(a.windowed(700, 601), Ok(Step::Window { .. })));
+    let last = a.windowed(601, 600);
+    assert_eq!(
+        last,
+        Ok(Step::Truncated {
+            provider: "sliding-window".into(),
+            new_context_tokens: 400,
+            error: String::new(),
+            report: "Context condensed by smart: 1000 -> 700 tokens, then truncated by the sliding window to 400 (the allowed size is 400.5)".into(),
+        })
+    );
+    // One record for the window, whatever the number of cuts.
+    assert_eq!(
+        a.attempts(),
+        &[
+            AttemptRecord { provider: "smart".into(), error: None, tokens_saved: Some(300), skipped: None },
+            AttemptRecord { provider: "sliding-window".into(), error: None, tokens_saved: Some(300), skipped: None },
+        ]
+    );
+}
+
+#[test]
+fn the_window_stops_when_a_cut_removes_nothing_and_says_the_request_is_still_past_the_allowed_size() {
+    let c = config(json!({ "provider": "lossless" }));
+    let mut g = Guards::default();
+    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 100.0 };
+    let mut a = Attempt::new(&c, past, "t", false);
+    let _ = a.start(&mut g, 0);
+    assert!(matches!(a.failed(&mut g, "no gain", 0), Ok(Step::Window { after_result: false, .. })));
+    assert!(matches!(a.windowed(1000, 600), Ok(Step::Window { .. })));
+    let Ok(Step::Truncated { new_context_tokens, report, .. }) = a.windowed(600, 600) else { panic!("the last cut") };
+    assert_eq!(new_context_tokens, 600);
+    assert_eq!(
+        report,
+        "Context truncated by the sliding window: 1000 -> 600 tokens, after: lossless: no gain; still past the allowed size of 100: the window has nothing more to cut"
+    );
+}
+
+#[test]
+fn roo_codes_way_adopts_a_result_past_the_allowed_size_and_cuts_once() {
+    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 100.0 };
+    let mut g = Guards::default();
+    for c in [
+        config(json!({ "provider": "smart", "cutUntilFits": false })),
+        config(json!({ "provider": "smart", "fallback": false })),
+    ] {
+        let mut a = Attempt::new(&c, past, "t", false);
+        let _ = a.start(&mut g, 0);
+        assert!(matches!(a.produced(&mut g, 700, 0), Ok(Step::Adopt { new_context_tokens: 700, .. })));
+    }
+    let c = config(json!({ "provider": "lossless", "cutUntilFits": false }));
+    let mut a = Attempt::new(&c, past, "t", false);
+    let _ = a.start(&mut g, 0);
+    let _ = a.failed(&mut g, "no gain", 0);
+    let Ok(Step::Truncated { new_context_tokens, report, .. }) = a.windowed(1000, 600) else { panic!("one cut") };
+    assert_eq!(new_context_tokens, 600);
+    assert!(!report.contains("still past"), "{report}");
 }

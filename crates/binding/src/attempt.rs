@@ -52,6 +52,7 @@ pub struct CourseObject {
     pub prev_context_tokens: f64,
     pub min_gain_tokens: f64,
     pub overflow: bool,
+    pub allowed_tokens: f64,
 }
 
 /// A whole number of tokens from JavaScript (`at` names it in the error).
@@ -66,6 +67,16 @@ fn tokens(v: f64, at: &str) -> std::result::Result<i64, CondenseError> {
 fn count(v: f64, at: &str) -> std::result::Result<u64, CondenseError> {
     u64::try_from(tokens(v, at)?)
         .map_err(|_| CondenseError::InvalidOptions(format!("{at}: expected a whole number >= 0, got {v}")))
+}
+
+/// A size in tokens from JavaScript: any finite number (the allowed size may be fractional, or
+/// negative when the reserved output exceeds the window).
+fn size(v: f64, at: &str) -> std::result::Result<f64, CondenseError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(CondenseError::InvalidOptions(format!("{at}: expected a finite number of tokens, got {v}")))
+    }
 }
 
 fn attempt_error(e: context_condense::manager::AttemptError) -> CondenseError {
@@ -91,6 +102,7 @@ impl ManagerAttempt {
                 prev_context_tokens: count(decision.prev_context_tokens, "decision.prevContextTokens")?,
                 min_gain_tokens: count(decision.min_gain_tokens, "decision.minGainTokens")?,
                 overflow: decision.overflow,
+                allowed_tokens: size(decision.allowed_tokens, "decision.allowedTokens")?,
             };
             Ok(ManagerAttempt {
                 attempt: context_condense::manager::Attempt::new(&rules.config, course, &task_id, has_summarize),
