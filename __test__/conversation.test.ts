@@ -278,4 +278,34 @@ describe('the manager keeps a conversation per task', () => {
     await held.closeConversations()
     expect(() => new CondensationManager({ conversations: -1 })).toThrow(/options\.conversations: expected a whole number >= 0/)
   })
+
+  it('gives the stateless results when the window cuts what Lossless leaves past the allowed size', async () => {
+    const source: ApiMessage[] = generateHistory({ seed: 21, format: 'xml', targetTokens: 80_000 }) as ApiMessage[]
+    const config = { provider: 'lossless', threshold: 5, triggers: { minGainTokens: 0 } }
+    const held = new CondensationManager({ config })
+    const plain = new CondensationManager({ config, conversations: 0 })
+    let host = source.slice(0, 30)
+    let cut = 0
+    for (let next = 30; next < 60; next += 3) {
+      host = [...host, ...source.slice(next, next + 3)]
+      const a = await held.condenseIfNeeded(host, { contextWindow: 20_000, taskId: 'task-2' })
+      const b = await plain.condenseIfNeeded(host, { contextWindow: 20_000, taskId: 'task-2' })
+      expect(JSON.stringify(a.messages)).toBe(JSON.stringify(b.messages))
+      expect([a.condensed, a.provider, a.prevContextTokens, a.newContextTokens, a.report]).toEqual([
+        b.condensed,
+        b.provider,
+        b.prevContextTokens,
+        b.newContextTokens,
+        b.report,
+      ])
+      if (a.provider === 'sliding-window') {
+        cut++
+        // What the host gets fits the allowed size, or the window had nothing more to cut.
+        expect(a.newContextTokens <= a.decision.allowedTokens || String(a.report).includes('nothing more to cut')).toBe(true)
+      }
+      host = a.messages
+    }
+    expect(cut).toBeGreaterThan(0)
+    await held.closeConversations()
+  })
 })
