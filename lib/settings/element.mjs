@@ -231,7 +231,7 @@ export class ContextCondenseSettings extends Base {
             this._advancedOpen = e.target.open
           },
         },
-        el('summary', { text: 'Advanced: triggers, fallback, loop guard' }),
+        el('summary', { text: 'Advanced: triggers, fallback, cutting to fit, loop guard' }),
         ADVANCED_KEYS.map((k) => managerField(this, k)),
       ),
       previewSection(this),
