@@ -102,6 +102,26 @@ describe('a summary the sliding window would cut away', () => {
     expect(fittedWindow(asked.messages, kept).some((x) => (x as { isSummary?: boolean }).isSummary)).toBe(false)
   })
 
+  it('is asked when no window of the manager cuts after it (fallback or cutUntilFits off): the summary is what the host gets', async () => {
+    for (const config of [
+      { provider: 'native', fallback: false },
+      { provider: 'native', cutUntilFits: false },
+    ]) {
+      let calls = 0
+      const m = new CondensationManager({
+        config,
+        summarize: async () => {
+          calls++
+          return 'Read the parser.'
+        },
+      })
+      const r = await m.condenseIfNeeded(turns, at(kept))
+      expect(calls, JSON.stringify(config)).toBe(1)
+      expect(r.provider).toBe('native')
+      expect(r.messages.some((x) => (x as { isSummary?: boolean }).isSummary)).toBe(true)
+    }
+  })
+
   it('is asked when the kept messages leave room under the allowed size', async () => {
     let calls = 0
     const m = new CondensationManager({

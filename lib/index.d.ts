@@ -236,9 +236,9 @@ interface CommonOptions {
   format?: 'openai' | 'anthropic' | 'auto'
   /** The context size the host measured; when given, only changed text is counted. */
   prevContextTokens?: number
-  /** The size past which the host's sliding window cuts the request, counted as
+  /** The size past which a sliding window will cut the request (give it only then), counted as
    * `prevContextTokens` is. Native then asks no summary that cut would remove: when the messages
-   * it keeps are by themselves past it, it answers `window-cuts-summary` without a call. */
+   * it keeps are by themselves at or past it, it answers `window-cuts-summary` without a call. */
   allowedTokens?: number
   /** `DefaultEncoding` when not given. */
   encoding?: Encoding

@@ -206,7 +206,7 @@ export interface ManagerAttemptRecord {
  * carries the call's `attempts`).
  */
 export type ManagerStep =
-  | { action: 'run'; provider: string }
+  | { action: 'run'; provider: string; allowedTokens?: number }
   | { action: 'window'; fracToRemove: number; error: string; afterResult: boolean }
   | { action: 'adopt'; provider: string; newContextTokens: number; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'min-gain'; report: string; attempts: ManagerAttemptRecord[] }

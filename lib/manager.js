@@ -384,8 +384,9 @@ class CondensationManager {
     return config
   }
 
-  /** Runs one provider; answers { messages, tokens, summary, cost, error? } (its validity checked). */
-  async _run(id, messages, prev, decision, context, summarize, held) {
+  /** Runs the provider a step names; answers { messages, tokens, summary, cost, error? } (its validity checked). */
+  async _run(step, messages, prev, decision, context, summarize, held) {
+    const id = step.provider
     const signal = context.signal
     let out
     if (id in BUILT_IN) {
@@ -393,9 +394,10 @@ class CondensationManager {
         provider: id,
         config: this._providerOptions(id, decision),
         prevContextTokens: prev,
-        // Native asks no summary the sliding window past this size would cut away (a whole number:
-        // a count of tokens is at or past a fractional size exactly when it is at or past its ceiling).
-        ...(decision ? { allowedTokens: Math.max(0, Math.ceil(decision.allowedTokens)) } : {}),
+        // Given when the window would cut a result past it: Native then asks no summary that cut would
+        // remove (a whole number: a count of tokens is at or past a fractional size exactly when it
+        // is at or past its ceiling).
+        ...(step.allowedTokens !== undefined ? { allowedTokens: Math.max(0, Math.ceil(step.allowedTokens)) } : {}),
         summarize,
         summarizeOptions: this.summarizeOptions,
         signal,
@@ -540,7 +542,7 @@ class CondensationManager {
     let r
     let cost = 0
     while (step.action === 'run') {
-      r = await this._run(step.provider, messages, prev, decision, context, summarize, held)
+      r = await this._run(step, messages, prev, decision, context, summarize, held)
       cost += r.cost ?? 0
       step = r.error ? attempt.failed(this.guards, r.error, this.now()) : attempt.produced(this.guards, r.tokens, this.now())
     }

@@ -18,7 +18,8 @@
 //!   less what the cut removed;
 //! - with `cutUntilFits` (the default) and the config falling back, a request is made to fit: a
 //!   result adopted while still past the allowed size is cut by the window too, and the window
-//!   cuts again while the context is past it and a cut still removes something. Without it, as
+//!   cuts again while the context is past it and a cut still removes something; each provider is
+//!   run told the allowed size then (Native asks no summary the cut would remove). Without it, as
 //!   Roo Code does, a result is handed back as it is and the window cuts once.
 
 use std::collections::HashMap;
@@ -127,8 +128,14 @@ pub struct AttemptRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "action", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Step {
-    /// Run this provider, then hand back its outcome.
-    Run { provider: String },
+    /// Run this provider, then hand back its outcome. `allowed_tokens`: the allowed size, given when
+    /// a result past it would be cut by the window (the config cuts until a request fits): Native,
+    /// told it, asks no summary that cut would remove.
+    Run {
+        provider: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        allowed_tokens: Option<f64>,
+    },
     /// Take this provider's result (the call is over: the guard recorded progress).
     Adopt { provider: String, new_context_tokens: i64, report: String },
     /// Change nothing: the gain is under the minimum (the call is over: the guard counted a failure).
@@ -396,7 +403,9 @@ impl Attempt {
                 self.fail(id.clone(), format!("No summarize callback: the {id} provider needs one"));
                 continue;
             }
-            return Step::Run { provider: id };
+            let allowed_tokens =
+                (self.fit && self.fallback && self.course.overflow).then_some(self.course.allowed_tokens);
+            return Step::Run { provider: id, allowed_tokens };
         }
         guards.record(&self.loop_guard, &self.task, false, now_ms);
         self.after_the_chain()

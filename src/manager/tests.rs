@@ -187,8 +187,14 @@ fn course(prev: u64, min_gain: u64, overflow: bool) -> Course {
     Course { prev_context_tokens: prev, min_gain_tokens: min_gain, overflow, allowed_tokens }
 }
 
+/// A run step told no allowed size (the config does not cut until a request fits).
 fn run(provider: &str) -> Step {
-    Step::Run { provider: provider.into() }
+    Step::Run { provider: provider.into(), allowed_tokens: None }
+}
+
+/// A run step told the allowed size (a result past it is cut).
+fn run_within(provider: &str, allowed: f64) -> Step {
+    Step::Run { provider: provider.into(), allowed_tokens: Some(allowed) }
 }
 
 fn failure(provider: &str, error: &str) -> AttemptRecord {
@@ -253,7 +259,8 @@ fn a_gain_under_the_minimum_changes_nothing_unless_the_context_is_past_its_allow
     assert_eq!(a.produced(&mut g, 800, 0), Err(AttemptError::NotRunning("over")));
     // The same gain past the allowed size is taken, and the guard resets.
     let mut a = Attempt::new(&c, course(1000, 500, true), "t", true);
-    assert_eq!(a.start(&mut g, 0), Ok(run("lossless")));
+    // Past the allowed size, the provider is told it (a result past it would be cut).
+    assert_eq!(a.start(&mut g, 0), Ok(run_within("lossless", 999.0)));
     assert_eq!(
         a.produced(&mut g, 900, 0),
         Ok(Step::Adopt {
@@ -406,7 +413,7 @@ fn a_request_is_made_to_fit_a_result_still_past_the_allowed_size_is_cut_and_the_
     let mut g = Guards::default();
     let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 400.5 };
     let mut a = Attempt::new(&c, past, "t", false);
-    assert_eq!(a.start(&mut g, 0), Ok(run("smart")));
+    assert_eq!(a.start(&mut g, 0), Ok(run_within("smart", 400.5)));
     // Smart leaves 700: progress (the guard resets), but past 400.5; the window cuts its result.
     assert_eq!(
         a.produced(&mut g, 700, 0),
@@ -466,7 +473,8 @@ fn roo_codes_way_adopts_a_result_past_the_allowed_size_and_cuts_once() {
         config(json!({ "provider": "smart", "fallback": false })),
     ] {
         let mut a = Attempt::new(&c, past, "t", false);
-        let _ = a.start(&mut g, 0);
+        // Nothing cuts a result past the allowed size: the provider is not told it.
+        assert_eq!(a.start(&mut g, 0), Ok(run("smart")));
         assert!(matches!(a.produced(&mut g, 700, 0), Ok(Step::Adopt { new_context_tokens: 700, .. })));
     }
     let c = config(json!({ "provider": "lossless", "cutUntilFits": false }));

@@ -4,11 +4,12 @@
 //! the messages unchanged when there is too little to summarize, when it condensed recently, when
 //! no callback is given, when the callback fails, or when the result would not be smaller.
 //!
-//! Told the allowed size (`allowedTokens`), it asks no summary the host's sliding window would cut
-//! away: when the messages it keeps (the first, the kept tail, and whatever else the host counts
-//! in `prevContextTokens`, such as the system prompt) are by themselves past that size, the
-//! request stays past it whatever the summary says, the window then cuts it, and its cut removes
-//! the message right after the first, which is where the summary goes. Roo Code asks anyway;
+//! Told the allowed size (`allowedTokens`: a caller gives it when a sliding window cuts whatever
+//! is past that size, as the manager's does), it asks no summary that window would cut away: when
+//! the messages it keeps (the first, the kept tail, and whatever else the host counts in
+//! `prevContextTokens`, such as the system prompt) are by themselves past that size, the request
+//! stays past it whatever the summary says, the window then cuts it, and its cut removes the
+//! message right after the first, which is where the summary goes. Roo Code asks anyway;
 //! `askWhenWindowCuts` does the same (the replay's model of Roo's default).
 //!
 //! Differences from Roo, on purpose: the kept tail never starts with a tool_result whose tool_use
