@@ -171,6 +171,19 @@ describe('a request made to fit the allowed size', () => {
     expect(r.messages).toEqual(fittedWindow([history[0], ...history.slice(2)], allowed))
   })
 
+  it('a result the window cannot cut at all stays the provider’s, and the report says it is still past the allowed size', async () => {
+    const m = new CondensationManager({ config: { provider: 'keeps-two' } })
+    m.registerProvider({
+      ...dropsOne,
+      id: 'keeps-two',
+      condense: async (messages: ApiMessage[]) => ({ messages: [messages[0], messages[messages.length - 1]] }),
+    })
+    const r = await m.condenseIfNeeded(history, context(1))
+    expect(r.provider).toBe('keeps-two')
+    expect(r.messages).toEqual([history[0], history[history.length - 1]])
+    expect(r.report).toMatch(/^Context condensed by keeps-two: \d+ -> \d+ tokens; still past the allowed size of 1: the window has nothing more to cut$/)
+  })
+
   it("Roo Code's way (cutUntilFits: false) hands the result back as it is", async () => {
     const m = new CondensationManager({ config: { provider: 'drops-one', cutUntilFits: false } })
     m.registerProvider(dropsOne)

@@ -550,9 +550,10 @@ class CondensationManager {
       // The window cuts the history, or the result just produced when that is still past the
       // allowed size (the engine says which, and whether to cut again).
       let current = messages
-      if (step.afterResult) {
-        if (r.adopt) r.adopt()
-        current = r.messages
+      const adopted = step.afterResult ? r : undefined
+      if (adopted) {
+        if (adopted.adopt) adopted.adopt()
+        current = adopted.messages
         this._condensed(taskId, context)
       }
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
@@ -573,6 +574,8 @@ class CondensationManager {
         cost,
         attempts: step.attempts,
         ...(step.error ? { error: step.error } : {}),
+        // A result the window could not cut is still the provider's, with its summary.
+        ...(adopted && step.provider !== 'sliding-window' ? { summary: adopted.summary ?? '', metrics: adopted.metrics } : {}),
         report: step.report,
       }
     }

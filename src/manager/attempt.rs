@@ -363,6 +363,7 @@ impl Attempt {
         let prev = self.course.prev_context_tokens as i64;
         let error = self.error.clone();
         let mut report = match &self.adopted {
+            Some((p, left)) if *left == tokens => format!("Context condensed by {p}: {prev} -> {left} tokens"),
             Some((p, left)) => format!(
                 "Context condensed by {p}: {prev} -> {left} tokens, then truncated by the sliding window to {tokens} (the allowed size is {})",
                 self.course.allowed_tokens
@@ -375,6 +376,11 @@ impl Attempt {
                 self.course.allowed_tokens
             ));
         }
+        // A result the window could not cut at all is still the provider's.
+        let provider = match &self.adopted {
+            Some((p, left)) if *left == tokens => p.clone(),
+            _ => provider,
+        };
         Ok(Step::Truncated { report, provider, new_context_tokens: tokens, error })
     }
 

@@ -485,3 +485,21 @@ fn roo_codes_way_adopts_a_result_past_the_allowed_size_and_cuts_once() {
     assert_eq!(new_context_tokens, 600);
     assert!(!report.contains("still past"), "{report}");
 }
+
+#[test]
+fn a_result_the_window_cannot_cut_is_still_the_providers() {
+    let c = config(json!({ "provider": "smart" }));
+    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 100.0 };
+    let mut g = Guards::default();
+    let mut a = Attempt::new(&c, past, "t", false);
+    let _ = a.start(&mut g, 0);
+    assert!(matches!(a.produced(&mut g, 700, 0), Ok(Step::Window { after_result: true, .. })));
+    let Ok(Step::Truncated { provider, new_context_tokens, report, .. }) = a.windowed(700, 700) else {
+        panic!("the end")
+    };
+    assert_eq!((provider.as_str(), new_context_tokens), ("smart", 700));
+    assert_eq!(
+        report,
+        "Context condensed by smart: 1000 -> 700 tokens; still past the allowed size of 100: the window has nothing more to cut"
+    );
+}
