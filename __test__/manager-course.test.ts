@@ -184,6 +184,31 @@ describe('a request made to fit the allowed size', () => {
     expect(r.report).toMatch(/^Context condensed by keeps-two: \d+ -> \d+ tokens; still past the allowed size of 1: the window has nothing more to cut$/)
   })
 
+  it('when the half cut removes nothing, all between the first message and the last exchange goes (tool pairs kept whole)', async () => {
+    const big = 'an old note that no longer matters. '.repeat(2000)
+    const call = (id: string): ApiMessage => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_file', input: { path: 'a.ts' } }] })
+    const result = (id: string): ApiMessage => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'export const a = 1' }] })
+    const first: ApiMessage = { role: 'user', content: '<task>\nFix a.ts\n</task>' }
+    // Four messages: the half cut removes none; the old note goes, the last exchange stays.
+    const tail = [call('t1'), result('t1')]
+    const answer = [first, { role: 'assistant', content: big } as ApiMessage, ...tail]
+    const m = new CondensationManager({ config: { provider: 'leaves-a-note' } })
+    m.registerProvider({ ...dropsOne, id: 'leaves-a-note', condense: async () => ({ messages: answer }) })
+    const small = countTokens([first, ...tail])
+    const r = await m.condenseIfNeeded(history, context(small))
+    expect(r.messages).toEqual([first, ...tail])
+    expect(r.newContextTokens).toBeLessThanOrEqual(small)
+    expect(r.provider).toBe('sliding-window')
+    // The last exchange beginning with results of an earlier call: the cut moves back to keep the pair.
+    const { cutToTail } = require('../lib/internal/window.js') as { cutToTail: (m: ApiMessage[], keep: number) => ApiMessage[] }
+    const split = [first, answer[1], call('t2'), result('t2'), result('t2')]
+    expect(cutToTail(split, 2)).toEqual([first, call('t2'), result('t2'), result('t2')])
+    expect(cutToTail(answer, 2)).toEqual([first, ...tail])
+    // Nothing to remove: the same array back.
+    const whole = [first, ...tail]
+    expect(cutToTail(whole, 2)).toBe(whole)
+  })
+
   it("Roo Code's way (cutUntilFits: false) hands the result back as it is", async () => {
     const m = new CondensationManager({ config: { provider: 'drops-one', cutUntilFits: false } })
     m.registerProvider(dropsOne)

@@ -207,7 +207,7 @@ export interface ManagerAttemptRecord {
  */
 export type ManagerStep =
   | { action: 'run'; provider: string; allowedTokens?: number }
-  | { action: 'window'; fracToRemove: number; error: string; afterResult: boolean }
+  | { action: 'window'; fracToRemove: number; error: string; afterResult: boolean; keepLast?: number }
   | { action: 'adopt'; provider: string; newContextTokens: number; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'min-gain'; report: string; attempts: ManagerAttemptRecord[] }
   | { action: 'truncated'; provider: string; newContextTokens: number; error: string; report: string; attempts: ManagerAttemptRecord[] }

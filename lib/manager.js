@@ -19,7 +19,7 @@ const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optiona
 const { checkSummarizeOptions } = require('./internal/summarize.js')
 const { countMessagesAsync } = require('./internal/tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./internal/crossing.js')
-const { cutWindow } = require('./internal/window.js')
+const { cutToTail, cutWindow } = require('./internal/window.js')
 const native = require('./internal/native.js')
 const { PROVIDER } = require('./internal/registry.js')
 const lib = require('./functions.js')
@@ -559,7 +559,7 @@ class CondensationManager {
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
       let before = await lib.countTokensAsync(current)
       while (step.action === 'window') {
-        const truncated = slidingWindow(current, step.fracToRemove)
+        const truncated = step.keepLast !== undefined ? cutToTail(current, step.keepLast) : slidingWindow(current, step.fracToRemove)
         const after = await lib.countTokensAsync(truncated)
         step = attempt.windowed(before, after)
         current = truncated

@@ -2,7 +2,8 @@
 // form (`cutWindow` here: the messages go, the references kept follow the cut; `slidingWindow`, the
 // manager's last resort and the Roo entries' truncation) and the non-destructive one (the Roo
 // entries' later eras, lib/roo/manage.js: the messages are tagged `truncationParent` behind a
-// marker) both take the cut from `windowCut`. Reads messages; never changes them.
+// marker) both take the cut from `windowCut`; `cutToTail` is the manager's last cut when the half
+// cut removes nothing. Reads messages; never changes them.
 'use strict'
 
 const { cutFollowingReferences } = require('./markers.js')
@@ -38,4 +39,21 @@ function cutWindow(messages, fracToRemove = 0.5) {
   return cutFollowingReferences(messages, kept)
 }
 
-module.exports = { windowCut, cutWindow }
+/** A user message answering tool calls: a kept part must not begin with it when its calls would go. */
+const answersCalls = (m) =>
+  m !== null && typeof m === 'object' && m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b && b.type === 'tool_result')
+
+/**
+ * The manager's last cut when the half cut removes nothing: the first message and the last `keep`
+ * (moved back over results whose calls would otherwise go), the references kept following the cut.
+ */
+function cutToTail(messages, keep) {
+  const n = messages.length
+  let start = Math.max(1, n - keep)
+  while (start > 1 && answersCalls(messages[start])) start--
+  const kept = [0]
+  for (let i = start; i < n; i++) kept.push(i)
+  return kept.length === n ? messages : cutFollowingReferences(messages, kept)
+}
+
+module.exports = { windowCut, cutWindow, cutToTail }

@@ -18,7 +18,8 @@
 //!   less what the cut removed;
 //! - with `cutUntilFits` (the default) and the config falling back, a request is made to fit: a
 //!   result adopted while still past the allowed size is cut by the window too, and the window
-//!   cuts again while the context is past it and a cut still removes something; each provider is
+//!   cuts again while the context is past it and a cut still removes something (when the half cut
+//!   removes nothing, once, all between the first message and the last exchange); each provider is
 //!   run told the allowed size then (Native asks no summary the cut would remove). Without it, as
 //!   Roo Code does, a result is handed back as it is and the window cuts once.
 
@@ -35,6 +36,10 @@ pub const GUARDS_KEPT: usize = 256;
 
 /// What fraction of the messages after the first the sliding window removes.
 pub const WINDOW_FRACTION: f64 = 0.5;
+
+/// The messages a request cannot do without besides the first: the last exchange (the call and
+/// the results the model answers), what the window keeps when its half cut removes nothing.
+pub const LAST_EXCHANGE: usize = 2;
 
 /// How many messages after the first the sliding window removes from `count` messages: the
 /// oldest [`WINDOW_FRACTION`] of the others, rounded down to an even number (Roo Code's rule;
@@ -143,7 +148,16 @@ pub enum Step {
     /// Cut the sliding window (`frac_to_remove` of the messages after the first), then hand back
     /// the tokens of the messages before and after the cut. `after_result`: cut the result of the
     /// provider that just ran (adopt it first: the guard recorded progress), not the history.
-    Window { frac_to_remove: f64, error: String, after_result: bool },
+    /// `keep_last`: instead, keep the first message and the last `keep_last` (moved back over
+    /// results whose calls would go), when the half cut removes nothing and the request still
+    /// does not fit.
+    Window {
+        frac_to_remove: f64,
+        error: String,
+        after_result: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        keep_last: Option<usize>,
+    },
     /// Take the window's cut (the call is over).
     Truncated { provider: String, new_context_tokens: i64, error: String, report: String },
     /// Change nothing (the call is over).
@@ -213,6 +227,8 @@ pub struct Attempt {
     tokens_now: i64,
     /// The provider whose result the window cuts, with the tokens it left.
     adopted: Option<(String, i64)>,
+    /// The window has cut down to the last exchange once.
+    tail_cut: bool,
     first: String,
     loop_guard: LoopGuard,
     attempts: Vec<AttemptRecord>,
@@ -241,6 +257,7 @@ impl Attempt {
             fit: config.cut_until_fits,
             tokens_now: course.prev_context_tokens as i64,
             adopted: None,
+            tail_cut: false,
             first: config.provider.clone(),
             loop_guard: config.loop_guard.clone(),
             attempts: Vec::new(),
@@ -320,7 +337,12 @@ impl Attempt {
             self.phase = Phase::Window;
             self.tokens_now = tokens;
             self.adopted = Some((provider, tokens));
-            return Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: true });
+            return Ok(Step::Window {
+                frac_to_remove: WINDOW_FRACTION,
+                error: String::new(),
+                after_result: true,
+                keep_last: None,
+            });
         }
         Ok(Step::Adopt {
             report: format!("Context condensed by {provider}: {prev} -> {tokens} tokens (-{saved})"),
@@ -352,12 +374,26 @@ impl Attempt {
                 skipped: None,
             }),
         }
-        if after < before && self.fits_by_cutting(tokens) {
-            return Ok(Step::Window {
-                frac_to_remove: WINDOW_FRACTION,
-                error: self.error.clone(),
-                after_result: false,
-            });
+        if self.fits_by_cutting(tokens) {
+            if after < before {
+                return Ok(Step::Window {
+                    frac_to_remove: WINDOW_FRACTION,
+                    error: self.error.clone(),
+                    after_result: false,
+                    keep_last: None,
+                });
+            }
+            // The half cut removes nothing (four messages or fewer): what lies between the first
+            // message and the last exchange goes, once.
+            if !self.tail_cut {
+                self.tail_cut = true;
+                return Ok(Step::Window {
+                    frac_to_remove: WINDOW_FRACTION,
+                    error: self.error.clone(),
+                    after_result: false,
+                    keep_last: Some(LAST_EXCHANGE),
+                });
+            }
         }
         self.phase = Phase::Over;
         let prev = self.course.prev_context_tokens as i64;
@@ -431,7 +467,12 @@ impl Attempt {
         };
         if self.course.overflow && self.fallback {
             self.phase = Phase::Window;
-            return Step::Window { frac_to_remove: WINDOW_FRACTION, error: self.error.clone(), after_result: false };
+            return Step::Window {
+                frac_to_remove: WINDOW_FRACTION,
+                error: self.error.clone(),
+                after_result: false,
+                keep_last: None,
+            };
         }
         self.phase = Phase::Over;
         Step::GiveUp { error: self.error.clone(), report: format!("Context not condensed: {}", self.error) }

@@ -342,7 +342,12 @@ fn the_sliding_window_is_the_last_resort_past_the_allowed_size_when_the_config_f
     let _ = a.start(&mut g, 0);
     assert_eq!(
         a.failed(&mut g, "no gain", 0),
-        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: "lossless: no gain".into(), after_result: false })
+        Ok(Step::Window {
+            frac_to_remove: WINDOW_FRACTION,
+            error: "lossless: no gain".into(),
+            after_result: false,
+            keep_last: None
+        })
     );
     // The context shrinks by what the cut removed, counted the same way before and after.
     assert_eq!(
@@ -371,7 +376,7 @@ fn the_sliding_window_is_the_last_resort_past_the_allowed_size_when_the_config_f
     let why = "condensing is cooling down for 5 s after attempts that made no progress";
     assert_eq!(
         a.start(&mut g, 0),
-        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: why.into(), after_result: false })
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: why.into(), after_result: false, keep_last: None })
     );
 }
 
@@ -417,13 +422,18 @@ fn a_request_is_made_to_fit_a_result_still_past_the_allowed_size_is_cut_and_the_
     // Smart leaves 700: progress (the guard resets), but past 400.5; the window cuts its result.
     assert_eq!(
         a.produced(&mut g, 700, 0),
-        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: true })
+        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: true, keep_last: None })
     );
     assert_eq!(g.state("t").attempts_without_progress, 0);
     // 700 -> 500: still past, and the cut removed something: another cut.
     assert_eq!(
         a.windowed(900, 700),
-        Ok(Step::Window { frac_to_remove: WINDOW_FRACTION, error: String::new(), after_result: false })
+        Ok(Step::Window {
+            frac_to_remove: WINDOW_FRACTION,
+            error: String::new(),
+            after_result: false,
+            keep_last: None
+        })
     );
     // 500 -> 401 is still past by half a token: one more; 401 -> 400 fits.
     assert!(matches!(a.windowed(700, 601), Ok(Step::Window { .. })));
@@ -455,13 +465,26 @@ fn the_window_stops_when_a_cut_removes_nothing_and_says_the_request_is_still_pas
     let mut a = Attempt::new(&c, past, "t", false);
     let _ = a.start(&mut g, 0);
     assert!(matches!(a.failed(&mut g, "no gain", 0), Ok(Step::Window { after_result: false, .. })));
-    assert!(matches!(a.windowed(1000, 600), Ok(Step::Window { .. })));
-    let Ok(Step::Truncated { new_context_tokens, report, .. }) = a.windowed(600, 600) else { panic!("the last cut") };
-    assert_eq!(new_context_tokens, 600);
+    assert!(matches!(a.windowed(1000, 600), Ok(Step::Window { keep_last: None, .. })));
+    // The half cut removes nothing: all between the first message and the last exchange goes, once.
+    assert_eq!(
+        a.windowed(600, 600),
+        Ok(Step::Window {
+            frac_to_remove: WINDOW_FRACTION,
+            error: "lossless: no gain".into(),
+            after_result: false,
+            keep_last: Some(LAST_EXCHANGE)
+        })
+    );
+    // It removed something, still past: a half cut (which removes nothing), then the end.
+    assert!(matches!(a.windowed(600, 400), Ok(Step::Window { keep_last: None, .. })));
+    let Ok(Step::Truncated { new_context_tokens, report, .. }) = a.windowed(400, 400) else { panic!("the last cut") };
+    assert_eq!(new_context_tokens, 400);
     assert_eq!(
         report,
-        "Context truncated by the sliding window: 1000 -> 600 tokens, after: lossless: no gain; still past the allowed size of 100: the window has nothing more to cut"
+        "Context truncated by the sliding window: 1000 -> 400 tokens, after: lossless: no gain; still past the allowed size of 100: the window has nothing more to cut"
     );
+    assert_eq!(a.attempts()[1].tokens_saved, Some(600), "one record for every cut");
 }
 
 #[test]
@@ -494,6 +517,7 @@ fn a_result_the_window_cannot_cut_is_still_the_providers() {
     let mut a = Attempt::new(&c, past, "t", false);
     let _ = a.start(&mut g, 0);
     assert!(matches!(a.produced(&mut g, 700, 0), Ok(Step::Window { after_result: true, .. })));
+    assert!(matches!(a.windowed(700, 700), Ok(Step::Window { keep_last: Some(LAST_EXCHANGE), .. })));
     let Ok(Step::Truncated { provider, new_context_tokens, report, .. }) = a.windowed(700, 700) else {
         panic!("the end")
     };
