@@ -204,9 +204,24 @@ describe('a request made to fit the allowed size', () => {
     const split = [first, answer[1], call('t2'), result('t2'), result('t2')]
     expect(cutToTail(split, 2)).toEqual([first, call('t2'), result('t2'), result('t2')])
     expect(cutToTail(answer, 2)).toEqual([first, ...tail])
-    // Nothing to remove: the same array back.
+    // Nothing to remove: the same array back (none, one, or the first and the last exchange).
     const whole = [first, ...tail]
     expect(cutToTail(whole, 2)).toBe(whole)
+    for (const few of [[], [first]]) expect(cutToTail(few, 2)).toBe(few)
+  })
+
+  it('past the allowed size with no messages, or a message that is not one, the window answers or names the place', async () => {
+    const past = { contextWindow: 20_000, maxTokens: 1000, totalTokens: 30_000, lastMessageTokens: 0 }
+    for (const provider of ['native', 'lossless', 'smart', 'truncation']) {
+      const m = new CondensationManager({ config: { provider }, summarize: async () => 'sum' })
+      const none = await m.condenseIfNeeded([], past)
+      expect(none.messages, provider).toEqual([])
+      const junk = [{ role: 'user', content: 'task' }, null, { role: 'assistant', content: 'x '.repeat(20_000) }] as unknown as ApiMessage[]
+      await expect(m.condenseIfNeeded(junk, past), provider).rejects.toMatchObject({
+        message: 'condenseIfNeeded: messages[1]: expected a message object, got null',
+        errorCode: 'invalid-argument',
+      })
+    }
   })
 
   it("Roo Code's way (cutUntilFits: false) hands the result back as it is", async () => {

@@ -557,10 +557,11 @@ class CondensationManager {
         this._condensed(taskId, context)
       }
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
-      let before = await lib.countTokensAsync(current)
+      // Counted as the call counts the history (a message that is not one is named by its place).
+      let before = await countMessagesAsync(current, 'condenseIfNeeded')
       while (step.action === 'window') {
         const truncated = step.keepLast !== undefined ? cutToTail(current, step.keepLast) : slidingWindow(current, step.fracToRemove)
-        const after = await lib.countTokensAsync(truncated)
+        const after = await countMessagesAsync(truncated, 'condenseIfNeeded')
         step = attempt.windowed(before, after)
         current = truncated
         before = after

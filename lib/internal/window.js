@@ -49,6 +49,7 @@ const answersCalls = (m) =>
  */
 function cutToTail(messages, keep) {
   const n = messages.length
+  if (n <= keep + 1) return messages
   let start = Math.max(1, n - keep)
   while (start > 1 && answersCalls(messages[start])) start--
   const kept = [0]
