@@ -224,6 +224,24 @@ describe('a request made to fit the allowed size', () => {
     }
   })
 
+  it('aborted while a provider that ignores the signal runs, the call rejects with the reason: its result is neither taken nor cut', async () => {
+    for (const allowed of [Math.floor(total / 5), total]) {
+      const m = new CondensationManager({ config: { provider: 'slow' } })
+      m.registerProvider({
+        ...dropsOne,
+        id: 'slow',
+        async condense(messages: ApiMessage[]) {
+          await new Promise((resolve) => setTimeout(resolve, 30))
+          return { messages: [messages[0], ...messages.slice(2)] }
+        },
+      })
+      const ac = new AbortController()
+      const reason = new Error('the user pressed stop')
+      setTimeout(() => ac.abort(reason), 5)
+      await expect(m.condenseIfNeeded(history, { ...context(allowed), signal: ac.signal, force: true })).rejects.toBe(reason)
+    }
+  })
+
   it("Roo Code's way (cutUntilFits: false) hands the result back as it is", async () => {
     const m = new CondensationManager({ config: { provider: 'drops-one', cutUntilFits: false } })
     m.registerProvider(dropsOne)

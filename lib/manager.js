@@ -17,6 +17,7 @@ const { coded, codeMethods, tag, withCode } = require('./internal/errors.js')
 const { isObject, describe, wholeNumber, tokenCount } = require('./internal/values.js')
 const { checkKnownKeys, checkOptionsObject, checkObject, optionalString, optionalBoolean, optionalFunction, optionalObject } = require('./internal/checks.js')
 const { checkSummarizeOptions } = require('./internal/summarize.js')
+const { abortError } = require('./internal/abort.js')
 const { countMessagesAsync } = require('./internal/tokens.js')
 const { findUnsupported, pathText, checkCrossable } = require('./internal/crossing.js')
 const { cutToTail, cutWindow } = require('./internal/window.js')
@@ -541,8 +542,13 @@ class CondensationManager {
     let step = attempt.start(this.guards, this.now())
     let r
     let cost = 0
+    // An aborted call rejects with the signal's reason, whatever a provider written in JavaScript did with it.
+    const stopIfAborted = () => {
+      if (context.signal && context.signal.aborted) throw abortError(context.signal)
+    }
     while (step.action === 'run') {
       r = await this._run(step, messages, prev, decision, context, summarize, held)
+      stopIfAborted()
       cost += r.cost ?? 0
       step = r.error ? attempt.failed(this.guards, r.error, this.now()) : attempt.produced(this.guards, r.tokens, this.now())
     }
@@ -551,20 +557,22 @@ class CondensationManager {
       // allowed size (the engine says which, and whether to cut again).
       let current = messages
       const adopted = step.afterResult ? r : undefined
-      if (adopted) {
-        if (adopted.adopt) adopted.adopt()
-        current = adopted.messages
-        this._condensed(taskId, context)
-      }
+      if (adopted) current = adopted.messages
       if (this.telemetry && typeof this.telemetry.captureSlidingWindowTruncation === 'function') this.telemetry.captureSlidingWindowTruncation(taskId)
       // Counted as the call counts the history (a message that is not one is named by its place).
       let before = await countMessagesAsync(current, 'condenseIfNeeded')
       while (step.action === 'window') {
         const truncated = step.keepLast !== undefined ? cutToTail(current, step.keepLast) : slidingWindow(current, step.fracToRemove)
         const after = await countMessagesAsync(truncated, 'condenseIfNeeded')
+        stopIfAborted()
         step = attempt.windowed(before, after)
         current = truncated
         before = after
+      }
+      // The provider's result is taken (and the task's conversation holds it) once the call is over.
+      if (adopted) {
+        if (adopted.adopt) adopted.adopt()
+        this._condensed(taskId, context)
       }
       return {
         ...base,
