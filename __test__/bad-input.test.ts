@@ -289,11 +289,6 @@ describe('bad input: options', () => {
     ['an allowed size past 2^53', { provider: 'native', allowedTokens: 2 ** 60 }, /^invalid options: options\.allowedTokens: expected a whole number >= 0/],
     ['an allowed size as a string', { provider: 'native', allowedTokens: '35008' }, /^invalid options: options\.allowedTokens: invalid type: string/],
     [
-      'a flag that is not true or false',
-      { provider: 'native', config: { askWhenWindowCuts: 'yes' } },
-      /^invalid options: options\.config\.askWhenWindowCuts: invalid type: string/,
-    ],
-    [
       'a percentage out of range',
       { provider: 'smart', config: { preset: 'balanced', targetReductionPercent: 150 } },
       /^invalid options: options\.config\.targetReductionPercent: expected a percentage from 0 to 100, got 150$/,

@@ -4,7 +4,16 @@
 import { describe, expect, it } from 'vitest'
 
 import { generateHistory, mulberry32 as rng } from '../fixtures/generate.mjs'
-import { CondensationManager, Conversation, condense, countTokens, openConversation, type ApiMessage, type ConversationCondenseOptions } from '../lib/index.js'
+import {
+  CondensationManager,
+  Conversation,
+  condense,
+  countTokens,
+  openConversation,
+  type ApiMessage,
+  type ConversationCondenseOptions,
+  type ManagedResult,
+} from '../lib/index.js'
 import { FIXTURES, itReal, loadFixture } from './helpers.js'
 import { comparable } from './model/common.js'
 
@@ -242,11 +251,31 @@ describe('misuse is refused, and the conversation stays as it was', () => {
 })
 
 describe('the manager keeps a conversation per task', () => {
-  it('gives the stateless results, turn after turn, and crosses only what changed', async () => {
+  /**
+   * A task of 30 messages growing three at a time, condensed by Lossless at every turn by a manager
+   * holding its conversation and by one holding none, at `contextWindow`: each turn's two answers,
+   * after checking they are the same; the host goes on with what it got.
+   */
+  async function heldAgainstPlain(contextWindow: number, taskId: string, onTurn: (r: ManagedResult) => void) {
     const source: ApiMessage[] = generateHistory({ seed: 21, format: 'xml', targetTokens: 80_000 }) as ApiMessage[]
     const config = { provider: 'lossless', threshold: 5, triggers: { minGainTokens: 0 } }
     const held = new CondensationManager({ config })
     const plain = new CondensationManager({ config, conversations: 0 })
+    let host = source.slice(0, 30)
+    for (let next = 30; next < 60; next += 3) {
+      host = [...host, ...source.slice(next, next + 3)]
+      const a = await held.condenseIfNeeded(host, { contextWindow, taskId })
+      const b = await plain.condenseIfNeeded(host, { contextWindow, taskId })
+      expect(JSON.stringify(a.messages)).toBe(JSON.stringify(b.messages))
+      const figures = (r: ManagedResult) => [r.condensed, r.provider, r.prevContextTokens, r.newContextTokens, r.report]
+      expect(figures(a)).toEqual(figures(b))
+      onTurn(a)
+      host = a.messages
+    }
+    await held.closeConversations()
+  }
+
+  it('gives the stateless results, turn after turn, and crosses only what changed', async () => {
     const syncs: Array<{ kept: number; taken: number }> = []
     const sync = Conversation.prototype.sync
     Conversation.prototype.sync = function (this: Conversation, messages: ApiMessage[]) {
@@ -254,20 +283,13 @@ describe('the manager keeps a conversation per task', () => {
       syncs.push(r)
       return r
     }
-    let host = source.slice(0, 30)
     let condensed = 0
     try {
-      for (let next = 30; next < 60; next += 3) {
-        host = [...host, ...source.slice(next, next + 3)]
-        // A window Lossless's results fit in: past the allowed size the window would cut them too,
-        // and a cut history crosses again whole.
-        const a = await held.condenseIfNeeded(host, { contextWindow: 100_000, taskId: 'task-1' })
-        const b = await plain.condenseIfNeeded(host, { contextWindow: 100_000, taskId: 'task-1' })
-        expect(JSON.stringify(a.messages)).toBe(JSON.stringify(b.messages))
-        expect([a.condensed, a.prevContextTokens, a.newContextTokens]).toEqual([b.condensed, b.prevContextTokens, b.newContextTokens])
+      // A window Lossless's results fit in: past the allowed size the window would cut them too,
+      // and a cut history crosses again whole.
+      await heldAgainstPlain(100_000, 'task-1', (a) => {
         if (a.condensed) condensed++
-        host = a.messages
-      }
+      })
     } finally {
       Conversation.prototype.sync = sync
     }
@@ -275,37 +297,17 @@ describe('the manager keeps a conversation per task', () => {
     // Opened once; after that, each turn's three new messages are all that crossed.
     expect(syncs).toHaveLength(9)
     for (const s of syncs) expect(s.taken).toBe(3)
-    await held.closeConversations()
     expect(() => new CondensationManager({ conversations: -1 })).toThrow(/options\.conversations: expected a whole number >= 0/)
   })
 
   it('gives the stateless results when the window cuts what Lossless leaves past the allowed size', async () => {
-    const source: ApiMessage[] = generateHistory({ seed: 21, format: 'xml', targetTokens: 80_000 }) as ApiMessage[]
-    const config = { provider: 'lossless', threshold: 5, triggers: { minGainTokens: 0 } }
-    const held = new CondensationManager({ config })
-    const plain = new CondensationManager({ config, conversations: 0 })
-    let host = source.slice(0, 30)
     let cut = 0
-    for (let next = 30; next < 60; next += 3) {
-      host = [...host, ...source.slice(next, next + 3)]
-      const a = await held.condenseIfNeeded(host, { contextWindow: 20_000, taskId: 'task-2' })
-      const b = await plain.condenseIfNeeded(host, { contextWindow: 20_000, taskId: 'task-2' })
-      expect(JSON.stringify(a.messages)).toBe(JSON.stringify(b.messages))
-      expect([a.condensed, a.provider, a.prevContextTokens, a.newContextTokens, a.report]).toEqual([
-        b.condensed,
-        b.provider,
-        b.prevContextTokens,
-        b.newContextTokens,
-        b.report,
-      ])
-      if (a.provider === 'sliding-window') {
-        cut++
-        // What the host gets fits the allowed size, or the window had nothing more to cut.
-        expect(a.newContextTokens <= a.decision.allowedTokens || String(a.report).includes('nothing more to cut')).toBe(true)
-      }
-      host = a.messages
-    }
+    await heldAgainstPlain(20_000, 'task-2', (a) => {
+      if (a.provider !== 'sliding-window') return
+      cut++
+      // What the host gets fits the allowed size, or the window had nothing more to cut.
+      expect(a.newContextTokens <= a.decision.allowedTokens || String(a.report).includes('nothing more to cut')).toBe(true)
+    })
     expect(cut).toBeGreaterThan(0)
-    await held.closeConversations()
   })
 })

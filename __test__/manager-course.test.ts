@@ -3,7 +3,7 @@
 // included, and keeps a bounded number of tasks' states.
 import { describe, expect, it } from 'vitest'
 
-import { CondensationManager, countTokens, type ApiMessage } from '../lib/index.js'
+import { CondensationManager, condense, countTokens, validateConversation, type ApiMessage } from '../lib/index.js'
 import { generateHistory } from '../fixtures/generate.mjs'
 import { fittedWindow } from './helpers.js'
 
@@ -91,7 +91,7 @@ describe('a summary the sliding window would cut away', () => {
 
     // Roo's way asks, hands the summary back past the allowed size, and the host's window cuts it away.
     const roo = new CondensationManager({
-      config: { provider: 'native', cutUntilFits: false, providers: { native: { askWhenWindowCuts: true } } },
+      config: { provider: 'native', cutUntilFits: false },
       summarize,
     })
     const asked = await roo.condenseIfNeeded(turns, at(kept))
@@ -240,6 +240,27 @@ describe('a request made to fit the allowed size', () => {
       setTimeout(() => ac.abort(reason), 5)
       await expect(m.condenseIfNeeded(history, { ...context(allowed), signal: ac.signal, force: true })).rejects.toBe(reason)
     }
+  })
+
+  it('three calls at once on one task holding its conversation answer what a manager holding none answers, the caller’s history untouched', async () => {
+    const allowed = Math.floor(total / 5)
+    const snapshot = structuredClone(history)
+    const held = new CondensationManager({ config: { provider: 'lossless', triggers: { minGainTokens: 0 } } })
+    const plain = new CondensationManager({ config: { provider: 'lossless', triggers: { minGainTokens: 0 } }, conversations: 0 })
+    const ctx = { ...context(allowed), taskId: 'at-once' }
+    const [expected, ...got] = await Promise.all([plain.condenseIfNeeded(history, ctx), ...[1, 2, 3].map(() => held.condenseIfNeeded(history, ctx))])
+    expect(expected.provider).toBe('sliding-window')
+    for (const r of got) {
+      expect(r.messages).toEqual(expected.messages)
+      expect([r.provider, r.newContextTokens, r.report]).toEqual([expected.provider, expected.newContextTokens, expected.report])
+    }
+    // The invariants of a cut: the first message kept as it is, valid wherever the input was, fewer tokens.
+    expect(history).toEqual(snapshot)
+    // The task's first message stays first, as Lossless left it (it may shorten an old state in it).
+    expect(expected.messages[0]).toEqual((await condense(history, { provider: 'lossless' })).messages[0])
+    expect(validateConversation(expected.messages)).toEqual(validateConversation(history))
+    expect(countTokens(expected.messages)).toBeLessThanOrEqual(allowed)
+    await held.closeConversations()
   })
 
   it("Roo Code's way (cutUntilFits: false) hands the result back as it is", async () => {

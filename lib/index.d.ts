@@ -117,9 +117,6 @@ export interface NativeConfig {
   pricing?: Pricing | null
   taskId?: string | null
   maxTokens?: number | null
-  /** Ask for a summary even when the sliding window would cut it away (the messages kept are by
-   * themselves past `allowedTokens`), as Roo Code does. @default false */
-  askWhenWindowCuts?: boolean
 }
 
 export interface ContentTypeOps {

@@ -75,10 +75,9 @@ fn a_summary_is_asked_when_the_kept_messages_leave_room() {
 }
 
 #[test]
-fn without_an_allowed_size_or_when_asked_to_it_asks_as_roo_does() {
+fn without_an_allowed_size_it_asks_as_roo_does() {
     let h = history(6);
     assert_eq!(native(&h, json!({}), None), (None, 1, 5));
-    assert_eq!(native(&h, json!({"askWhenWindowCuts": true}), Some(kept_tokens(&h))), (None, 1, 5));
 }
 
 #[test]

@@ -12,12 +12,13 @@ const { deepFreeze } = require('../internal/values.js')
 /** Roo Code's default: a summary (Native) at the threshold, the sliding window past it. Roo asks
  * for the summary even when the messages it keeps are past the allowed size by themselves (the
  * window then cuts the summary away), hands back a summary's result still past it, and cuts the
- * window once: so does this model of it, to bill and count what Roo does. */
+ * window once: so does this model of it (`cutUntilFits: false`: Native is then never told the
+ * allowed size), to bill and count what Roo does. */
 const rooDefault = {
   name: 'roo-default',
   description: "Roo Code's default: a summary at the threshold, the sliding window when it fails past the allowed size",
   config: (s) => ({
-    main: { provider: PROVIDER.native, threshold: s.threshold, cutUntilFits: false, providers: { [PROVIDER.native]: { askWhenWindowCuts: true } } },
+    main: { provider: PROVIDER.native, threshold: s.threshold, cutUntilFits: false },
   }),
 }
 

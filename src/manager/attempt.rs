@@ -398,31 +398,33 @@ impl Attempt {
         self.phase = Phase::Over;
         let prev = self.course.prev_context_tokens as i64;
         let error = self.error.clone();
-        let mut report = match &self.adopted {
-            Some((p, left)) if *left == tokens => format!("Context condensed by {p}: {prev} -> {left} tokens"),
-            Some((p, left)) => format!(
+        // A result the window could not cut at all is still the provider's.
+        let uncut = self.adopted.as_ref().filter(|(_, left)| *left == tokens).map(|(p, _)| p.clone());
+        let mut report = match (&uncut, &self.adopted) {
+            (Some(p), _) => format!("Context condensed by {p}: {prev} -> {tokens} tokens"),
+            (None, Some((p, left))) => format!(
                 "Context condensed by {p}: {prev} -> {left} tokens, then truncated by the sliding window to {tokens} (the allowed size is {})",
                 self.course.allowed_tokens
             ),
-            None => format!("Context truncated by the sliding window: {prev} -> {tokens} tokens, after: {error}"),
+            (None, None) => format!("Context truncated by the sliding window: {prev} -> {tokens} tokens, after: {error}"),
         };
-        if self.fit && tokens as f64 > self.course.allowed_tokens {
+        if self.fits_by_cutting(tokens) {
             report.push_str(&format!(
                 "; still past the allowed size of {}: the window has nothing more to cut",
                 self.course.allowed_tokens
             ));
         }
-        // A result the window could not cut at all is still the provider's.
-        let provider = match &self.adopted {
-            Some((p, left)) if *left == tokens => p.clone(),
-            _ => provider,
-        };
-        Ok(Step::Truncated { report, provider, new_context_tokens: tokens, error })
+        Ok(Step::Truncated { report, provider: uncut.unwrap_or(provider), new_context_tokens: tokens, error })
     }
 
-    /// Whether a context of `tokens` is past the allowed size where the config cuts until it fits.
+    /// Whether the window cuts whatever is past the allowed size (the config cuts until a request fits).
+    fn cut_follows(&self) -> bool {
+        self.fit && self.fallback
+    }
+
+    /// Whether a context of `tokens` is past the allowed size where the window cuts until it fits.
     fn fits_by_cutting(&self, tokens: i64) -> bool {
-        self.fit && self.fallback && tokens as f64 > self.course.allowed_tokens
+        self.cut_follows() && tokens as f64 > self.course.allowed_tokens
     }
 
     /// The provider whose outcome is due.
@@ -445,8 +447,7 @@ impl Attempt {
                 self.fail(id.clone(), format!("No summarize callback: the {id} provider needs one"));
                 continue;
             }
-            let allowed_tokens =
-                (self.fit && self.fallback && self.course.overflow).then_some(self.course.allowed_tokens);
+            let allowed_tokens = (self.cut_follows() && self.course.overflow).then_some(self.course.allowed_tokens);
             return Step::Run { provider: id, allowed_tokens };
         }
         guards.record(&self.loop_guard, &self.task, false, now_ms);

@@ -9,8 +9,8 @@
 //! the messages it keeps (the first, the kept tail, and whatever else the host counts in
 //! `prevContextTokens`, such as the system prompt) are by themselves past that size, the request
 //! stays past it whatever the summary says, the window then cuts it, and its cut removes the
-//! message right after the first, which is where the summary goes. Roo Code asks anyway;
-//! `askWhenWindowCuts` does the same (the replay's model of Roo's default).
+//! message right after the first, which is where the summary goes. Roo Code asks anyway; so does
+//! Native when no size is given.
 //!
 //! Differences from Roo, on purpose: the kept tail never starts with a tool_result whose tool_use
 //! would be summarized away (the boundary moves back one message so the pair stays whole), and the
@@ -103,9 +103,6 @@ pub struct NativeConfig {
     pub task_id: Option<String>,
     /// Upper bound asked of the model for the summary.
     pub max_tokens: Option<u32>,
-    /// Ask for a summary even when the sliding window would cut it away (the messages kept are by
-    /// themselves past the allowed size), as Roo Code does. @default false
-    pub ask_when_window_cuts: bool,
 }
 
 impl Default for NativeConfig {
@@ -116,7 +113,6 @@ impl Default for NativeConfig {
             pricing: None,
             task_id: None,
             max_tokens: None,
-            ask_when_window_cuts: false,
         }
     }
 }
@@ -302,11 +298,7 @@ impl Pass for NativePass<'_> {
     }
 
     fn run(&self, cx: &mut PassCx, draft: &mut Draft) -> Result<Ran, Stop> {
-        let cut_past = if self.config.ask_when_window_cuts {
-            None
-        } else {
-            cx.allowed_tokens.map(|allowed| (cx.tokens_before, allowed))
-        };
+        let cut_past = cx.allowed_tokens.map(|allowed| (cx.tokens_before, allowed));
         let b = run(draft, self.config, cx.encoding, cut_past, cx.summarizer.as_deref_mut()).map_err(Stop::Refused)?;
         Ok(Ran { callback_calls: b.callback_calls, cost: b.cost, summary: Some(b.summary), ..Default::default() })
     }
