@@ -225,7 +225,7 @@ impl Piece {
                             self.protect_user_text_in_result(at, text, body_start);
                         }
                         open = Some(r);
-                    } else if let Some(r) = open.as_mut().filter(|_| matches!(slot, Slot::Text(_))) {
+                    } else if let Some(r) = open.as_mut().filter(|r| matches!(slot, Slot::Text(_)) && legacy(r)) {
                         r.is_error |= looks_like_error(text);
                         r.body.push(Span { at, range: 0..text.len() });
                         self.protect_user_text_in_result(at, text, 0);
@@ -281,6 +281,13 @@ impl Piece {
             }
         }
     }
+}
+
+/// Whether a result was opened by a legacy header (`[tool for 'x'] Result:`), whose output Roo
+/// writes in the text blocks after it. A native `tool_result` holds its output in its own block:
+/// a text block after it is the user's (the message they typed when the task resumed, a notice).
+fn legacy(r: &ToolResult) -> bool {
+    r.body.iter().all(|s| matches!(s.at.slot, Slot::Text(_) | Slot::Content))
 }
 
 /// A tool_use: the message it is in, its name and input.

@@ -41,6 +41,32 @@ fn legacy_and_native_results_with_env_and_user_text() {
 }
 
 #[test]
+fn text_after_a_native_result_is_the_users_and_after_a_legacy_header_the_tools() {
+    let typed =
+        "\n\nNew instructions for task continuation:\n<user_message>\nFocus on the build errors.\n</user_message>";
+    let h = vec![
+        json!({"role":"user","content":[{"type":"text","text":"<task>\ndo it\n</task>"}]}),
+        json!({"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"a"}}]}),
+        json!({"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"t1","content":"File: a\nLines 1-2:\n1 | x\n2 | y"},
+            {"type":"text","text":typed}]}),
+        json!({"role":"assistant","content":[{"type":"text","text":"<read_file><path>b</path></read_file>"}]}),
+        json!({"role":"user","content":[
+            {"type":"text","text":"[read_file for 'b'] Result:"},
+            {"type":"text","text":"File: b\nLines 1-2:\n1 | x\n2 | y"}]}),
+    ];
+    let v = View::build(&h);
+    assert_eq!(v.results.len(), 2);
+    assert_eq!(v.results[0].body.len(), 1, "the native result is its own block");
+    assert!(
+        v.protected.iter().any(|s| s.at.msg == 2 && s.range == (0..typed.len())),
+        "the text after it is the user's"
+    );
+    assert_eq!(v.results[1].body.len(), 1, "the block after a legacy header is the tool's output");
+    assert!(v.protected.iter().all(|s| s.at.msg != 4));
+}
+
+#[test]
 fn a_read_after_its_header_in_one_text_block_knows_its_lines() {
     // The body starts after the header, inside the block: every line found must be where
     // it is in the block, not where it is in the body.
