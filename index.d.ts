@@ -270,6 +270,11 @@ export declare class PromptCache {
   /** How many messages the previous request sent. */
   get sent(): number
   /**
+   * Whether nothing the cache holds is alive at `at` milliseconds (no request was sent, or every
+   * entry outlived its time to live).
+   */
+  expired(at?: number | undefined | null): boolean
+  /**
    * What a request costs that shares its first `same` messages with the previous request and
    * sends `tail` (tokens and shape of each other message) after them, at `at` milliseconds
    * (optional); records nothing.
@@ -378,6 +383,8 @@ export interface CallStart {
   /** The manager's config condenses before the allowed size. */
   autoCondense: boolean
   force: boolean
+  /** The host's prompt cache holds nothing the next request could read. */
+  coldCache?: boolean
 }
 
 /** What the host found when it asked a role. */

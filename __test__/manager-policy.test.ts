@@ -19,7 +19,7 @@ import {
 import { assertInvariants } from './helpers.js'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { splitTurns } = require('../lib/replay/messages.js') as { splitTurns(h: ApiMessage[]): Array<{ append: ApiMessage[]; at: number }> }
+const { splitTurns } = require('../lib/replay/messages.js') as { splitTurns(h: ApiMessage[]): Array<{ append: ApiMessage[]; at: number; sentAt: number }> }
 
 const SYSTEM = 3000
 const MAX_TOKENS = 4000
@@ -216,13 +216,15 @@ describe('a host with the cache-aware policy', () => {
     const h = generateHistory({ seed: 4, format: 'native', targetTokens: 150_000 }) as ApiMessage[]
     const s = summarizer()
     const r = await replay(h, { policy: 'cache-aware', contextWindow: 48_000, systemTokens: SYSTEM, maxTokens: MAX_TOKENS, summarize: s.summarize })
+    // The replay's clock: the recorded times (this history has pauses the cache does not outlive).
+    const at = splitTurns(h).map((t) => t.sentAt)
     const clock = { turn: 0 }
     const m = new CondensationManager({
       config: { provider: 'native', threshold: 100 },
       policy: { name: 'cache-aware', summaryTokens: 2000 },
       summarize: summarizer().summarize,
       conversations: 1,
-      now: () => clock.turn * MS_PER_REQUEST,
+      now: () => at[clock.turn],
     })
     const own = await runAll(host(m, h, { taskId: 'replay', window: 48_000, clock }))
     const steps = own.results.flatMap((x, turn) =>
@@ -259,6 +261,101 @@ describe('a host with the cache-aware policy', () => {
     expect(short.own.results.every((r) => !r.condensed && r.policy!.billed === r.policy!.rooDefaultBilled)).toBe(true)
     expect(short.last.rooDefaultBilled).toBeCloseTo(short.rooBilled, 9)
   }, 60_000)
+
+  it('condenses when the cache has expired: after a pause longer than its life, at once, and never because of it otherwise', async () => {
+    const h = generateHistory({ seed: 1, format: 'native', targetTokens: 100_000 }) as ApiMessage[]
+    const at = splitTurns(h).map((t) => t.sentAt)
+    const COLD = 'the cache holds nothing to read'
+    const run = async (times: number[]) => {
+      const clock = { turn: 0 }
+      const m = new CondensationManager({ policy: 'cache-aware', summarize: summarizer().summarize, now: () => times[clock.turn] })
+      const own = await runAll(host(m, h, { taskId: 't', window: 128_000, clock }))
+      return own.results.map((r) => r.policy!.steps.filter((s) => s.why.startsWith(COLD)))
+    }
+    const timed = await run(at)
+    const expired = at.map((t, k) => k > 0 && t - at[k - 1] > 5 * 60_000)
+    expect(expired.filter(Boolean).length).toBeGreaterThanOrEqual(2)
+    // Asked only on a call after an expiry (or on the task's first, which nothing was cached for) ...
+    timed.forEach((steps, k) => {
+      if (steps.length > 0) expect(k === 0 || expired[k], `call ${k}`).toBe(true)
+    })
+    // ... and taken after the long pauses: the history then has old output to suppress.
+    expect(timed.filter((steps, k) => expired[k] && steps.some((s) => s.taken)).length).toBeGreaterThanOrEqual(1)
+    // The same requests 20 s apart: never.
+    const paced = await run(at.map((_, k) => k * 20_000))
+    expect(paced.slice(1).every((steps) => steps.length === 0)).toBe(true)
+  }, 60_000)
+
+  it('reads its clock once a call and refuses an answer that is no time, leaving the task as it was', async () => {
+    const h = generateHistory({ seed: 1, format: 'native', targetTokens: 60_000 }) as ApiMessage[]
+    const context = { contextWindow: 48_000, systemPromptTokens: SYSTEM, taskId: 't' }
+    let answer: unknown = 0
+    const m = new CondensationManager({ policy: 'cache-aware', summarize: summarizer().summarize, now: () => answer as number })
+    // The same clock, never read while it answers no time.
+    const plain = new CondensationManager({ policy: 'cache-aware', summarize: summarizer().summarize, now: () => answer as number })
+    const snapshot = structuredClone(h)
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 10n, undefined, '1000', null]) {
+      answer = bad
+      await expect(m.condenseIfNeeded(h, context), String(bad)).rejects.toThrow(
+        /^CondensationManager: options\.now: expected a function answering the time in ms, it answered /,
+      )
+    }
+    expect(h).toEqual(snapshot)
+    // A clock that throws: its error, as it was.
+    const throwing = new CondensationManager({
+      policy: 'cache-aware',
+      now: () => {
+        throw new Error('clock broke')
+      },
+    })
+    await expect(throwing.condenseIfNeeded(h, context)).rejects.toThrow('clock broke')
+    // Then times: the task answers what a manager never given a bad one answers (a clock that goes
+    // back is a time too; 2^60 ms after the last call the cache has expired and both condense).
+    for (const t of [0, -1, 2 ** 60, 5]) {
+      answer = t
+      const [a, b] = [await m.condenseIfNeeded(h, context), await plain.condenseIfNeeded(h, context)]
+      expect(a.messages).toEqual(b.messages)
+    }
+  })
+
+  it('knows the cache expires: on the requests’ own clock its bills are what the replay bills, pauses and all', async () => {
+    // Recorded times with pauses longer than five minutes (the generator's resumed tasks).
+    const h = generateHistory({ seed: 1, format: 'native', targetTokens: 100_000 }) as ApiMessage[]
+    const at = splitTurns(h).map((t) => t.sentAt)
+    const gaps = at.slice(1).map((t, k) => t - at[k])
+    expect(Math.max(...gaps)).toBeGreaterThan(5 * 60_000)
+    const run = async (cacheTtl: '5m' | '1h', pricing?: object) => {
+      const clock = { turn: 0 }
+      const m = new CondensationManager({
+        policy: { name: 'cache-aware', cacheTtl, lookbackBlocks: 20, ...(pricing ? { pricing } : {}) },
+        summarize: summarizer().summarize,
+        now: () => at[clock.turn],
+      })
+      const own = await runAll(host(m, h, { taskId: 't', window: 128_000, clock }))
+      return own.results[own.results.length - 1].policy!
+    }
+    const roo = await replay(h, { policy: 'roo-default', contextWindow: 128_000, systemTokens: SYSTEM, maxTokens: MAX_TOKENS })
+    const rooBilled = roo.requestsCost - roo.perRequest[roo.perRequest.length - 1].cost + roo.summaryCost
+    const fiveMinutes = await run('5m')
+    // Its shadow of Roo's default is billed what the replay bills it, to the cent: the requests after a pause written again.
+    expect(fiveMinutes.rooDefaultBilled).toBeCloseTo(rooBilled, 2)
+    // With the one-hour cache at the same prices no entry expires here: Roo's default is billed less.
+    const samePrices = roo.settings.pricing
+    const oneHour = await run('1h', samePrices)
+    const rooOneHour = await replay(h, {
+      policy: 'roo-default',
+      contextWindow: 128_000,
+      systemTokens: SYSTEM,
+      maxTokens: MAX_TOKENS,
+      cacheTtl: '1h',
+      pricing: samePrices,
+    })
+    expect(oneHour.rooDefaultBilled).toBeLessThan(fiveMinutes.rooDefaultBilled)
+    expect(oneHour.rooDefaultBilled).toBeCloseTo(
+      rooOneHour.requestsCost - rooOneHour.perRequest[rooOneHour.perRequest.length - 1].cost + rooOneHour.summaryCost,
+      2,
+    )
+  }, 60_000)
 })
 
 describe('the policy setting', () => {
@@ -267,7 +364,10 @@ describe('the policy setting', () => {
       ['fastest', /^CondensationManager: options\.policy: expected one of default, cache-aware, cache-aware-strict, got "fastest"$/],
       [{ name: 'cheap' }, /^CondensationManager: options\.policy\.name: expected one of default, cache-aware, cache-aware-strict, got "cheap"$/],
       [42, /^CondensationManager: options\.policy: expected one of "default", "cache-aware", "cache-aware-strict" or an object/],
-      [{ name: 'cache-aware', cach: 'openai' }, /^CondensationManager: options\.policy\.cach: unknown key, expected one of name, cache, pricing,/],
+      [{ name: 'cache-aware', cach: 'openai' }, /^CondensationManager: options\.policy\.cach: unknown key, expected one of name, cache, cacheTtl, pricing,/],
+      [{ name: 'cache-aware', cacheTtl: '10m' }, /^CondensationManager: options\.policy\.cacheTtl: expected one of "5m", "1h", got "10m"$/],
+      [{ name: 'cache-aware', cacheTtl: 300_000 }, /^CondensationManager: options\.policy\.cacheTtl: expected one of "5m", "1h", got number 300000$/],
+      [{ name: 'cache-aware', cacheTtl: null }, /^CondensationManager: options\.policy\.cacheTtl: expected one of "5m", "1h", got null$/],
       [{ name: 'cache-aware', cache: 'gemini' }, /^CondensationManager: options\.policy\.cache: expected "anthropic" or "openai", got "gemini"$/],
       [{ name: 'cache-aware', pricing: { inputPrice: -1 } }, /^CondensationManager: options\.policy\.pricing\.inputPrice: expected a price >= 0/],
       [
@@ -317,12 +417,14 @@ describe('the policy setting', () => {
     expect(new CondensationManager({ policy: 'cache-aware' }).policy).toEqual({
       name: 'cache-aware',
       cache: 'anthropic',
+      cacheTtl: '5m',
       workingSetTurns: 10,
       summaryTokens: 2000,
     })
     const given = {
       name: 'cache-aware-strict' as const,
       cache: 'openai' as const,
+      cacheTtl: '1h' as const,
       pricing: { inputPrice: 5 },
       expectedTurns: 40,
       workingSetTurns: 5,
@@ -332,6 +434,12 @@ describe('the policy setting', () => {
       ...given,
       pricing: { inputPrice: 5, outputPrice: 20, cacheWritesPrice: 5, cacheReadsPrice: 2.5 },
     })
+    // A one-hour cache writes at twice the input price unless the prices say otherwise.
+    expect(new CondensationManager({ policy: { name: 'cache-aware', cacheTtl: '1h' } }).policy).toMatchObject({ cacheTtl: '1h' })
+    const oneHour = new CondensationManager({ policy: { name: 'cache-aware', cacheTtl: '1h', pricing: { inputPrice: 3 } } }).policy as {
+      pricing: { cacheWritesPrice: number }
+    }
+    expect(oneHour.pricing.cacheWritesPrice).toBe(6)
     // The price a re-write costs shows in the batch size: a dearer cache write, a bigger batch.
     const h = generateHistory({ seed: 5, format: 'xml', targetTokens: 20_000 }) as ApiMessage[]
     const batchWith = async (config: object) => {

@@ -135,6 +135,11 @@ export interface CacheAwarePolicy {
   name: ManagerPolicyName
   /** How the provider caches prompts: "anthropic" (breakpoints, writes at a premium) or "openai" (automatic prefix). @default "anthropic" */
   cache?: 'anthropic' | 'openai'
+  /** How long the provider keeps an unused cache entry: "5m" (Anthropic's default) or "1h" (its
+   * extended cache, whose writes cost more). Measured on the manager's clock (`options.now`) between
+   * calls: after a longer pause the next request writes everything again, so a condensing then
+   * costs no re-write and the policy condenses. @default "5m" */
+  cacheTtl?: '5m' | '1h'
   /** Dollars per million tokens, the fields the cost estimate takes. Default: the config's provider's
    * `pricing` (what `estimateCost` uses), else Claude Sonnet's list prices for "anthropic", GPT-4o's for
    * "openai" (the engine's price table, as `replay` reports them in `settings.pricing`); an input price
@@ -278,6 +283,8 @@ export class CondensationManager {
     summarize?: SummarizeCallback
     summarizeOptions?: CondenseOptions['summarizeOptions']
     telemetry?: { captureContextCondensed?(taskId: string, isAutomaticTrigger: boolean, usedCustomPrompt: boolean, usedCustomApiHandler: boolean): void; captureSlidingWindowTruncation?(taskId: string): void }
+    /** The clock (ms) the loop guard's cool-downs and the cache-aware policy's cache expiry read, once
+     * per call; an answer that is not a finite number rejects the call. @default Date.now */
     now?: () => number
     /** How many tasks' histories are kept in the engine between calls, keyed by
      * `context.taskId` (a call on the same task again crosses only what changed); 0 keeps none.

@@ -213,7 +213,17 @@ class CondensationManager {
     this.summarize = summarize
     this.summarizeOptions = summarizeOptions
     this.telemetry = telemetry
-    this.now = now ?? Date.now
+    // The clock's every answer is checked here, the one place it is read from: the loop guard and
+    // the policy's cache expiry take a time in milliseconds, and nothing else.
+    this.now =
+      now === undefined
+        ? Date.now
+        : () => {
+            const t = now()
+            if (typeof t !== 'number' || !Number.isFinite(t))
+              throw new TypeError(`CondensationManager: options.now: expected a function answering the time in ms, it answered ${describe(t)}`)
+            return t
+          }
     this.providers = new Map()
     // The loop guard's state per task (the engine's, bounded: src/manager/attempt.rs).
     this.guards = new native.ManagerGuards()
@@ -306,7 +316,9 @@ class CondensationManager {
       // The policy's prices: its own, else those the cost estimate uses (the provider's `pricing`), else the known ones.
       const providers = checked.providers ?? {}
       const from = this._policy.pricing ? undefined : providers[checked.provider]?.pricing !== undefined ? checked.provider : PROVIDER.native
-      const pricing = this._policy.pricing ?? readPricing(providers[from]?.pricing, this._policy.cache, `CondensationManager: config.providers.${from}.pricing`)
+      const pricing =
+        this._policy.pricing ??
+        readPricing(providers[from]?.pricing, this._policy.cache, `CondensationManager: config.providers.${from}.pricing`, this._policy.cacheTtl)
       const roles = roleConfigs(checked, this._policy)
       // The role managers keep their loop guards across config changes.
       if (this._roles) for (const [role, c] of Object.entries(roles)) this._roles[role].useConfig(c)
@@ -473,6 +485,7 @@ class CondensationManager {
         messages,
         context,
         counter: this._counter,
+        now: () => this.now(),
         autoCondense: this.config.autoCondense !== false,
         ask: (role, m, c) => {
           const ctx = { ...c, summarize: c.summarize ?? this.summarize }

@@ -204,6 +204,15 @@ impl PromptCache {
         }
     }
 
+    /// Whether nothing the cache holds is alive at `at`: no request was sent, or every entry went
+    /// unused for longer than its time to live. A request then reads nothing, whatever it sends.
+    pub fn expired(&self, at: Option<f64>) -> bool {
+        match self.kind {
+            Kind::Anthropic => self.entries.iter().all(|e| !self.alive(e.used, at)),
+            Kind::Openai => !(self.prev_sent && self.alive(self.prev_at, at)),
+        }
+    }
+
     /// What a request costs whose first `same` messages are the previous request's and whose
     /// others are `tail`, sent at `at` (milliseconds, optional), without recording it.
     pub fn peek(&self, same: usize, tail: &[Msg], at: Option<f64>) -> Result<Row, CacheError> {
@@ -407,6 +416,27 @@ mod tests {
             figures(&send(&mut fresh, &[user(1000.0), assistant(700.0)], None)),
             row(3700.0, 0.0, 3000.0, 700.0)
         );
+    }
+
+    #[test]
+    fn expired_when_nothing_it_holds_is_alive_and_then_the_next_request_reads_nothing() {
+        for (kind, prices) in [(Kind::Anthropic, ANTHROPIC), (Kind::Openai, OPENAI)] {
+            let ttl = DEFAULT_CACHE_TTL_MS;
+            let mut cache = PromptCache::new(kind, prices, 2000.0, None, Some(ttl));
+            assert!(cache.expired(Some(0.0)), "{kind:?}: nothing sent yet");
+            let h = [user(1000.0), assistant(500.0), user(1000.0)];
+            send(&mut cache, &h[..1], Some(0.0));
+            assert!(!cache.expired(Some(ttl)), "{kind:?}: at its time to live it is alive");
+            assert!(cache.expired(Some(ttl + 1.0)), "{kind:?}: a millisecond later it is gone");
+            // What `expired` says is what the next request finds.
+            assert_eq!(cache.peek(1, &h[1..], Some(ttl + 1.0)).map(|r| r.cached_read), Ok(0.0));
+            assert!(cache.peek(1, &h[1..], Some(ttl)).is_ok_and(|r| r.cached_read > 0.0), "{kind:?}");
+            // Without a time, or without a time to live, entries live for ever.
+            assert!(!cache.expired(None));
+            let mut forever = PromptCache::new(kind, prices, 2000.0, None, None);
+            send(&mut forever, &h[..1], Some(0.0));
+            assert!(!forever.expired(Some(1e15)));
+        }
     }
 
     #[test]

@@ -21,10 +21,10 @@ const native = require('./native.js')
 const { describe, wholeNumber: checkWhole } = require('./values.js')
 const { checkKnownKeys } = require('./checks.js')
 const { countTokensAsync } = require('./tokens.js')
-const { CacheModel, TokenCounter, firstChanged, readPricing, sameMessage } = require('./prompt-cache.js')
+const { CacheModel, CACHE_TTLS, TokenCounter, firstChanged, readCacheTtl, readPricing, sameMessage } = require('./prompt-cache.js')
 
 const POLICY_NAMES = Object.freeze(['default', 'cache-aware', 'cache-aware-strict'])
-const POLICY_KEYS = ['name', 'cache', 'pricing', 'expectedTurns', 'workingSetTurns', 'summaryTokens', 'lookbackBlocks']
+const POLICY_KEYS = ['name', 'cache', 'cacheTtl', 'pricing', 'expectedTurns', 'workingSetTurns', 'summaryTokens', 'lookbackBlocks']
 // The rule's constants and the defaults of its settings are the engine's (src/manager/policy.rs).
 const {
   defaultWorkingSetTurns: DEFAULT_WORKING_SET_TURNS,
@@ -68,11 +68,14 @@ function readPolicy(given) {
     if (cache !== 'anthropic') throw new TypeError(`${AT}.lookbackBlocks: applies to the "anthropic" cache model only`)
     lookbackBlocks = wholeNumber(o.lookbackBlocks, 'lookbackBlocks', 0)
   }
+  const cacheTtl = readCacheTtl(o.cacheTtl, `${AT}.cacheTtl`)
   return Object.freeze({
     name,
     strict: name === 'cache-aware-strict',
     cache,
-    pricing: o.pricing === undefined ? undefined : Object.freeze(readPricing(o.pricing, cache, `${AT}.pricing`)),
+    cacheTtl,
+    // A one-hour write costs more: without a write price of the caller's, the engine's table prices it.
+    pricing: o.pricing === undefined ? undefined : Object.freeze(readPricing(o.pricing, cache, `${AT}.pricing`, cacheTtl)),
     expectedTurns: o.expectedTurns === undefined ? undefined : wholeNumber(o.expectedTurns, 'expectedTurns', 1),
     workingSetTurns: o.workingSetTurns === undefined ? DEFAULT_WORKING_SET_TURNS : wholeNumber(o.workingSetTurns, 'workingSetTurns', 1),
     summaryTokens: o.summaryTokens === undefined ? DEFAULT_SUMMARY_TOKENS : wholeNumber(o.summaryTokens, 'summaryTokens', 1),
@@ -83,7 +86,7 @@ function readPolicy(given) {
 /** The policy as the caller would write it again (`manager.policy`). */
 function describePolicy(p) {
   if (!p) return { name: 'default' }
-  const out = { name: p.name, cache: p.cache }
+  const out = { name: p.name, cache: p.cache, cacheTtl: p.cacheTtl }
   if (p.pricing) out.pricing = { ...p.pricing }
   if (p.expectedTurns !== undefined) out.expectedTurns = p.expectedTurns
   out.workingSetTurns = p.workingSetTurns
@@ -116,6 +119,8 @@ function newTaskState() {
     /** Roo's default on the same task: its history (a stand-in for each summary), priced by a cache model of its own. */
     shadowMessages: [],
     shadowCache: undefined,
+    /** When the previous call was made (the request it answered was sent then), on the manager's clock. */
+    sentAt: undefined,
   }
 }
 
@@ -213,14 +218,14 @@ function situationOf(messages, tokens, context, counter) {
  * request) is priced in the policy's cache model and the shadow's, and what was appended since is
  * told to the engine and appended to the shadow's history.
  */
-function account(call, state, messages, system, policy, pricing, counter) {
+function account(call, state, messages, system, policy, pricing, counter, at) {
   const task = state.task
   const assistants = messages.reduce((n, m) => n + (m && m.role === 'assistant' ? 1 : 0), 0)
   const a = call.account(task, system.tokens, system.text ?? null, assistants)
   if (a.remake) {
     // Nothing cached is valid under another system prompt: new models, fed from this call on.
-    state.cache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks)
-    state.shadowCache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks)
+    state.cache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks, CACHE_TTLS[policy.cacheTtl])
+    state.shadowCache = new CacheModel(policy.cache, pricing, system.tokens, policy.lookbackBlocks, CACHE_TTLS[policy.cacheTtl])
   }
   state.cache.pricing = pricing
   state.shadowCache.pricing = pricing
@@ -240,9 +245,10 @@ function account(call, state, messages, system, policy, pricing, counter) {
   const tokensOf = (m) => counter.of(m)
   if (previous && a.bill) {
     // Roo's default sent its own history last time (the same as this one's on the first call).
-    const own = state.cache.request(previous, tokensOf).cost
-    call.billed(task, own, state.shadowCache.request(a.fresh ? previous : state.shadowMessages, tokensOf).cost)
+    const own = state.cache.request(previous, tokensOf, state.sentAt).cost
+    call.billed(task, own, state.shadowCache.request(a.fresh ? previous : state.shadowMessages, tokensOf, state.sentAt).cost)
   }
+  state.sentAt = at
   if (a.fresh) state.shadowMessages = messages.slice()
   else for (let i = appendedFrom; i < messages.length; i++) state.shadowMessages.push(messages[i])
   let appended = 0
@@ -289,6 +295,7 @@ function rooSummary(messages, keepStart, tokens, counter, k) {
  * @param {(role: string, messages: object[], context: object) => Promise<object>} o.ask runs a role's condensing
  * @param {(situation: object) => object} o.decide the manager's decision for its own config
  * @param {(role: string, result: object) => void} [o.onTaken] told of each result taken from a role other than "summary"
+ * @param {() => number} o.now the manager's clock (its answers checked there): when this call's request is sent
  */
 async function runCacheAware(o) {
   const { policy: p, pricing, state, context, counter } = o
@@ -300,7 +307,8 @@ async function runCacheAware(o) {
   if (state.returned) await counter.prepare(state.returned)
   const call = new native.PolicyCall({ name: p.name, cache: p.cache, pricing, workingSetTurns: p.workingSetTurns, summaryTokens: p.summaryTokens })
   const task = state.task
-  account(call, state, o.messages, system, p, pricing, counter)
+  const at = o.now()
+  account(call, state, o.messages, system, p, pricing, counter, at)
   shadowTurn(call, state, sys, context, counter, o.decide)
   const tokensOf = (m) => counter.of(m)
 
@@ -346,11 +354,11 @@ async function runCacheAware(o) {
       removedTokens: held.reduce((n, m) => n + (kept.has(m) ? 0 : tokensOf(m)), 0),
     }
     if (priced) {
-      const ifTaken = state.cache.peek(r.messages, tokensOf)
+      const ifTaken = state.cache.peek(r.messages, tokensOf, at)
       c.ifTakenCost = ifTaken.cost
       c.ifTakenTokens = ifTaken.tokens
       c.ifTakenCachedRead = ifTaken.cachedRead
-      nowCost ??= state.cache.peek(held, tokensOf).cost
+      nowCost ??= state.cache.peek(held, tokensOf, at).cost
       c.nowCost = nowCost
     }
     return c
@@ -363,6 +371,9 @@ async function runCacheAware(o) {
     expectedTurns,
     autoCondense: o.autoCondense,
     force: Boolean(context.force),
+    // Nothing cached is alive (it expired, or the task is new here): the request writes
+    // everything, so a condensing now re-writes nothing it would not write anyway.
+    coldCache: state.cache.expired(at),
   })
   for (;;) {
     if (step.action === 'propose') {
@@ -372,14 +383,14 @@ async function runCacheAware(o) {
       for (const role of step.roles) found.push(await propose(role, step.force, step.priced))
       step = call.proposed(task, found)
     } else if (step.action === 'price-shadow') {
-      step = call.shadowPriced(task, state.shadowCache.peek(state.shadowMessages, tokensOf).cost)
+      step = call.shadowPriced(task, state.shadowCache.peek(state.shadowMessages, tokensOf, at).cost)
     } else if (step.action === 'decide') {
       step = call.decided(task, o.decide(situation()).condense)
     } else if (step.action === 'price-now') {
-      const now = state.cache.peek(current, tokensOf).cost
+      const now = state.cache.peek(current, tokensOf, at).cost
       let roo = null
       if (step.roo) {
-        const r = state.cache.peek(rooSummary(current, step.roo.keepStart, step.roo.standIn, counter, 0), tokensOf)
+        const r = state.cache.peek(rooSummary(current, step.roo.keepStart, step.roo.standIn, counter, 0), tokensOf, at)
         roo = { tokens: r.tokens, cost: r.cost }
       }
       step = call.pricedNow(now, roo)

@@ -126,6 +126,21 @@ const OPENAI_MIN_CACHE_TOKENS = CONSTANTS.openaiMinCacheTokens
 const OPENAI_CACHE_STEP = CONSTANTS.openaiCacheStep
 /** How long an unused cache entry lives by default (5 minutes, src/cache_model.rs `DEFAULT_CACHE_TTL_MS`). */
 const DEFAULT_CACHE_TTL_MS = CONSTANTS.defaultTtlMs
+/** The cache lifetimes a host can ask for, in milliseconds: Anthropic's default ("5m") and its
+ * extended one ("1h"). */
+const CACHE_TTLS = deepFreeze({ '5m': DEFAULT_CACHE_TTL_MS, '1h': 60 * 60_000 })
+
+/** A cache lifetime's name checked (`undefined`: "5m"), a TypeError naming it under `at` otherwise. */
+function readCacheTtl(given, at) {
+  const ttl = given === undefined ? '5m' : given
+  if (typeof ttl !== 'string' || !Object.hasOwn(CACHE_TTLS, ttl))
+    throw new TypeError(
+      `${at}: expected one of ${Object.keys(CACHE_TTLS)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}, got ${typeof ttl === 'string' ? JSON.stringify(ttl) : describe(ttl)}`,
+    )
+  return ttl
+}
 /** How many content blocks before a breakpoint Anthropic looks for an entry by default (src/cache_model.rs). */
 const DEFAULT_LOOKBACK_BLOCKS = CONSTANTS.defaultLookbackBlocks
 
@@ -201,6 +216,12 @@ class CacheModel {
     return { d, tail }
   }
 
+  /** Whether nothing cached is alive at `at` (milliseconds): no request was sent, or every entry
+   * outlived its time to live; the next request then reads nothing, whatever it sends. */
+  expired(at) {
+    return this.#native.expired(at)
+  }
+
   /**
    * What a request of `messages` sent at `at` (milliseconds, optional) would cost, without
    * recording it (`request` records it).
@@ -255,6 +276,8 @@ class CacheModel {
 module.exports = {
   CacheModel,
   DEFAULT_CACHE_TTL_MS,
+  CACHE_TTLS,
+  readCacheTtl,
   DEFAULT_LOOKBACK_BLOCKS,
   ANTHROPIC_MIN_CACHE_TOKENS,
   OPENAI_MIN_CACHE_TOKENS,

@@ -8,8 +8,7 @@
 'use strict'
 
 /** The time between two requests when a history records none: 20 s, within the 8 to 50 s
- * median gaps of the seven recorded Roo Code tasks, and the pace the replay's loop-guard
- * clock has always assumed. */
+ * median gaps of the seven recorded Roo Code tasks. */
 const REQUEST_SPACING_MS = 20_000
 
 /**

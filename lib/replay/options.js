@@ -4,7 +4,7 @@
 'use strict'
 
 const { describe, wholeNumber: checkWhole, deepFreeze } = require('../internal/values.js')
-const { DEFAULT_PRICING, DEFAULT_CACHE_TTL_MS, DEFAULT_LOOKBACK_BLOCKS, readPricing } = require('../internal/prompt-cache.js')
+const { DEFAULT_PRICING, CACHE_TTLS, DEFAULT_LOOKBACK_BLOCKS, readCacheTtl, readPricing } = require('../internal/prompt-cache.js')
 const { checkKnownKeys } = require('../internal/checks.js')
 const { endpointOf } = require('../openai-client.js')
 
@@ -19,10 +19,6 @@ const DEFAULTS = deepFreeze({
   cacheTtl: '5m',
   lookbackBlocks: DEFAULT_LOOKBACK_BLOCKS,
 })
-
-/** The cache lifetimes a host can ask for, in milliseconds: Anthropic's default ("5m") and its
- * extended one ("1h"). */
-const CACHE_TTLS = deepFreeze({ '5m': DEFAULT_CACHE_TTL_MS, '1h': 60 * 60_000 })
 
 const KNOWN = new Set([
   'policy',
@@ -77,13 +73,7 @@ function readOptions(options, policyNames) {
   const cache = options.cache === undefined ? DEFAULTS.cache : options.cache
   if (cache !== 'anthropic' && cache !== 'openai')
     throw new TypeError(`${at('cache')}: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
-  const cacheTtl = options.cacheTtl === undefined ? DEFAULTS.cacheTtl : options.cacheTtl
-  if (typeof cacheTtl !== 'string' || !Object.hasOwn(CACHE_TTLS, cacheTtl))
-    throw new TypeError(
-      `${at('cacheTtl')}: expected one of ${Object.keys(CACHE_TTLS)
-        .map((k) => JSON.stringify(k))
-        .join(', ')}, got ${typeof cacheTtl === 'string' ? JSON.stringify(cacheTtl) : describe(cacheTtl)}`,
-    )
+  const cacheTtl = readCacheTtl(options.cacheTtl === undefined ? DEFAULTS.cacheTtl : options.cacheTtl, at('cacheTtl'))
   // A one-hour write costs more: without a write price of the caller's, the engine's table prices it.
   const pricing = readPricing(options.pricing, cache, at('pricing'), cacheTtl)
   let expectedTurns

@@ -72,6 +72,7 @@ const cacheAware = (strict) => ({
   policy: (s) => ({
     name: strict ? 'cache-aware-strict' : 'cache-aware',
     cache: s.cache,
+    cacheTtl: s.cacheTtl,
     pricing: s.pricing,
     workingSetTurns: s.workingSetTurns,
     summaryTokens: s.summaryTokens,

@@ -10,7 +10,6 @@
 const managerModule = require('../manager.js')
 const { CacheModel, TokenCounter, firstChanged } = require('../internal/prompt-cache.js')
 const native = require('../internal/native.js')
-const { REQUEST_SPACING_MS } = require('./messages.js')
 const { makeSummarizer } = require('./summarizer.js')
 const { expectations, runChecks } = require('./checks.js')
 
@@ -33,10 +32,10 @@ async function runReplay(history, turns, policy, settings) {
   const managerPolicy = policy.policy ? policy.policy(settings) : undefined
   for (const [role, config] of Object.entries(roles)) {
     const own = role === 'main' && managerPolicy ? { policy: managerPolicy } : {}
-    // The manager's loop guard runs on a clock of its own, requests `REQUEST_SPACING_MS` apart
-    // whatever their recorded times (a cool-down of 60 s then lasts three requests): which
-    // requests condense does not depend on the recorded pace; only the cache's expiry does.
-    managers[role] = new managerModule.CondensationManager({ config, ...own, summarize, conversations: 1, now: () => turn * REQUEST_SPACING_MS })
+    // The manager runs on the requests' clock (the recorded times, else `REQUEST_SPACING_MS`
+    // apart), as in a host: its loop guard's cool-downs and the cache-aware policy's view of
+    // the prompt cache's expiry are those of the recorded pace.
+    managers[role] = new managerModule.CondensationManager({ config, ...own, summarize, conversations: 1, now: () => sentAt })
   }
   const { contextWindow, maxTokens, systemTokens } = settings
 

@@ -7,7 +7,9 @@
 //! from k again. Per call it:
 //! - works in batches: it asks again only once the context has grown by the batch that minimises
 //!   re-writes plus reads per turn (B = sqrt(2 x premium x growth x rewritten / read price), where
-//!   `rewritten` is what the last condensing made the next request write again);
+//!   `rewritten` is what the last condensing made the next request write again), or at once when
+//!   the host's cache holds nothing the request could read (it expired during a pause, or the task
+//!   is new): the request writes everything anyway, so a condensing then re-writes nothing;
 //! - asks for two candidates, Lossless and Smart without model calls (old tool output, tool
 //!   parameters and environment details suppressed; the working set's turns, the last
 //!   `2 x workingSetTurns` messages, kept whole; what the user typed and errors kept), and takes the
@@ -456,6 +458,9 @@ pub struct PolicyCall {
     prompt_tokens: f64,
     auto: bool,
     force: bool,
+    /// The host's prompt cache holds nothing the next request could read (it expired, or the task
+    /// is new to the policy): the request writes everything whatever is condensed.
+    cold: bool,
     steps: Vec<StepRecord>,
     spent: f64,
     shadow_next: Option<f64>,
@@ -503,6 +508,7 @@ impl PolicyCall {
             prompt_tokens: tokens,
             auto,
             force,
+            cold: false,
             steps: Vec::new(),
             spent: 0.0,
             shadow_next: None,
@@ -517,6 +523,14 @@ impl PolicyCall {
             take_at: 0,
             roo: None,
         }
+    }
+
+    /// Says the host's prompt cache holds nothing the next request could read: a condensing now
+    /// re-writes nothing the request would not write anyway, so the batch is asked whatever the
+    /// context has grown since the last try.
+    pub fn cold_cache(mut self, cold: bool) -> PolicyCall {
+        self.cold = cold;
+        self
     }
 
     pub fn figures(&self) -> Figures {
@@ -540,7 +554,7 @@ impl PolicyCall {
         if self.auto && !self.force {
             let n = self.tokens;
             let f = self.figures;
-            if n - state.last_try >= f.batch && n < f.trigger {
+            if (self.cold || n - state.last_try >= f.batch) && n < f.trigger {
                 self.horizon = min(f.remaining, max(1.0, (f.trigger - n) / f.growth));
                 return self.propose(
                     Phase::Batch,
@@ -647,7 +661,8 @@ impl PolicyCall {
                 (reads - rewrite, reads, rewrite)
             };
             let why = format!(
-                "saves {} tokens: reads over {} turns {} against {} more for the next request",
+                "{}saves {} tokens: reads over {} turns {} against {} more for the next request",
+                if self.cold { "the cache holds nothing to read (it expired, or the task is new): " } else { "" },
                 js(saved),
                 js(round(horizon)),
                 dollars(reads),
@@ -1070,6 +1085,36 @@ mod tests {
             call(&due, 10, None).start(&mut due),
             Step::Propose { roles: vec!["lossless".into(), "smart".into()], force: true, priced: true }
         );
+    }
+
+    #[test]
+    fn a_cold_cache_asks_the_batch_whatever_the_growth_but_not_past_the_trigger() {
+        let f = call(&task(), 10, None).figures();
+        let batch = Step::Propose { roles: vec!["lossless".into(), "smart".into()], force: true, priced: true };
+        // Grown by a token since the last try: the batch only when the cache holds nothing to read.
+        let mut tried = TaskState { last_try: 20_000.0 - 1.0, ..task() };
+        assert_eq!(call(&tried, 10, None).start(&mut tried), Step::Decide);
+        assert_eq!(call(&tried, 10, None).cold_cache(false).start(&mut tried), Step::Decide);
+        let mut cold = call(&tried, 10, None).cold_cache(true);
+        assert_eq!(cold.start(&mut tried), batch);
+        // Its price now is no re-write: it pays on the reads alone, and says why it was asked.
+        let pays = vec![condensed(15_000.0, 0.009, 0.01), Candidate { condensed: false, ..Candidate::default() }];
+        assert_eq!(cold.proposed(&mut tried, pays), Ok(Step::PriceShadow));
+        assert_eq!(cold.shadow_priced(&mut tried, 0.01), Ok(Step::Take { index: 0, role: "lossless".into() }));
+        assert!(cold.taken(&mut tried, vec![1000.0; 5]).is_ok());
+        let took = cold.steps().iter().find(|s| s.taken).expect("the batch taken");
+        assert!(took.why.starts_with("the cache holds nothing to read"), "{}", took.why);
+        // At the trigger the trigger's rule applies, cold or not.
+        let n = (f.trigger / 1000.0) as usize;
+        let mut full = TaskState { last_try: f.trigger, ..task() };
+        assert_ne!(call(&full, n, None).cold_cache(true).start(&mut full), batch);
+        // A forced call runs the config, cold or not.
+        let mut forced = task();
+        let decision = Decision { threshold_percent: 100.0, allowed_tokens: 90_000.0 };
+        let mut c =
+            PolicyCall::new(&forced, settings(), 10_000.0, vec![1000.0; 10], decision, 100_000.0, None, true, true)
+                .cold_cache(true);
+        assert_ne!(c.start(&mut forced), batch);
     }
 
     /// Runs a batch with these candidates and the shadow's next request at `shadow`; answers the step taken.

@@ -217,6 +217,13 @@ impl PromptCache {
         self.cache.sent() as u32
     }
 
+    /// Whether nothing the cache holds is alive at `at` milliseconds (no request was sent, or every
+    /// entry outlived its time to live).
+    #[napi(ts_args_type = "at?: number | undefined | null")]
+    pub fn expired(&self, at: Option<f64>) -> Result<bool> {
+        Ok(self.cache.expired(time(at)?))
+    }
+
     /// What a request costs that shares its first `same` messages with the previous request and
     /// sends `tail` (tokens and shape of each other message) after them, at `at` milliseconds
     /// (optional); records nothing.

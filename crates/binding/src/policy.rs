@@ -103,6 +103,8 @@ pub struct CallStart {
     /// The manager's config condenses before the allowed size.
     pub auto_condense: bool,
     pub force: bool,
+    /// The host's prompt cache holds nothing the next request could read.
+    pub cold_cache: Option<bool>,
 }
 
 /// What the host found when it asked a role.
@@ -273,7 +275,8 @@ impl PolicyCall {
             expected,
             given.auto_condense,
             given.force,
-        );
+        )
+        .cold_cache(given.cold_cache.unwrap_or(false));
         let step = call.start(&mut task.state);
         self.call = Some(call);
         Ok(to_js(&step))
