@@ -130,9 +130,12 @@ const DEFAULT_CACHE_TTL_MS = CONSTANTS.defaultTtlMs
  * extended one ("1h"). */
 const CACHE_TTLS = deepFreeze({ '5m': DEFAULT_CACHE_TTL_MS, '1h': 60 * 60_000 })
 
-/** A cache lifetime's name checked (`undefined`: "5m"), a TypeError naming it under `at` otherwise. */
+/** The cache lifetime when none is named: Anthropic's default. */
+const DEFAULT_CACHE_TTL = '5m'
+
+/** A cache lifetime's name checked (`undefined`: the default), a TypeError naming it under `at` otherwise. */
 function readCacheTtl(given, at) {
-  const ttl = given === undefined ? '5m' : given
+  const ttl = given === undefined ? DEFAULT_CACHE_TTL : given
   if (typeof ttl !== 'string' || !Object.hasOwn(CACHE_TTLS, ttl))
     throw new TypeError(
       `${at}: expected one of ${Object.keys(CACHE_TTLS)
@@ -277,6 +280,7 @@ module.exports = {
   CacheModel,
   DEFAULT_CACHE_TTL_MS,
   CACHE_TTLS,
+  DEFAULT_CACHE_TTL,
   readCacheTtl,
   DEFAULT_LOOKBACK_BLOCKS,
   ANTHROPIC_MIN_CACHE_TOKENS,

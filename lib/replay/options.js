@@ -4,7 +4,7 @@
 'use strict'
 
 const { describe, wholeNumber: checkWhole, deepFreeze } = require('../internal/values.js')
-const { DEFAULT_PRICING, CACHE_TTLS, DEFAULT_LOOKBACK_BLOCKS, readCacheTtl, readPricing } = require('../internal/prompt-cache.js')
+const { DEFAULT_PRICING, CACHE_TTLS, DEFAULT_CACHE_TTL, DEFAULT_LOOKBACK_BLOCKS, readCacheTtl, readPricing } = require('../internal/prompt-cache.js')
 const { checkKnownKeys } = require('../internal/checks.js')
 const { endpointOf } = require('../openai-client.js')
 
@@ -16,7 +16,7 @@ const DEFAULTS = deepFreeze({
   summaryTokens: 2_000,
   cache: 'anthropic',
   workingSetTurns: 10,
-  cacheTtl: '5m',
+  cacheTtl: DEFAULT_CACHE_TTL,
   lookbackBlocks: DEFAULT_LOOKBACK_BLOCKS,
 })
 
@@ -73,7 +73,7 @@ function readOptions(options, policyNames) {
   const cache = options.cache === undefined ? DEFAULTS.cache : options.cache
   if (cache !== 'anthropic' && cache !== 'openai')
     throw new TypeError(`${at('cache')}: expected "anthropic" or "openai", got ${typeof cache === 'string' ? JSON.stringify(cache) : describe(cache)}`)
-  const cacheTtl = readCacheTtl(options.cacheTtl === undefined ? DEFAULTS.cacheTtl : options.cacheTtl, at('cacheTtl'))
+  const cacheTtl = readCacheTtl(options.cacheTtl, at('cacheTtl'))
   // A one-hour write costs more: without a write price of the caller's, the engine's table prices it.
   const pricing = readPricing(options.pricing, cache, at('pricing'), cacheTtl)
   let expectedTurns

@@ -189,9 +189,9 @@ async function runReplay(history, turns, policy, settings) {
     await turnFn(step)
     // What the policy would send: past the window, a host without a last resort fails the request.
     if (promptTokens() + maxTokens > contextWindow) requestsOverWindow++
-    const lastSent = t.append[t.append.length - 1]
-    if (systemTokens + tokensOf(history[0]) + (lastSent && lastSent !== history[0] ? tokensOf(lastSent) : 0) + maxTokens > contextWindow)
-      requestsOverWindowUnavoidable++
+    // The request's last message: sent whole by any policy, and again in the next request.
+    const last = t.append[t.append.length - 1]
+    if (systemTokens + tokensOf(history[0]) + (last && last !== history[0] ? tokensOf(last) : 0) + maxTokens > contextWindow) requestsOverWindowUnavoidable++
     if (promptTokens() > allowedTokens) {
       // The host's last resort, as Roo does: drop half of the oldest (after the first message) until it fits.
       requestsOverLimit++
@@ -206,8 +206,6 @@ async function runReplay(history, turns, policy, settings) {
       if (next !== messages) take(next, 'host', 'sliding-window', before)
     }
     let added = 0
-    // The request's last message is sent again in the next request: twice at least.
-    const last = t.append[t.append.length - 1]
     const lastUser = t.append.map((m) => m.role).lastIndexOf('user')
     // The head and the previous request's last message are read when the previous request was
     // recent enough to have kept them in the cache, else sent again: written when `writesNew`

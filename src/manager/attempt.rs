@@ -332,7 +332,7 @@ impl Attempt {
             skipped: None,
         });
         guards.record(&self.loop_guard, &self.task, true, now_ms);
-        if self.fits_by_cutting(tokens) {
+        if self.still_past(tokens) {
             // Still past the allowed size: the request would not fit; the window cuts the result.
             self.phase = Phase::Window;
             self.tokens_now = tokens;
@@ -374,7 +374,7 @@ impl Attempt {
                 skipped: None,
             }),
         }
-        if self.fits_by_cutting(tokens) {
+        if self.still_past(tokens) {
             if after < before {
                 return Ok(Step::Window {
                     frac_to_remove: WINDOW_FRACTION,
@@ -408,7 +408,7 @@ impl Attempt {
             ),
             (None, None) => format!("Context truncated by the sliding window: {prev} -> {tokens} tokens, after: {error}"),
         };
-        if self.fits_by_cutting(tokens) {
+        if self.still_past(tokens) {
             report.push_str(&format!(
                 "; still past the allowed size of {}: the window has nothing more to cut",
                 self.course.allowed_tokens
@@ -422,8 +422,8 @@ impl Attempt {
         self.fit && self.fallback
     }
 
-    /// Whether a context of `tokens` is past the allowed size where the window cuts until it fits.
-    fn fits_by_cutting(&self, tokens: i64) -> bool {
+    /// Whether a context of `tokens` is still past the allowed size, where the window cuts until it fits.
+    fn still_past(&self, tokens: i64) -> bool {
         self.cut_follows() && tokens as f64 > self.course.allowed_tokens
     }
 

@@ -187,6 +187,11 @@ fn course(prev: u64, min_gain: u64, overflow: bool) -> Course {
     Course { prev_context_tokens: prev, min_gain_tokens: min_gain, overflow, allowed_tokens }
 }
 
+/// A 1,000-token context past an allowed size of `allowed`.
+fn past(allowed: f64) -> Course {
+    Course { allowed_tokens: allowed, ..course(1000, 0, true) }
+}
+
 /// A run step told no allowed size (the config does not cut until a request fits).
 fn run(provider: &str) -> Step {
     Step::Run { provider: provider.into(), allowed_tokens: None }
@@ -416,7 +421,7 @@ fn outcomes_are_taken_only_while_a_provider_runs() {
 fn a_request_is_made_to_fit_a_result_still_past_the_allowed_size_is_cut_and_the_window_cuts_again() {
     let c = config(json!({ "provider": "smart" }));
     let mut g = Guards::default();
-    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 400.5 };
+    let past = past(400.5);
     let mut a = Attempt::new(&c, past, "t", false);
     assert_eq!(a.start(&mut g, 0), Ok(run_within("smart", 400.5)));
     // Smart leaves 700: progress (the guard resets), but past 400.5; the window cuts its result.
@@ -461,7 +466,7 @@ fn a_request_is_made_to_fit_a_result_still_past_the_allowed_size_is_cut_and_the_
 fn the_window_stops_when_a_cut_removes_nothing_and_says_the_request_is_still_past_the_allowed_size() {
     let c = config(json!({ "provider": "lossless" }));
     let mut g = Guards::default();
-    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 100.0 };
+    let past = past(100.0);
     let mut a = Attempt::new(&c, past, "t", false);
     let _ = a.start(&mut g, 0);
     assert!(matches!(a.failed(&mut g, "no gain", 0), Ok(Step::Window { after_result: false, .. })));
@@ -489,7 +494,7 @@ fn the_window_stops_when_a_cut_removes_nothing_and_says_the_request_is_still_pas
 
 #[test]
 fn roo_codes_way_adopts_a_result_past_the_allowed_size_and_cuts_once() {
-    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 100.0 };
+    let past = past(100.0);
     let mut g = Guards::default();
     for c in [
         config(json!({ "provider": "smart", "cutUntilFits": false })),
@@ -512,7 +517,7 @@ fn roo_codes_way_adopts_a_result_past_the_allowed_size_and_cuts_once() {
 #[test]
 fn a_result_the_window_cannot_cut_is_still_the_providers() {
     let c = config(json!({ "provider": "smart" }));
-    let past = Course { prev_context_tokens: 1000, min_gain_tokens: 0, overflow: true, allowed_tokens: 100.0 };
+    let past = past(100.0);
     let mut g = Guards::default();
     let mut a = Attempt::new(&c, past, "t", false);
     let _ = a.start(&mut g, 0);
